@@ -1,0 +1,312 @@
+/**
+ * The contract loader: reads spec/openapi.yaml once, resolves every local
+ * `$ref`, and yields plain operation objects and compiled validators.
+ * Nothing else in the project reads the raw document (the Prism rule in
+ * HOUSE-STYLE.md), so validation rules live once, in the OpenAPI document.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonSchema = { [key: string]: unknown };
+
+export type HttpMethod = 'get' | 'post';
+export type ParameterLocation = 'query' | 'path' | 'header';
+
+export interface ParameterSpec {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  schema: JsonSchema;
+}
+
+export interface ResponseSpec {
+  /** Schema of the JSON body, or null for a body-less answer (the bare 404). */
+  schema: JsonSchema | null;
+  headers: string[];
+  /** Error codes this status may carry, from the response's examples. */
+  codes: string[];
+}
+
+export interface Operation {
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI path template, relative to the API root: `/bookings/{doorloom_id}`. */
+  path: string;
+  parameters: ParameterSpec[];
+  requestBody: { required: boolean; schema: JsonSchema } | null;
+  responses: Record<string, ResponseSpec>;
+}
+
+/** Field path (`units.0.adults`) → messages, the shape of §7's `errors` for 422. */
+export type FieldErrors = Record<string, string[]>;
+
+export interface Assumption {
+  /** JSON pointer of the node carrying `x-assumption`. */
+  pointer: string;
+  text: string;
+}
+
+export interface Contract {
+  document: JsonSchema;
+  operations: Operation[];
+  operation(id: string): Operation;
+  schema(name: string): JsonSchema;
+  /** Validates a value against a named component schema; null when valid. */
+  check(name: string, value: unknown): FieldErrors | null;
+  /** Validates path, query and header parameters (query values coerced from strings). */
+  checkParameters(op: Operation, input: ParameterInput): FieldErrors | null;
+  checkBody(op: Operation, body: unknown): FieldErrors | null;
+  /** Problems of an answer against the operation's declared responses; [] when it conforms. */
+  checkResponse(op: Operation, status: number, body: unknown, headers: Record<string, unknown>): string[];
+  assumptions: Assumption[];
+}
+
+export interface ParameterInput {
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+}
+
+const SPEC_URL = new URL('./openapi.yaml', import.meta.url);
+
+let cached: Contract | undefined;
+
+/** The contract of API 2026-09, loaded and compiled once per process. */
+export function loadContract(): Contract {
+  cached ??= buildContract(parse(readFileSync(SPEC_URL, 'utf8')) as JsonSchema);
+  return cached;
+}
+
+function buildContract(raw: JsonSchema): Contract {
+  const document = dereference(raw, raw) as JsonSchema;
+  const strictAjv = makeAjv(false);
+  const coercingAjv = makeAjv(true);
+  const operations = collectOperations(document);
+  const byId = new Map(operations.map((op) => [op.id, op]));
+  const schemas = (document.components as { schemas: Record<string, JsonSchema> }).schemas;
+
+  const compiled = new Map<object, ValidateFunction>();
+  const compile = (ajv: Ajv2020, schema: object): ValidateFunction => {
+    let fn = compiled.get(schema);
+    if (!fn) {
+      fn = ajv.compile(schema);
+      compiled.set(schema, fn);
+    }
+    return fn;
+  };
+  const parameterSchemas = new Map<Operation, JsonSchema>();
+  const parameterSchema = (op: Operation): JsonSchema => {
+    let schema = parameterSchemas.get(op);
+    if (!schema) {
+      schema = parametersAsSchema(op.parameters);
+      parameterSchemas.set(op, schema);
+    }
+    return schema;
+  };
+
+  return {
+    document,
+    operations,
+    operation(id) {
+      const op = byId.get(id);
+      if (!op) throw new Error(`loadContract: no operation "${id}" in spec/openapi.yaml`);
+      return op;
+    },
+    schema(name) {
+      const schema = schemas[name];
+      if (!schema) throw new Error(`loadContract: no schema "${name}" in spec/openapi.yaml`);
+      return schema;
+    },
+    check(name, value) {
+      const fn = compile(strictAjv, this.schema(name));
+      return fn(value) ? null : fieldErrors(fn.errors ?? []);
+    },
+    checkParameters(op, input) {
+      // Header names are case-insensitive; the spec spells them canonically.
+      const headers: Record<string, unknown> = {};
+      for (const p of op.parameters.filter((p) => p.in === 'header')) {
+        const value = input.headers?.[p.name.toLowerCase()] ?? input.headers?.[p.name];
+        if (value !== undefined) headers[p.name] = value;
+      }
+      const target = { path: { ...input.path }, query: { ...input.query }, header: headers };
+      const fn = compile(coercingAjv, parameterSchema(op));
+      if (fn(target)) {
+        // Coercion wrote typed values back: hand them to the caller.
+        Object.assign(input, { path: target.path, query: target.query });
+        return null;
+      }
+      return fieldErrors(fn.errors ?? [], 1);
+    },
+    checkBody(op, body) {
+      if (!op.requestBody) return null;
+      const fn = compile(strictAjv, op.requestBody.schema);
+      return fn(body) ? null : fieldErrors(fn.errors ?? []);
+    },
+    checkResponse(op, status, body, headers) {
+      const spec = op.responses[String(status)];
+      if (!spec) return [`status ${status} is not declared for ${op.id} (declared: ${Object.keys(op.responses).join(', ')})`];
+      const problems: string[] = [];
+      if (spec.schema === null) {
+        if (body !== undefined && body !== '' && body !== null) problems.push(`status ${status} of ${op.id} has no body in the spec, got one`);
+        return problems;
+      }
+      const fn = compile(strictAjv, spec.schema);
+      if (!fn(body)) {
+        for (const e of fn.errors ?? []) problems.push(`body${e.instancePath || ''} ${e.message ?? 'is invalid'}`);
+      }
+      if (spec.codes.length > 0) {
+        const code = (body as { code?: unknown } | null)?.code;
+        if (!spec.codes.includes(String(code))) problems.push(`error code ${String(code)} is not one of ${spec.codes.join(', ')} for status ${status} of ${op.id}`);
+      }
+      for (const name of spec.headers) {
+        if (headers[name.toLowerCase()] === undefined) problems.push(`header ${name} is missing on status ${status} of ${op.id}`);
+      }
+      return problems;
+    },
+    assumptions: collectAssumptions(raw),
+  };
+}
+
+function makeAjv(coerce: boolean): Ajv2020 {
+  // strict: false because OpenAPI annotations (example, x-assumption) sit inside schemas.
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, useDefaults: coerce });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Resolves every local `$ref` in place of the reference object; the document has no cycles. */
+function dereference(node: unknown, root: JsonSchema, seen: string[] = []): unknown {
+  if (Array.isArray(node)) return node.map((item) => dereference(item, root, seen));
+  if (node === null || typeof node !== 'object') return node;
+  const obj = node as Record<string, unknown>;
+  if (typeof obj.$ref === 'string') {
+    const ref = obj.$ref;
+    if (seen.includes(ref)) throw new Error(`spec/openapi.yaml: cyclic $ref ${ref}`);
+    return dereference(resolvePointer(root, ref), root, [...seen, ref]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obj)) out[key] = dereference(value, root, seen);
+  return out;
+}
+
+function resolvePointer(root: JsonSchema, ref: string): unknown {
+  if (!ref.startsWith('#/')) throw new Error(`spec/openapi.yaml: only local $ref is supported, got ${ref}`);
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = (node as Record<string, unknown> | undefined)?.[key];
+    if (node === undefined) throw new Error(`spec/openapi.yaml: unresolved $ref ${ref}`);
+  }
+  return node;
+}
+
+function collectOperations(document: JsonSchema): Operation[] {
+  const operations: Operation[] = [];
+  const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of ['get', 'post'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      const parameters = ((op.parameters as Record<string, unknown>[] | undefined) ?? []).map((p) => ({
+        name: p.name as string,
+        in: p.in as ParameterLocation,
+        required: p.required === true,
+        schema: p.schema as JsonSchema,
+      }));
+      const body = op.requestBody as { required?: boolean; content: Record<string, { schema: JsonSchema }> } | undefined;
+      const responses: Record<string, ResponseSpec> = {};
+      for (const [status, response] of Object.entries(op.responses as Record<string, Record<string, unknown>>)) {
+        const media = (response.content as Record<string, { schema: JsonSchema; examples?: Record<string, { value?: { code?: string } }> }> | undefined)?.['application/json'];
+        const codes = status.startsWith('4') || status.startsWith('5')
+          ? Object.values(media?.examples ?? {}).map((e) => e.value?.code).filter((c): c is string => typeof c === 'string')
+          : [];
+        responses[status] = {
+          schema: media?.schema ?? null,
+          headers: Object.keys((response.headers as object | undefined) ?? {}),
+          codes,
+        };
+      }
+      operations.push({
+        id: op.operationId as string,
+        method,
+        path,
+        parameters,
+        requestBody: body ? { required: body.required === true, schema: body.content['application/json']!.schema } : null,
+        responses,
+      });
+    }
+  }
+  return operations;
+}
+
+function parametersAsSchema(parameters: ParameterSpec[]): JsonSchema {
+  const group = (location: ParameterLocation) => {
+    const own = parameters.filter((p) => p.in === location);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(own.map((p) => [p.name, p.schema])),
+      required: own.filter((p) => p.required).map((p) => p.name),
+    };
+  };
+  return { type: 'object', properties: { path: group('path'), query: group('query'), header: group('header') } };
+}
+
+/**
+ * ajv errors → §7 field errors: keyed by dotted field path, each an array of
+ * messages. `skip` drops leading path segments (the parameter location).
+ */
+function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
+  const out: FieldErrors = {};
+  const add = (path: string, message: string) => {
+    (out[path] ??= []).includes(message) || out[path]!.push(message);
+  };
+  for (const e of errors) {
+    // anyOf reports each branch; the summary below says it once.
+    if (e.schemaPath.includes('/anyOf/') && e.keyword === 'required') continue;
+    const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).slice(skip);
+    if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty).replace(/^\.*/, ''));
+    const path = segments.join('.') || '_body';
+    add(path, describe(e));
+  }
+  return out;
+}
+
+function describe(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required': return 'This field is required.';
+    case 'type': return `Must be of type ${String(p.type).replace(',', ' or ')}.`;
+    case 'maxLength': return `Must be at most ${String(p.limit)} characters.`;
+    case 'minLength': return `Must be at least ${String(p.limit)} characters.`;
+    case 'maximum': return `Must be at most ${String(p.limit)}.`;
+    case 'minimum': return `Must be at least ${String(p.limit)}.`;
+    case 'maxItems': return `Must have at most ${String(p.limit)} items.`;
+    case 'minItems': return `Must have at least ${String(p.limit)} items.`;
+    case 'enum': return `Must be one of: ${(p.allowedValues as Json[]).map(String).join(', ')}.`;
+    case 'format': return `Must be a valid ${String(p.format)}${p.format === 'date' ? ' (YYYY-MM-DD)' : ''}.`;
+    case 'anyOf': return 'Give either doorloom_id or external_id.';
+    case 'const': return `Must be ${JSON.stringify(p.allowedValue)}.`;
+    default: return e.message ? `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.` : 'Is invalid.';
+  }
+}
+
+function collectAssumptions(raw: JsonSchema): Assumption[] {
+  const out: Assumption[] = [];
+  const walk = (node: unknown, pointer: string) => {
+    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${pointer}/${i}`));
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      const here = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key === 'x-assumption' && typeof value === 'string') out.push({ pointer, text: value });
+      else walk(value, here);
+    }
+  };
+  walk(raw, '#');
+  return out;
+}
