@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+// Loader for the clause catalogue transcribed from the API document.
+// Checks and reports cite clauses by id, so they read the catalogue through
+// here rather than each parsing the YAML themselves.
+
+export type ClauseKind = 'rule' | 'transition' | 'limit' | 'error' | 'convention';
+
+export type Clause = {
+  id: string;
+  section: string;
+  title: string;
+  summary: string;
+  kind: ClauseKind;
+};
+
+const KINDS: ReadonlySet<string> = new Set<ClauseKind>(['rule', 'transition', 'limit', 'error', 'convention']);
+
+// Resolved next to this module, not against process.cwd(), so the loader works
+// from any working directory (vitest, tsx scripts, report generation).
+const CATALOGUE_URL = new URL('./clauses.yaml', import.meta.url);
+
+let cache: Clause[] | undefined;
+
+function fail(what: string): never {
+  throw new Error(`spec/clauses.yaml: ${what}`);
+}
+
+function toClause(raw: unknown, index: number): Clause {
+  if (typeof raw !== 'object' || raw === null) fail(`clause #${index} is not a mapping`);
+  const r = raw as Record<string, unknown>;
+  const str = (key: string): string => {
+    const v = r[key];
+    if (typeof v !== 'string' || v.trim() === '') fail(`clause #${index} (${String(r.id)}) has no string "${key}"`);
+    return v;
+  };
+  const kind = str('kind');
+  if (!KINDS.has(kind)) fail(`clause ${String(r.id)} has unknown kind "${kind}"`);
+  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind };
+}
+
+/** All clauses, in file order. Parsed once; callers must not mutate the result. */
+export function loadClauses(): Clause[] {
+  if (cache) return cache;
+  const doc: unknown = parse(readFileSync(CATALOGUE_URL, 'utf8'));
+  if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { clauses?: unknown }).clauses)) {
+    fail('expected a mapping with a "clauses" list');
+  }
+  cache = (doc as { clauses: unknown[] }).clauses.map(toClause);
+  return cache;
+}
+
+/** The set of clause ids, for checks that tag themselves with a clause. */
+export function clauseIds(): Set<string> {
+  return new Set(loadClauses().map((c) => c.id));
+}
