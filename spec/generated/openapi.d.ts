@@ -451,7 +451,7 @@ export interface components {
             /** @description Platform property id. Field name is exact. */
             doorloom_id: number;
             /** @description Partner alias of the property. */
-            external_id: string | null;
+            external_id: string;
         };
         /** @description One booked unit. */
         BookingUnit: {
@@ -646,7 +646,7 @@ export interface components {
         };
         PropertyPayload: {
             doorloom_id: number;
-            external_id: string | null;
+            external_id: string;
             master_property_id: number;
             name: string;
             archived: boolean;
@@ -656,7 +656,7 @@ export interface components {
         /** @description One entry of the property list. */
         PropertyRecord: {
             doorloom_id: number;
-            external_id: string | null;
+            external_id: string;
             property: components["schemas"]["PropertyPayload"];
             inventory: components["schemas"]["InventoryPayload"];
         };
@@ -683,7 +683,7 @@ export interface components {
             };
             property: {
                 doorloom_id: number;
-                external_id: string | null;
+                external_id: string;
                 master_property_id: number;
             };
             window: components["schemas"]["Window"];
@@ -763,7 +763,7 @@ export interface components {
             sequence: number;
             property: {
                 doorloom_id: number;
-                external_id: string | null;
+                external_id: string;
             };
             window: components["schemas"]["Window"];
             data: unknown;
