@@ -1,0 +1,346 @@
+/**
+ * Bookings: create (§4.5), read (§4.2–§4.4) and the staff transitions the
+ * document leaves open (spec x-assumptions.booking-transitions).
+ */
+import { addDays, dateAt, daysBetween, isIsoDate, nights, parseInstant, timestamp, type IsoDate } from './calendar.ts';
+import type { Change, ChangeRecorder } from './changes.ts';
+import { DomainError, invalid, notFound } from './errors.ts';
+import { nextId } from './ids.ts';
+import { availabilityOn, holdKey, unitsOf, type AvailabilityDate } from './inventory.ts';
+import type { Booking, BookingStatus, BookingUnit, Integration, Property, Unit } from './model.ts';
+import { advanceAndBalance, unitPrices } from './pricing.ts';
+import type { StoreReader, Transaction } from '../store/store.ts';
+
+/** Platform maximum stay in nights (not shown; spec BookingCreateRequest x-assumption). */
+export const MAX_STAY_NIGHTS = 30;
+
+/** The body of POST /bookings after schema validation (spec BookingCreateRequest). */
+export interface CreateBookingInput {
+  external_booking_id: string;
+  property: { doorloom_id?: number; external_id?: string };
+  units: { inventory_id?: number; external_unit_id?: string; adults: number; children?: number; meal_plan?: BookingUnit['meal_plan']; stay_price?: number }[];
+  check_in: string;
+  check_out: string;
+  guest: { name: string; phone_code?: string; mobile: string; email?: string; country?: string };
+  pricing: { total: number; currency?: 'INR'; includes_gst?: boolean; breakdown?: Record<string, unknown> };
+  payment?: { status?: Booking['payment']['status']; amount_collected?: number; collected_by?: Booking['payment']['collected_by']; reference?: string };
+  source?: { channel?: string; reference?: string };
+  status?: 'confirmed' | 'pending';
+  notes?: string;
+}
+
+export interface BookingContext {
+  changes: ChangeRecorder;
+  now: number;
+}
+
+/** The booking object of §2.3 as every booking endpoint returns it. */
+export function bookingView(r: StoreReader, booking: Booking): Record<string, unknown> {
+  const property = r.get('properties', String(booking.property_id));
+  const guests = booking.units.reduce((g, u) => ({ adults: g.adults + u.adults, children: g.children + u.children }), { adults: 0, children: 0 });
+  return {
+    id: booking.id,
+    external_booking_id: booking.external_booking_id,
+    revision: booking.revision,
+    origin: booking.origin,
+    status: booking.status,
+    property: { doorloom_id: booking.property_id, external_id: property?.external_id ?? '' },
+    check_in: booking.check_in,
+    check_out: booking.check_out,
+    guests,
+    units: booking.units,
+    pricing: booking.pricing,
+    guest: booking.guest,
+    payment: booking.payment,
+    source: booking.source,
+    notes: booking.notes,
+    created_at: timestamp(booking.created_at),
+    updated_at: timestamp(booking.updated_at),
+  };
+}
+
+export type CreateOutcome = { kind: 'created'; booking: Booking } | { kind: 'duplicate'; booking: Booking };
+
+/**
+ * §4.5: validates the dates, answers an existing external_booking_id as a
+ * duplicate (rule 4), resolves property and units, holds every unit for every
+ * night or refuses with UNAVAILABLE and writes nothing (rules 6, 7).
+ */
+export function createBooking(tx: Transaction, ctx: BookingContext, integration: Integration, input: CreateBookingInput): CreateOutcome {
+  checkStayDates(input.check_in, input.check_out, ctx.now);
+
+  const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id;
+  if (existingId !== undefined) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
+
+  const property = resolveProperty(tx, integration, input.property);
+  const units = unitsOf(tx, property.id);
+  const pinned = resolvePinnedUnits(units, input.units);
+  const lastNight = addDays(input.check_out, -1);
+  const stay = nights(input.check_in, lastNight);
+  const allocation = allocate(tx, property.id, units, pinned, stay);
+  if (!allocation) throw unavailable(tx, property, units, input.check_in, lastNight);
+
+  const prices = unitPrices(input.pricing.total, input.units.map((u) => u.stay_price));
+  const id = nextId(tx, 'booking');
+  const booking: Booking = {
+    id,
+    integration_id: integration.id,
+    external_booking_id: input.external_booking_id,
+    revision: 1,
+    origin: 'partner',
+    status: input.status ?? 'confirmed',
+    property_id: property.id,
+    check_in: input.check_in,
+    check_out: input.check_out,
+    units: input.units.map((u, i) => ({
+      inventory_id: allocation[i]!.id,
+      external_unit_id: allocation[i]!.external_unit_id,
+      adults: u.adults,
+      children: u.children ?? 0,
+      meal_plan: u.meal_plan ?? null,
+      stay_price: prices[i]!,
+    })),
+    pricing: {
+      currency: 'INR',
+      total: input.pricing.total,
+      ...advanceAndBalance(input.pricing.total, input.payment?.amount_collected),
+      includes_gst: input.pricing.includes_gst ?? null,
+      breakdown: input.pricing.breakdown ?? null,
+    },
+    guest: {
+      name: input.guest.name,
+      phone_code: input.guest.phone_code ?? '+91',
+      mobile: input.guest.mobile,
+      email: input.guest.email ?? null,
+      country: input.guest.country ?? null,
+    },
+    payment: {
+      status: input.payment?.status ?? null,
+      amount_collected: input.payment?.amount_collected ?? 0,
+      collected_by: input.payment?.collected_by ?? null,
+      reference: input.payment?.reference ?? null,
+    },
+    source: { channel: input.source?.channel ?? null, reference: input.source?.reference ?? null },
+    notes: input.notes ?? null,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+  };
+  tx.put('bookings', String(id), booking);
+  tx.put('bookingKeys', bookingKey(integration.id, booking.external_booking_id), { booking_id: id });
+  hold(tx, booking);
+  // §4.5 rule 9, §3.2: availability.changed for the stay and booking.changed with origin partner.
+  ctx.changes.record(tx, { kind: 'availability', property_id: property.id, from: input.check_in, to: lastNight });
+  ctx.changes.record(tx, { kind: 'booking', booking_id: id, origin: 'partner' });
+  return { kind: 'created', booking };
+}
+
+/** check_in not before yesterday; check_out after check_in; stay at most the platform maximum, refused on check_out. */
+function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number): void {
+  const yesterday = addDays(dateAt(now), -1);
+  if (checkIn < yesterday) throw invalid('check_in', `Must be on or after ${yesterday} (yesterday).`);
+  if (checkOut <= checkIn) throw invalid('check_out', 'Must be after check_in.');
+  if (daysBetween(checkIn, checkOut) > MAX_STAY_NIGHTS) throw invalid('check_out', `The stay may be at most ${MAX_STAY_NIGHTS} nights.`);
+}
+
+function bookingKey(integrationId: number, externalBookingId: string): string {
+  return `${integrationId}:${externalBookingId}`;
+}
+
+/** A covered property by platform id or alias; §4.5 PROPERTY_NOT_MAPPED, PROPERTY_ARCHIVED. */
+export function resolveProperty(r: StoreReader, integration: Integration, ref: { doorloom_id?: number; external_id?: string }): Property {
+  const covered = integration.coverage.map((id) => r.get('properties', String(id))).filter((p): p is Property => p !== undefined);
+  const byId = ref.doorloom_id === undefined ? undefined : covered.find((p) => p.id === ref.doorloom_id);
+  const byAlias = ref.external_id === undefined ? undefined : covered.find((p) => p.external_id === ref.external_id);
+  const notMapped = (field: string) => new DomainError('PROPERTY_NOT_MAPPED', { [field]: ['Unknown or uncovered property.'] });
+  if (ref.doorloom_id !== undefined && !byId) throw notMapped('property.doorloom_id');
+  if (ref.external_id !== undefined && !byAlias) throw notMapped('property.external_id');
+  // Both given must name the same property (spec x-assumption on BookingCreateRequest).
+  if (byId && byAlias && byId.id !== byAlias.id) throw notMapped('property.external_id');
+  const property = (byId ?? byAlias)!;
+  if (property.archived) throw new DomainError('PROPERTY_ARCHIVED', { property: ['The property is archived.'] });
+  return property;
+}
+
+/** Per requested unit: the pinned unit, or null for "any free unit" (§4.5 rule 6). */
+function resolvePinnedUnits(units: Unit[], requested: CreateBookingInput['units']): (Unit | null)[] {
+  const seen = new Map<number, number>();
+  return requested.map((u, i) => {
+    if (u.inventory_id === undefined && u.external_unit_id === undefined) return null;
+    const byId = u.inventory_id === undefined ? undefined : units.find((x) => x.id === u.inventory_id);
+    const byAlias = u.external_unit_id === undefined ? undefined : units.find((x) => x.external_unit_id === u.external_unit_id);
+    const field = u.inventory_id !== undefined && !byId ? 'inventory_id' : 'external_unit_id';
+    if ((u.inventory_id !== undefined && !byId) || (u.external_unit_id !== undefined && !byAlias) || (byId && byAlias && byId.id !== byAlias.id)) {
+      throw new DomainError('UNIT_NOT_MAPPED', { [`units.${i}.${field}`]: ['Unknown unit for this property.'] });
+    }
+    const unit = (byId ?? byAlias)!;
+    if (!unit.active) throw new DomainError('UNIT_INACTIVE', { [`units.${i}.${u.inventory_id !== undefined ? 'inventory_id' : 'external_unit_id'}`]: ['The unit is inactive.'] });
+    const earlier = seen.get(unit.id);
+    if (earlier !== undefined) throw invalid(`units.${i}`, `Pins the same unit as units.${earlier}.`);
+    seen.set(unit.id, i);
+    return unit;
+  });
+}
+
+/**
+ * Picks one unit per requested entry, free for every night of the stay and
+ * within each night's sellable count; pinned units are never swapped. Null
+ * when the stay cannot be held.
+ */
+function allocate(r: StoreReader, propertyId: number, units: Unit[], pinned: (Unit | null)[], stay: IsoDate[]): Unit[] | null {
+  const freeAllStay = (u: Unit) => u.active && stay.every((d) => !r.get('holds', holdKey(u.id, d)));
+  if (pinned.some((u) => u && !freeAllStay(u))) return null;
+  const taken = new Set(pinned.filter((u): u is Unit => u !== null).map((u) => u.id));
+  const pool = units.filter((u) => !taken.has(u.id) && freeAllStay(u));
+  const chosen: Unit[] = [];
+  for (const u of pinned) {
+    if (u) chosen.push(u);
+    else {
+      const next = pool.shift();
+      if (!next) return null;
+      chosen.push(next);
+    }
+  }
+  const sellableEveryNight = stay.every((d) => availabilityOn(r, propertyId, units, d).available_units >= chosen.length);
+  return sellableEveryNight ? chosen : null;
+}
+
+/** §4.5 rule 7: the 409 body; window.to is the last night, dates[] as in availability.changed. */
+function unavailable(r: StoreReader, property: Property, units: Unit[], from: IsoDate, to: IsoDate): DomainError {
+  const dates: AvailabilityDate[] = nights(from, to).map((d) => availabilityOn(r, property.id, units, d));
+  return new DomainError('UNAVAILABLE', {
+    availability: {
+      property: { doorloom_id: property.id },
+      window: { from, to },
+      total_units: units.filter((u) => u.active).length,
+      dates,
+    },
+  });
+}
+
+/** Statuses that hold inventory (§3.2: pending and confirmed both hold). */
+const HOLDING: ReadonlySet<BookingStatus> = new Set(['pending', 'confirmed', 'completed']);
+
+function hold(tx: Transaction, booking: Booking): void {
+  for (const d of nights(booking.check_in, addDays(booking.check_out, -1))) {
+    for (const u of booking.units) tx.put('holds', holdKey(u.inventory_id, d), { booking_id: booking.id });
+  }
+}
+
+function release(tx: Transaction, booking: Booking): void {
+  for (const d of nights(booking.check_in, addDays(booking.check_out, -1))) {
+    for (const u of booking.units) {
+      if (tx.get('holds', holdKey(u.inventory_id, d))?.booking_id === booking.id) tx.delete('holds', holdKey(u.inventory_id, d));
+    }
+  }
+}
+
+/** §4.2, §4.3 and the §1 visibility rule: another integration's booking is NOT_FOUND. */
+export function visibleBooking(r: StoreReader, integration: Integration, id: number): Booking {
+  const booking = r.get('bookings', String(id));
+  if (!booking || booking.integration_id !== integration.id) throw notFound();
+  return booking;
+}
+
+export function bookingByExternalId(r: StoreReader, integration: Integration, externalId: string): Booking {
+  const id = r.get('bookingKeys', bookingKey(integration.id, externalId))?.booking_id;
+  if (id === undefined) throw notFound();
+  return visibleBooking(r, integration, id);
+}
+
+export interface ListQuery {
+  updated_since?: string;
+  status?: BookingStatus;
+  property_id?: number;
+  check_in_from?: string;
+  check_in_to?: string;
+  page: number;
+  per_page: number;
+}
+
+/**
+ * §4.4: filtered, ordered by updated_at oldest first with booking id as the
+ * tie-break (spec x-assumption-ordering), paged with top-level pagination.
+ */
+export function listBookings(r: StoreReader, integration: Integration, q: ListQuery): { items: Booking[]; pagination: { page: number; per_page: number; total: number; last_page: number } } {
+  let since: number | null = null;
+  if (q.updated_since !== undefined) {
+    since = parseInstant(q.updated_since);
+    if (since === null) throw invalid('updated_since', 'Must be a parseable date or timestamp.');
+  }
+  for (const field of ['check_in_from', 'check_in_to'] as const) {
+    const v = q[field];
+    if (v !== undefined && !isIsoDate(v)) throw invalid(field, 'Must be a valid date (YYYY-MM-DD).');
+  }
+  if (q.property_id !== undefined && !integration.coverage.includes(q.property_id)) throw notFound();
+  const matches = Array.from(r.values('bookings')).filter((b) =>
+    b.integration_id === integration.id &&
+    (since === null || b.updated_at >= since) &&
+    (q.status === undefined || b.status === q.status) &&
+    (q.property_id === undefined || b.property_id === q.property_id) &&
+    (q.check_in_from === undefined || b.check_in >= q.check_in_from) &&
+    (q.check_in_to === undefined || b.check_in <= q.check_in_to));
+  matches.sort((a, b) => a.updated_at - b.updated_at || a.id - b.id);
+  const start = (q.page - 1) * q.per_page;
+  return {
+    items: matches.slice(start, start + q.per_page),
+    pagination: { page: q.page, per_page: q.per_page, total: matches.length, last_page: Math.max(1, Math.ceil(matches.length / q.per_page)) },
+  };
+}
+
+/** Staff transitions (spec x-assumptions.booking-transitions). */
+const TRANSITIONS: Record<BookingStatus, BookingStatus[]> = {
+  pending: ['confirmed', 'cancelled'],
+  confirmed: ['cancelled', 'completed'],
+  cancelled: ['refunded'],
+  completed: ['refunded'],
+  refunded: [],
+};
+
+export function changeBookingStatus(tx: Transaction, ctx: BookingContext, bookingId: number, status: BookingStatus): Booking {
+  const booking = tx.get('bookings', String(bookingId));
+  if (!booking) throw notFound();
+  if (!TRANSITIONS[booking.status].includes(status)) throw invalid('status', `A ${booking.status} booking cannot become ${status}.`);
+  const next: Booking = { ...booking, status, revision: booking.revision + 1, updated_at: ctx.now };
+  if (HOLDING.has(booking.status) && !HOLDING.has(status)) release(tx, booking);
+  tx.put('bookings', String(bookingId), next);
+  emitBookingChange(tx, ctx, next, HOLDING.has(booking.status) !== HOLDING.has(status) ? [stayWindow(booking)] : []);
+  return next;
+}
+
+/** Moves a holding booking to new dates, same units; refused with UNAVAILABLE when they cannot be held. */
+export function changeBookingDates(tx: Transaction, ctx: BookingContext, bookingId: number, checkIn: IsoDate, checkOut: IsoDate): Booking {
+  const booking = tx.get('bookings', String(bookingId));
+  if (!booking) throw notFound();
+  if (!isIsoDate(checkIn)) throw invalid('check_in', 'Must be a valid date (YYYY-MM-DD).');
+  if (!isIsoDate(checkOut)) throw invalid('check_out', 'Must be a valid date (YYYY-MM-DD).');
+  if (checkOut <= checkIn) throw invalid('check_out', 'Must be after check_in.');
+  if (daysBetween(checkIn, checkOut) > MAX_STAY_NIGHTS) throw invalid('check_out', `The stay may be at most ${MAX_STAY_NIGHTS} nights.`);
+  const next: Booking = { ...booking, check_in: checkIn, check_out: checkOut, revision: booking.revision + 1, updated_at: ctx.now };
+  const windows = [stayWindow(booking), stayWindow(next)];
+  if (HOLDING.has(booking.status)) {
+    release(tx, booking);
+    const property = tx.get('properties', String(booking.property_id))!;
+    const units = unitsOf(tx, property.id);
+    const lastNight = addDays(checkOut, -1);
+    const stay = nights(checkIn, lastNight);
+    const mine = booking.units.map((u) => units.find((x) => x.id === u.inventory_id)!);
+    if (!allocate(tx, property.id, units, mine, stay)) throw unavailable(tx, property, units, checkIn, lastNight);
+    hold(tx, next);
+  }
+  tx.put('bookings', String(bookingId), next);
+  emitBookingChange(tx, ctx, next, HOLDING.has(booking.status) ? windows : []);
+  return next;
+}
+
+function stayWindow(b: Booking): { from: IsoDate; to: IsoDate } {
+  return { from: b.check_in, to: addDays(b.check_out, -1) };
+}
+
+function emitBookingChange(tx: Transaction, ctx: BookingContext, booking: Booking, availability: { from: IsoDate; to: IsoDate }[]): void {
+  for (const w of availability) {
+    const change: Change = { kind: 'availability', property_id: booking.property_id, ...w };
+    ctx.changes.record(tx, change);
+  }
+  // §6.1: every change to a booking of the integration is pushed as booking.changed.
+  ctx.changes.record(tx, { kind: 'booking', booking_id: booking.id, origin: booking.origin });
+}

@@ -1,0 +1,79 @@
+/**
+ * §4.5 rules 1–3: idempotent create. The fingerprint is SHA-256 over
+ * key-sorted JSON, so key order is irrelevant and any value change counts;
+ * keys are remembered 24 hours; every answer given under a key, refusals
+ * included, is stored and replayed byte for byte.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError } from './errors.ts';
+import type { IdempotencyRecord } from './model.ts';
+import type { StoreReader, Transaction } from '../store/store.ts';
+
+export const KEY_MEMORY_MS = 24 * 3_600_000;
+const KEY_MIN = 8;
+const KEY_MAX = 128;
+
+/** JSON with object keys sorted at every depth; arrays keep their order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+export function fingerprint(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body), 'utf8').digest('hex');
+}
+
+/** §4.5 rule 2: missing or unusable key (absent, repeated, or outside 8–128 characters). */
+export function usableKey(header: string | string[] | undefined): string {
+  if (typeof header !== 'string' || header.length < KEY_MIN || header.length > KEY_MAX) {
+    throw new DomainError('IDEMPOTENCY_KEY_REQUIRED', { 'Idempotency-Key': [`The Idempotency-Key header is required (${KEY_MIN} to ${KEY_MAX} characters).`] });
+  }
+  return header;
+}
+
+function recordKey(integrationId: number, key: string): string {
+  return `${integrationId}:${key}`;
+}
+
+export type Claim =
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'proceed' };
+
+/**
+ * Claims a key for a create. Replays a finished answer for the same body;
+ * refuses a different body (IDEMPOTENCY_KEY_REUSED) and an identical request
+ * still in flight (IN_PROGRESS); otherwise marks the key in progress.
+ */
+export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number): Claim {
+  const existing = live(tx, integrationId, key, now);
+  if (existing) {
+    if (existing.fingerprint !== print) throw new DomainError('IDEMPOTENCY_KEY_REUSED', { 'Idempotency-Key': ['Already used with a different request body.'] });
+    if (existing.state === 'in_progress') throw new DomainError('IN_PROGRESS');
+    return { kind: 'replay', status: existing.status!, body: existing.body! };
+  }
+  tx.put('idempotency', recordKey(integrationId, key), {
+    integration_id: integrationId, key, fingerprint: print, state: 'in_progress', status: null, body: null,
+    created_at: now, expires_at: now + KEY_MEMORY_MS,
+  });
+  return { kind: 'proceed' };
+}
+
+/** Stores the answer given under a claimed key, exactly as it is sent. */
+export function settle(tx: Transaction, integrationId: number, key: string, status: number, body: string): void {
+  const record = tx.get('idempotency', recordKey(integrationId, key));
+  if (!record) return;
+  tx.put('idempotency', recordKey(integrationId, key), { ...record, state: 'done', status, body });
+}
+
+/** Forgets a claim whose request never got an answer (a crash or an internal failure). */
+export function release(tx: Transaction, integrationId: number, key: string): void {
+  const record = tx.get('idempotency', recordKey(integrationId, key));
+  if (record?.state === 'in_progress') tx.delete('idempotency', recordKey(integrationId, key));
+}
+
+function live(r: StoreReader, integrationId: number, key: string, now: number): IdempotencyRecord | undefined {
+  const record = r.get('idempotency', recordKey(integrationId, key));
+  return record && record.expires_at > now ? record : undefined;
+}

@@ -1,0 +1,174 @@
+/**
+ * Integrations: authentication (§5), the record of GET /me (§2.1, §4.1),
+ * status (§3.1) and the staff operations on credentials and delivery.
+ */
+import { timestamp } from './calendar.ts';
+import { digestsEqual, hashToken, newApiKey, newWebhookSecret, type Vault } from './credentials.ts';
+import { DomainError, invalid, notFound } from './errors.ts';
+import { nextId, type Entropy } from './ids.ts';
+import { EVENT_TYPES, type EventType, type Integration, type IntegrationStatus, type PausedReason } from './model.ts';
+import type { StoreReader, Transaction } from '../store/store.ts';
+
+/** §5.4: a rotated-out webhook secret keeps verifying for 24 hours. */
+export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+export const DEFAULT_HORIZON_DAYS = 365;
+/** Generous default (spec X-RateLimit-Limit x-assumption). */
+export const DEFAULT_RATE_LIMIT = { limit: 6000, window_seconds: 60 };
+
+export function statusOf(integration: Integration): IntegrationStatus {
+  if (integration.disabled) return 'disabled';
+  return integration.webhook.paused_at !== null ? 'paused' : 'active';
+}
+
+/**
+ * §5.1, §5.5: the integration a bearer token authenticates. The lookup is by
+ * hash and the stored hash is compared in constant time; a staff token is
+ * NOT_INTEGRATION_TOKEN, a disabled integration INTEGRATION_DISABLED.
+ */
+export function authenticate(r: StoreReader, authorization: string | undefined): Integration {
+  const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
+  if (!match) throw new DomainError('UNAUTHENTICATED');
+  const digest = hashToken(match[1]!);
+  const staffHash = r.get('settings', 'platform')?.staff_token_hash;
+  if (staffHash && digestsEqual(staffHash, digest)) throw new DomainError('NOT_INTEGRATION_TOKEN');
+  const entry = r.get('apiKeys', digest);
+  const integration = entry && r.get('integrations', String(entry.integration_id));
+  if (!integration || !digestsEqual(integration.api_key_hash, digest)) throw new DomainError('UNAUTHENTICATED');
+  if (integration.disabled) throw new DomainError('INTEGRATION_DISABLED');
+  return integration;
+}
+
+/** §2.1: the integration object. `undelivered_events` comes from the delivery queue. */
+export function integrationView(r: StoreReader, integration: Integration, undeliveredEvents: number): Record<string, unknown> {
+  const brand = r.get('brands', String(integration.brand_id));
+  const w = integration.webhook;
+  const ts = (ms: number | null) => (ms === null ? null : timestamp(ms));
+  return {
+    id: integration.id,
+    slug: integration.slug,
+    name: integration.name,
+    status: statusOf(integration),
+    brand: { id: integration.brand_id, name: brand?.name ?? '' },
+    api_version: '2026-09',
+    webhook: {
+      configured: w.url !== null,
+      url: w.url,
+      event_types: w.event_types,
+      last_sequence: integration.last_sequence,
+      undelivered_events: undeliveredEvents,
+      consecutive_failures: w.consecutive_failures,
+      last_success_at: ts(w.last_success_at),
+      last_failure_at: ts(w.last_failure_at),
+      paused_at: ts(w.paused_at),
+      paused_reason: w.paused_reason,
+    },
+    horizon_days: integration.horizon_days,
+    covered_properties: integration.coverage.length,
+  };
+}
+
+export interface NewIntegration {
+  brand_id: number;
+  name: string;
+  slug?: string;
+  webhook_url?: string | null;
+  event_types?: EventType[];
+  horizon_days?: number;
+}
+
+export interface Credentials {
+  api_key: string;
+  webhook_secret: string;
+}
+
+/** §5.2: creates an integration; its credentials are returned here once and never again. */
+export function createIntegration(tx: Transaction, deps: { entropy: Entropy; vault: Vault; now: number }, input: NewIntegration): { integration: Integration; credentials: Credentials } {
+  if (!tx.get('brands', String(input.brand_id))) throw invalid('brand_id', 'Unknown brand.');
+  const id = nextId(tx, 'integration');
+  const slug = input.slug ?? `${input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${id}`;
+  if (Array.from(tx.values('integrations')).some((i) => i.slug === slug)) throw invalid('slug', 'Already taken.');
+  const credentials = { api_key: newApiKey(deps.entropy), webhook_secret: newWebhookSecret(deps.entropy) };
+  const integration: Integration = {
+    id,
+    slug,
+    name: input.name,
+    brand_id: input.brand_id,
+    disabled: false,
+    api_key_hash: hashToken(credentials.api_key),
+    webhook_secret: deps.vault.seal(credentials.webhook_secret),
+    previous_webhook_secret: null,
+    webhook: {
+      url: input.webhook_url ?? null,
+      event_types: input.event_types ?? [...EVENT_TYPES],
+      consecutive_failures: 0,
+      last_success_at: null,
+      last_failure_at: null,
+      paused_at: null,
+      paused_reason: null,
+    },
+    last_sequence: 0,
+    horizon_days: input.horizon_days ?? DEFAULT_HORIZON_DAYS,
+    coverage: [],
+    rate_limit: { ...DEFAULT_RATE_LIMIT },
+    created_at: deps.now,
+  };
+  tx.put('integrations', String(id), integration);
+  tx.put('apiKeys', integration.api_key_hash, { integration_id: id });
+  return { integration, credentials };
+}
+
+export function integrationById(r: StoreReader, id: number): Integration {
+  const integration = r.get('integrations', String(id));
+  if (!integration) throw notFound();
+  return integration;
+}
+
+/** §5.3: issuing a key rotates it; the previous key stops working immediately. */
+export function rotateApiKey(tx: Transaction, entropy: Entropy, id: number): string {
+  const integration = integrationById(tx, id);
+  const apiKey = newApiKey(entropy);
+  tx.delete('apiKeys', integration.api_key_hash);
+  const next = { ...integration, api_key_hash: hashToken(apiKey) };
+  tx.put('integrations', String(id), next);
+  tx.put('apiKeys', next.api_key_hash, { integration_id: id });
+  return apiKey;
+}
+
+/**
+ * §5.4: the previous secret keeps verifying for 24 hours; a second rotation
+ * pushes the older one out at once (only one previous slot).
+ */
+export function rotateWebhookSecret(tx: Transaction, deps: { entropy: Entropy; vault: Vault; now: number }, id: number): string {
+  const integration = integrationById(tx, id);
+  const secret = newWebhookSecret(deps.entropy);
+  tx.put('integrations', String(id), {
+    ...integration,
+    webhook_secret: deps.vault.seal(secret),
+    previous_webhook_secret: { secret: integration.webhook_secret, expires_at: deps.now + PREVIOUS_SECRET_MS },
+  });
+  return secret;
+}
+
+/** The secrets a delivery is signed with now: current first, then a still-valid previous one. */
+export function signingSecrets(integration: Integration, vault: Vault, now: number): string[] {
+  const secrets = [vault.open(integration.webhook_secret)];
+  const prev = integration.previous_webhook_secret;
+  if (prev && prev.expires_at > now) secrets.push(vault.open(prev.secret));
+  return secrets;
+}
+
+export function updateIntegration(tx: Transaction, id: number, patch: (i: Integration) => Integration): Integration {
+  const next = patch(integrationById(tx, id));
+  tx.put('integrations', String(id), next);
+  return next;
+}
+
+/** §3.1: pauses delivery with a reason; the API keeps full access. */
+export function pause(integration: Integration, reason: PausedReason, now: number): Integration {
+  if (integration.webhook.paused_at !== null) return integration;
+  return { ...integration, webhook: { ...integration.webhook, paused_at: now, paused_reason: reason } };
+}
+
+export function resume(integration: Integration): Integration {
+  return { ...integration, webhook: { ...integration.webhook, paused_at: null, paused_reason: null, consecutive_failures: 0 } };
+}

@@ -1,0 +1,134 @@
+/**
+ * The partner API's operations over the injected dependencies
+ * `{ store, clock, entropy, vault, changes }`. Each operation is one store
+ * transaction and answers a Reply (status + envelope) or throws a
+ * DomainError; the HTTP layer only parses, calls and sends.
+ */
+import type { Clock } from './clock.ts';
+import type { ChangeRecorder } from './changes.ts';
+import type { Vault } from './credentials.ts';
+import { DomainError } from './errors.ts';
+import { failure, success, type Reply } from './envelope.ts';
+import type { Entropy } from './ids.ts';
+import type { Integration, Settings } from './model.ts';
+import type { Store, Transaction } from '../store/store.ts';
+import { authenticate, integrationView } from './integrations.ts';
+import { spend, type RateLimitHeaders } from './rate-limit.ts';
+import { bookingByExternalId, bookingView, createBooking, listBookings, visibleBooking, type CreateBookingInput, type ListQuery } from './bookings.ts';
+import { claim, fingerprint, release, settle, usableKey } from './idempotency.ts';
+
+export interface PlatformDeps {
+  store: Store;
+  clock: Clock;
+  entropy: Entropy;
+  vault: Vault;
+  changes: ChangeRecorder;
+  /** Events waiting or being retried for an integration (§2.1 webhook.undelivered_events). */
+  undeliveredEvents?: (integrationId: number) => number;
+}
+
+export interface Caller {
+  integration: Integration;
+  rateLimit: RateLimitHeaders;
+}
+
+/** A create whose key is claimed and whose answer is still to be decided. */
+export interface ClaimedCreate {
+  key: string;
+}
+
+export type CreateAnswer = { status: number; body: string };
+
+export class Platform {
+  constructor(readonly deps: PlatformDeps) {}
+
+  get store(): Store {
+    return this.deps.store;
+  }
+
+  settings(): Settings | undefined {
+    return this.deps.store.get('settings', 'platform');
+  }
+
+  /** §5.6: the platform-level switch. */
+  apiEnabled(): boolean {
+    return this.settings()?.api_enabled ?? true;
+  }
+
+  /** §5 then §7 RATE_LIMITED: who is calling, with one request charged to its window. */
+  authenticate(authorization: string | undefined): Caller {
+    return this.deps.store.transaction((tx) => {
+      const integration = authenticate(tx, authorization);
+      return { integration, rateLimit: spend(tx, integration, this.deps.clock.now()) };
+    });
+  }
+
+  /** §4.1 */
+  me(caller: Caller): Reply {
+    const undelivered = this.deps.undeliveredEvents?.(caller.integration.id) ?? 0;
+    return { status: 200, body: success('Integration retrieved.', integrationView(this.deps.store, caller.integration, undelivered)) };
+  }
+
+  /** §4.2 */
+  getBooking(caller: Caller, id: number): Reply {
+    const booking = visibleBooking(this.deps.store, caller.integration, id);
+    return { status: 200, body: success('Booking retrieved.', bookingView(this.deps.store, booking)) };
+  }
+
+  /** §4.3 */
+  getBookingByExternalId(caller: Caller, externalId: string): Reply {
+    const booking = bookingByExternalId(this.deps.store, caller.integration, externalId);
+    return { status: 200, body: success('Booking retrieved.', bookingView(this.deps.store, booking)) };
+  }
+
+  /** §4.4: `pagination` is a top-level sibling of `data`. */
+  listBookings(caller: Caller, query: ListQuery): Reply {
+    const { items, pagination } = listBookings(this.deps.store, caller.integration, query);
+    return { status: 200, body: success('Bookings retrieved.', items.map((b) => bookingView(this.deps.store, b)), { pagination }) };
+  }
+
+  /**
+   * §4.5 rules 1–3, first half: a usable key, then replay, reuse refusal,
+   * IN_PROGRESS, or a claim. The body is fingerprinted as parsed JSON, so key
+   * order and white space do not matter and any value change does.
+   */
+  claimCreate(caller: Caller, keyHeader: string | string[] | undefined, body: unknown): CreateAnswer | ClaimedCreate {
+    const key = usableKey(keyHeader);
+    const print = fingerprint(body);
+    const outcome = this.deps.store.transaction((tx) => claim(tx, caller.integration.id, key, print, this.deps.clock.now()));
+    return outcome.kind === 'replay' ? { status: outcome.status, body: outcome.body } : { key };
+  }
+
+  /**
+   * §4.5, second half: decides the answer (validation failure, refusal,
+   * duplicate or creation) and stores it under the key in the same
+   * transaction as the booking, so the two never disagree.
+   */
+  finishCreate(caller: Caller, claimed: ClaimedCreate, body: unknown, fieldErrors: Record<string, string[]> | null): CreateAnswer {
+    const integrationId = caller.integration.id;
+    const store = this.deps.store;
+    const answer = (tx: Transaction, reply: Reply): CreateAnswer => {
+      const text = JSON.stringify(reply.body);
+      settle(tx, integrationId, claimed.key, reply.status, text);
+      return { status: reply.status, body: text };
+    };
+    const refuse = (error: DomainError) => store.transaction((tx) => answer(tx, { status: error.status, body: failure(error) }));
+    if (fieldErrors) return refuse(new DomainError('VALIDATION_FAILED', fieldErrors));
+    try {
+      return store.transaction((tx) => {
+        // Re-read the integration: coverage may have changed while the key was in progress.
+        const integration = tx.get('integrations', String(integrationId)) ?? caller.integration;
+        const result = createBooking(tx, { changes: this.deps.changes, now: this.deps.clock.now() }, integration, body as CreateBookingInput);
+        return answer(tx, result.kind === 'created'
+          ? { status: 201, body: success('Booking created.', bookingView(tx, result.booking)) }
+          : { status: 200, body: success('Booking already exists.', { ...bookingView(tx, result.booking), duplicate: true }) });
+      });
+    } catch (e) {
+      // The refused transaction was dropped whole (§4.5 rules 6, 7: nothing written); store the refusal alone.
+      if (e instanceof DomainError) return refuse(e);
+      // Not an answer: free the key so a retry is not stuck behind IN_PROGRESS.
+      store.transaction((tx) => release(tx, integrationId, claimed.key));
+      throw e;
+    }
+  }
+}

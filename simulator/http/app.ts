@@ -1,0 +1,136 @@
+/**
+ * The Koa app: the partner API under /api/integrations/v1 and, when given,
+ * the staff plane. Routes are thin: parse, validate from the contract, call
+ * the domain, send the envelope.
+ */
+import Koa, { type Context } from 'koa';
+import Router, { type RouterMiddleware } from '@koa/router';
+import { loadContract, type Contract, type Operation } from '../../spec/contract.ts';
+import { DomainError } from '../domain/errors.ts';
+import { failure, type Reply } from '../domain/envelope.ts';
+import type { Platform } from '../domain/platform.ts';
+import { partnerHandlers, type Handler } from './partner-routes.ts';
+
+export const API_ROOT = '/api/integrations/v1';
+
+export interface ContractViolation {
+  operation: string;
+  method: string;
+  url: string;
+  status: number;
+  problems: string[];
+}
+
+export interface AppOptions {
+  platform: Platform;
+  contract?: Contract;
+  /** Mounted beside the partner API (the staff control plane). */
+  extraRouters?: Router[];
+  /** Called when a response does not conform to spec/openapi.yaml (tests fail on it). */
+  onContractViolation?: (v: ContractViolation) => void;
+  /** Waits `ms` (real time) while a create is in progress; injected so the domain has no timers. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Sends a domain reply. */
+export function send(ctx: Context, reply: Reply): void {
+  ctx.status = reply.status;
+  for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(reply.body);
+}
+
+export function sendError(ctx: Context, error: DomainError): void {
+  send(ctx, { status: error.status, body: failure(error), headers: error.headers });
+}
+
+export function createApp(options: AppOptions): Koa {
+  const contract = options.contract ?? loadContract();
+  const { platform } = options;
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+
+  // Any error becomes an envelope; a DomainError keeps its status and code.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (e) {
+      if (e instanceof DomainError) return sendError(ctx, e);
+      ctx.status = 500;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: 'The simulator failed unexpectedly; this is a bug.', errors: {} });
+      ctx.app.emit('error', e, ctx);
+    }
+  });
+
+  const api = new Router({ prefix: API_ROOT });
+  const handlers = partnerHandlers({ platform, contract, sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) });
+
+  // §5.6: switched off, every route is a bare 404 with an empty body.
+  api.use(async (ctx, next) => {
+    if (!platform.apiEnabled()) {
+      ctx.body = '';
+      ctx.status = 404;
+      return;
+    }
+    await next();
+  });
+
+  for (const op of contract.operations) {
+    const handler = handlers[op.id];
+    if (!handler) continue;
+    const path = op.path.replace(/\{([^}]+)\}/g, ':$1');
+    api[op.method](op.id, path, guard(op, contract, options.onContractViolation), authenticated(platform, handler, op));
+  }
+
+  app.use(async (ctx, next) => {
+    await next();
+    // Unknown routes under the API root answer the error envelope too.
+    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_ROOT)) {
+      if (!platform.apiEnabled()) {
+        ctx.body = '';
+        ctx.status = 404;
+        return;
+      }
+      sendError(ctx, new DomainError('NOT_FOUND'));
+    }
+  });
+  for (const router of options.extraRouters ?? []) app.use(router.routes());
+  app.use(api.routes());
+  return app;
+}
+
+/** §5 on every partner route: bearer auth, then one request charged to the rate-limit window. */
+function authenticated(platform: Platform, handler: Handler, op: Operation): RouterMiddleware {
+  return async (ctx) => {
+    const caller = platform.authenticate(ctx.get('authorization') || undefined);
+    try {
+      await handler(ctx, caller, op);
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      sendError(ctx, e);
+    }
+    for (const [k, v] of Object.entries(caller.rateLimit)) ctx.set(k, v);
+  };
+}
+
+/** Checks every answer against the operation's declared responses. */
+function guard(op: Operation, contract: Contract, report: AppOptions['onContractViolation']): RouterMiddleware {
+  return async (ctx, next) => {
+    await next();
+    if (!report) return;
+    const text = typeof ctx.body === 'string' ? ctx.body : '';
+    let body: unknown = undefined;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const headers = Object.fromEntries(Object.entries(ctx.response.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const problems = contract.checkResponse(op, ctx.status, body, headers);
+    if (problems.length > 0) report({ operation: op.id, method: ctx.method, url: ctx.url, status: ctx.status, problems });
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * The staff control plane under /_staff: what platform staff and hosts do
+ * (world, coverage, credentials, pauses, bookings), plus the simulator's own
+ * controls (clock, API switch, create latency). Guarded by the staff token.
+ * Documented in spec/staff-openapi.yaml.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { addDays, dateAt, parseInstant, timestamp } from '../domain/calendar.ts';
+import type { VirtualClock } from '../domain/clock.ts';
+import { digestsEqual, hashToken } from '../domain/credentials.ts';
+import { DomainError, invalid } from '../domain/errors.ts';
+import { success } from '../domain/envelope.ts';
+import { BOOKING_STATUSES, EVENT_TYPES, type EventType } from '../domain/model.ts';
+import type { Platform } from '../domain/platform.ts';
+import { bookingView, changeBookingDates, changeBookingStatus } from '../domain/bookings.ts';
+import {
+  createBrand, createProperty, createUnit, propertyById, setArchived, setCoverage, setNights, setRates, setRestrictions, setUnitActive,
+} from '../domain/catalog.ts';
+import {
+  createIntegration, integrationById, integrationView, pause, resume, rotateApiKey, rotateWebhookSecret, updateIntegration,
+} from '../domain/integrations.ts';
+import { readJson } from '../http/body.ts';
+import { send } from '../http/app.ts';
+import { asBody, bool, defined, int, intList, num, oneOf, str, type Body } from './input.ts';
+
+export const STAFF_ROOT = '/_staff';
+const SNAPSHOT_HORIZON_DAYS = 730;
+
+export interface StaffDeps {
+  platform: Platform;
+  clock: VirtualClock;
+}
+
+export function staffRouter({ platform, clock }: StaffDeps): Router {
+  const router = new Router({ prefix: STAFF_ROOT });
+  const { store, entropy, vault, changes } = platform.deps;
+  const now = () => clock.now();
+  const ok = (ctx: Context, message: string, data: unknown, status = 200) => send(ctx, { status, body: success(message, data) });
+  const body = async (ctx: Context): Promise<Body> => asBody(await readJson(ctx, {}));
+  const id = (ctx: Context, name = 'id'): number => {
+    const raw = String(ctx.params[name]);
+    if (!/^[0-9]{1,15}$/.test(raw)) throw new DomainError('NOT_FOUND');
+    return Number(raw);
+  };
+  const horizon = () => ({ from: dateAt(now()), to: addDays(dateAt(now()), SNAPSHOT_HORIZON_DAYS) });
+  const view = (integrationId: number) => {
+    const i = integrationById(store, integrationId);
+    return { ...integrationView(store, i, platform.deps.undeliveredEvents?.(i.id) ?? 0), coverage: i.coverage, rate_limit: i.rate_limit };
+  };
+
+  router.use(async (ctx, next) => {
+    const token = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
+    const expected = platform.settings()?.staff_token_hash;
+    if (!token || !expected || !digestsEqual(expected, hashToken(token))) throw new DomainError('UNAUTHENTICATED', {}, 'A valid staff token is required.');
+    await next();
+  });
+
+  router.get('/world', (ctx) => {
+    ok(ctx, 'World retrieved.', {
+      now: timestamp(now()),
+      api_enabled: platform.apiEnabled(),
+      brands: Array.from(store.values('brands')),
+      integrations: Array.from(store.values('integrations')).map((i) => view(i.id)),
+      properties: Array.from(store.values('properties')).map((p) => ({
+        ...p,
+        units: (store.get('propertyUnits', String(p.id))?.unit_ids ?? []).map((u) => store.get('units', String(u))),
+      })),
+    });
+  });
+
+  router.post('/brands', async (ctx) => {
+    const b = await body(ctx);
+    ok(ctx, 'Brand created.', store.transaction((tx) => createBrand(tx, str(b, 'name'))), 201);
+  });
+
+  router.post('/integrations', async (ctx) => {
+    const b = await body(ctx);
+    const types = b.event_types === undefined ? undefined : eventTypes(b.event_types);
+    const created = store.transaction((tx) => createIntegration(tx, { entropy, vault, now: now() }, defined({
+      brand_id: int(b, 'brand_id'),
+      name: str(b, 'name'),
+      slug: str(b, 'slug', { optional: true, max: 64 }),
+      webhook_url: webhookUrl(b),
+      event_types: types,
+      horizon_days: int(b, 'horizon_days', { optional: true, min: 1, max: 730 }),
+    }) as Parameters<typeof createIntegration>[2]));
+    // §5.2: credentials are shown exactly once, here.
+    ok(ctx, 'Integration created. The credentials are shown once.', { ...view(created.integration.id), ...created.credentials }, 201);
+  });
+
+  router.get('/integrations/:id', (ctx) => ok(ctx, 'Integration retrieved.', view(id(ctx))));
+
+  router.put('/integrations/:id/coverage', async (ctx) => {
+    const b = await body(ctx);
+    store.transaction((tx) => setCoverage(tx, id(ctx), intList(b, 'property_ids')));
+    ok(ctx, 'Coverage set.', view(id(ctx)));
+  });
+
+  router.put('/integrations/:id/webhook', async (ctx) => {
+    const b = await body(ctx);
+    const url = webhookUrl(b);
+    const types = b.event_types === undefined ? undefined : eventTypes(b.event_types);
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({
+      ...i,
+      webhook: { ...i.webhook, url: url === undefined ? i.webhook.url : url, event_types: types ?? i.webhook.event_types },
+    })));
+    ok(ctx, 'Webhook set.', view(id(ctx)));
+  });
+
+  router.put('/integrations/:id/rate-limit', async (ctx) => {
+    const b = await body(ctx);
+    const limit = { limit: int(b, 'limit', { min: 1 }), window_seconds: int(b, 'window_seconds', { min: 1, max: 86_400 }) };
+    store.transaction((tx) => {
+      updateIntegration(tx, id(ctx), (i) => ({ ...i, rate_limit: limit }));
+      tx.delete('rateWindows', String(id(ctx)));
+    });
+    ok(ctx, 'Rate limit set.', view(id(ctx)));
+  });
+
+  router.post('/integrations/:id/rotate-api-key', (ctx) => {
+    const apiKey = store.transaction((tx) => rotateApiKey(tx, entropy, id(ctx)));
+    ok(ctx, 'API key rotated; the previous key no longer works. Shown once.', { api_key: apiKey });
+  });
+
+  router.post('/integrations/:id/rotate-webhook-secret', (ctx) => {
+    const secret = store.transaction((tx) => rotateWebhookSecret(tx, { entropy, vault, now: now() }, id(ctx)));
+    ok(ctx, 'Webhook secret rotated; the previous one verifies for 24 hours. Shown once.', { webhook_secret: secret });
+  });
+
+  router.post('/integrations/:id/pause', (ctx) => {
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => pause(i, 'manual', now())));
+    ok(ctx, 'Delivery paused.', view(id(ctx)));
+  });
+
+  router.post('/integrations/:id/resume', (ctx) => {
+    store.transaction((tx) => updateIntegration(tx, id(ctx), resume));
+    ok(ctx, 'Delivery resumed.', view(id(ctx)));
+  });
+
+  router.post('/integrations/:id/disable', (ctx) => {
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({ ...i, disabled: true })));
+    ok(ctx, 'Integration disabled.', view(id(ctx)));
+  });
+
+  router.post('/integrations/:id/enable', (ctx) => {
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({ ...i, disabled: false })));
+    ok(ctx, 'Integration enabled.', view(id(ctx)));
+  });
+
+  router.post('/properties', async (ctx) => {
+    const b = await body(ctx);
+    const property = store.transaction((tx) => createProperty(tx, defined({
+      brand_id: int(b, 'brand_id'),
+      name: str(b, 'name'),
+      external_id: str(b, 'external_id', { optional: true, max: 128 }),
+      city: str(b, 'city', { optional: true, max: 64 }),
+      ownership: oneOf(b, 'ownership', ['owned', 'cohosted'] as const, { optional: true }),
+    }) as Parameters<typeof createProperty>[1]));
+    ok(ctx, 'Property created.', property, 201);
+  });
+
+  router.post('/properties/:id/units', async (ctx) => {
+    const b = await body(ctx);
+    const unit = store.transaction((tx) => createUnit(tx, { changes }, id(ctx), defined({
+      name: str(b, 'name'),
+      external_unit_id: str(b, 'external_unit_id', { optional: true, nullable: true, max: 128 }),
+      max_adults: int(b, 'max_adults', { optional: true, min: 1, max: 50 }),
+      max_children: int(b, 'max_children', { optional: true, min: 0, max: 50 }),
+    }) as Parameters<typeof createUnit>[3]));
+    ok(ctx, 'Unit created.', unit, 201);
+  });
+
+  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+    router.post(`/properties/:id/${action}`, (ctx) => {
+      ok(ctx, archived ? 'Property archived.' : 'Property restored.', store.transaction((tx) => setArchived(tx, { changes }, id(ctx), archived)));
+    });
+  }
+
+  for (const [action, active] of [['deactivate', false], ['activate', true]] as const) {
+    router.post(`/units/:id/${action}`, (ctx) => {
+      ok(ctx, active ? 'Unit activated.' : 'Unit deactivated.', store.transaction((tx) => setUnitActive(tx, { changes }, id(ctx), active, horizon())));
+    });
+  }
+
+  router.put('/properties/:id/nights', async (ctx) => {
+    const b = await body(ctx);
+    const patch = defined({
+      is_blocked: bool(b, 'is_blocked', { optional: true }),
+      block_scope: oneOf(b, 'block_scope', ['everywhere', 'ota_only'] as const, { optional: true, nullable: true }),
+      units_cap: int(b, 'units_cap', { optional: true, nullable: true, min: 0 }),
+    });
+    store.transaction((tx) => setNights(tx, { changes }, id(ctx), str(b, 'from'), str(b, 'to'), patch));
+    ok(ctx, 'Nights set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch });
+  });
+
+  router.put('/properties/:id/rates', async (ctx) => {
+    const b = await body(ctx);
+    const patch = defined({
+      base_rate: num(b, 'base_rate', { optional: true, min: 0 }),
+      extra_adult_rate: num(b, 'extra_adult_rate', { optional: true, min: 0 }),
+      extra_child_rate: num(b, 'extra_child_rate', { optional: true, min: 0 }),
+    });
+    store.transaction((tx) => setRates(tx, { changes }, id(ctx), str(b, 'from'), str(b, 'to'), patch));
+    ok(ctx, 'Rates set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch });
+  });
+
+  router.put('/properties/:id/restrictions', async (ctx) => {
+    const b = await body(ctx);
+    const patch = defined({
+      min_stay: int(b, 'min_stay', { optional: true, min: 1 }),
+      max_stay: int(b, 'max_stay', { optional: true, min: 1 }),
+      closed_to_arrival: bool(b, 'closed_to_arrival', { optional: true }),
+      closed_to_departure: bool(b, 'closed_to_departure', { optional: true }),
+      stop_sell: bool(b, 'stop_sell', { optional: true }),
+    });
+    store.transaction((tx) => setRestrictions(tx, { changes }, id(ctx), str(b, 'from'), str(b, 'to'), patch));
+    ok(ctx, 'Restrictions set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch });
+  });
+
+  router.get('/properties/:id', (ctx) => ok(ctx, 'Property retrieved.', propertyById(store, id(ctx))));
+
+  router.get('/bookings/:id', (ctx) => {
+    const booking = store.get('bookings', String(id(ctx)));
+    if (!booking) throw new DomainError('NOT_FOUND');
+    ok(ctx, 'Booking retrieved.', bookingView(store, booking));
+  });
+
+  router.post('/bookings/:id/status', async (ctx) => {
+    const b = await body(ctx);
+    const status = oneOf(b, 'status', BOOKING_STATUSES);
+    const booking = store.transaction((tx) => changeBookingStatus(tx, { changes, now: now() }, id(ctx), status));
+    ok(ctx, 'Booking status changed.', bookingView(store, booking));
+  });
+
+  router.post('/bookings/:id/dates', async (ctx) => {
+    const b = await body(ctx);
+    const booking = store.transaction((tx) => changeBookingDates(tx, { changes, now: now() }, id(ctx), str(b, 'check_in'), str(b, 'check_out')));
+    ok(ctx, 'Booking dates changed.', bookingView(store, booking));
+  });
+
+  const clockView = () => ({ now: timestamp(now()), epoch_ms: now(), frozen: clock.snapshot().frozenAt !== null, offset_ms: clock.snapshot().offsetMs });
+  const persistClock = () => store.transaction((tx) => {
+    const settings = tx.get('settings', 'platform');
+    if (settings) tx.put('settings', 'platform', { ...settings, clock: clock.snapshot() });
+  });
+
+  router.get('/clock', (ctx) => ok(ctx, 'Clock retrieved.', clockView()));
+
+  router.put('/clock', async (ctx) => {
+    const b = await body(ctx);
+    if (b.now !== undefined) {
+      const at = parseInstant(str(b, 'now', { max: 64 }));
+      if (at === null) throw invalid('now', 'Must be a parseable timestamp.');
+      clock.set(at);
+    }
+    const frozen = bool(b, 'frozen', { optional: true });
+    if (frozen === true) clock.freeze();
+    if (frozen === false) clock.unfreeze();
+    persistClock();
+    ok(ctx, 'Clock set.', clockView());
+  });
+
+  router.post('/clock/advance', async (ctx) => {
+    const b = await body(ctx);
+    const seconds = num(b, 'seconds', { min: 0 });
+    clock.advance(Math.round(seconds * 1000));
+    persistClock();
+    ok(ctx, 'Clock advanced.', clockView());
+  });
+
+  router.put('/api', async (ctx) => {
+    const b = await body(ctx);
+    const enabled = bool(b, 'enabled');
+    store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, api_enabled: enabled }));
+    ok(ctx, enabled ? 'API switched on.' : 'API switched off: every partner route answers a bare 404.', { api_enabled: enabled });
+  });
+
+  router.put('/settings', async (ctx) => {
+    const b = await body(ctx);
+    const latency = int(b, 'create_latency_ms', { min: 0, max: 60_000 });
+    store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, create_latency_ms: latency }));
+    ok(ctx, 'Settings saved.', { create_latency_ms: latency });
+  });
+
+  return router;
+}
+
+function webhookUrl(b: Body): string | null | undefined {
+  const url = str(b, 'webhook_url' in b ? 'webhook_url' : 'url', { optional: true, nullable: true, max: 2048 });
+  if (url && !/^https?:\/\/[^\s]+$/.test(url)) throw invalid('url', 'Must be an http(s) URL.');
+  return url;
+}
+
+function eventTypes(value: unknown): EventType[] {
+  if (!Array.isArray(value) || value.some((t) => !EVENT_TYPES.includes(t as EventType))) {
+    throw invalid('event_types', `Must be an array of: ${EVENT_TYPES.join(', ')}.`);
+  }
+  return [...new Set(value as EventType[])];
+}

@@ -1,0 +1,65 @@
+/**
+ * The store interface: the domain's only way to state. Tables of records
+ * keyed by string; writes happen only inside a transaction, which applies
+ * all of its writes or none (nothing is ever half-written).
+ */
+import type {
+  Booking, Brand, IdempotencyRecord, Integration, NightRates, NightRestrictions, NightSettings,
+  Property, RateWindow, Settings, SyncWindow, Unit,
+} from '../domain/model.ts';
+
+export interface Tables {
+  brands: Brand;
+  integrations: Integration;
+  /** key: SHA-256 of an API key → the integration it authenticates. */
+  apiKeys: { integration_id: number };
+  properties: Property;
+  units: Unit;
+  /** key: property id → its unit ids, ascending (an index: no scan of every unit). */
+  propertyUnits: { unit_ids: number[] };
+  /** key: `${property_id}:${date}`. */
+  nights: NightSettings;
+  /** key: `${property_id}:${date}`; nights without a record use the property default. */
+  rates: NightRates & { property_id: number; date: string };
+  restrictions: NightRestrictions & { property_id: number; date: string };
+  bookings: Booking;
+  /** key: `${integration_id}:${external_booking_id}` → booking id (unique per integration). */
+  bookingKeys: { booking_id: number };
+  /** key: `${unit_id}:${date}` → the booking holding that unit that night. */
+  holds: { booking_id: number };
+  /** key: `${integration_id}:${Idempotency-Key}`. */
+  idempotency: IdempotencyRecord;
+  rateWindows: RateWindow;
+  syncWindows: SyncWindow;
+  /** key: counter name → last value issued. */
+  counters: { value: number };
+  settings: Settings;
+}
+
+export type TableName = keyof Tables;
+
+export interface StoreReader {
+  get<T extends TableName>(table: T, key: string): Tables[T] | undefined;
+  /** Every record of a table, in insertion order. */
+  values<T extends TableName>(table: T): Iterable<Tables[T]>;
+  size(table: TableName): number;
+}
+
+export interface Transaction extends StoreReader {
+  put<T extends TableName>(table: T, key: string, value: Tables[T]): void;
+  delete(table: TableName, key: string): void;
+  /** Runs `fn` after the transaction commits; never when it is dropped. */
+  onCommit(fn: () => void): void;
+}
+
+export interface Store extends StoreReader {
+  /**
+   * Runs `fn` against a view that sees its own writes; commits them all when
+   * it returns, drops them all when it throws. Synchronous on purpose: two
+   * requests can never interleave inside one domain operation.
+   */
+  transaction<R>(fn: (tx: Transaction) => R): R;
+  /** Resolves once every committed transaction is durable (a no-op in memory). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
