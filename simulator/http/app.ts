@@ -55,6 +55,8 @@ export function createApp(options: AppOptions): Koa {
   app.use(async (ctx, next) => {
     try {
       await next();
+      // A response reports only what is already durable (a no-op in memory).
+      await platform.store.flush();
     } catch (e) {
       if (e instanceof DomainError) return sendError(ctx, e);
       ctx.status = 500;
@@ -118,7 +120,13 @@ function authenticated(platform: Platform, handler: Handler, op: Operation): Rou
 /** Checks every answer against the operation's declared responses. */
 function guard(op: Operation, contract: Contract, report: AppOptions['onContractViolation']): RouterMiddleware {
   return async (ctx, next) => {
-    await next();
+    try {
+      await next();
+    } catch (e) {
+      // Auth and rate-limit refusals are answers of this operation too: send them here so they are checked.
+      if (!(e instanceof DomainError)) throw e;
+      sendError(ctx, e);
+    }
     if (!report) return;
     const text = typeof ctx.body === 'string' ? ctx.body : '';
     let body: unknown = undefined;

@@ -1,0 +1,123 @@
+/**
+ * `npm start -- [flags]`: serves the simulator. The flags and the fixtures
+ * file are a public contract (README "CLI"); keep them stable.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { API_ROOT } from './http/app.ts';
+import { STAFF_ROOT } from './staff/routes.ts';
+import { createSimulator } from './simulator.ts';
+import { seedDemoWorld, coveredProperties, type Fixtures } from './demo-world.ts';
+import { FileStore } from './store/file-store.ts';
+import type { Store } from './store/store.ts';
+
+const USAGE = `Usage: npm start -- [options]
+
+  --port N             port on 127.0.0.1 (default 4010; 0 picks a free port)
+  --memory             keep everything in memory (no files)
+  --data DIR           data directory (default ./data)
+  --fixtures-out FILE  write base URL, staff token and demo credentials as JSON once serving
+  --webhook-url URL    register URL as the first demo integration's webhook (all six types)
+  --api-off            start with the partner API switched off (every route a bare 404)
+  --help               this text
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        port: { type: 'string', default: '4010' },
+        memory: { type: 'boolean', default: false },
+        data: { type: 'string' },
+        'fixtures-out': { type: 'string' },
+        'webhook-url': { type: 'string' },
+        'api-off': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (args.help) return void process.stdout.write(USAGE);
+  const port = Number(args.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${args.port}"`);
+  if (args.memory && args.data) fail('--memory and --data exclude each other');
+  if (args['webhook-url'] && !/^https?:\/\/\S+$/.test(args['webhook-url'])) fail(`--webhook-url must be an http(s) URL, got "${args['webhook-url']}"`);
+
+  const dataDir = args.memory ? null : resolve(args.data ?? 'data');
+  let store: Store | undefined;
+  let vaultKey: Buffer | undefined;
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    store = await FileStore.open(dataDir);
+    vaultKey = secretFile(join(dataDir, 'vault.key'), () => randomBytes(32).toString('hex'), (s) => Buffer.from(s, 'hex'));
+  }
+  const sim = createSimulator({ store, vaultKey });
+  const firstStart = sim.store.size('integrations') === 0;
+
+  const server = sim.app.listen(port, '127.0.0.1');
+  await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
+    fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = origin + API_ROOT;
+
+  let fixtures: Fixtures;
+  if (firstStart) {
+    fixtures = seedDemoWorld(sim, { baseUrl, staffToken: sim.staffToken!, webhookUrl: args['webhook-url'] ?? null });
+    // The simulator is a development tool: it keeps the demo credentials so a restart can show them again.
+    if (dataDir) writePrivate(join(dataDir, 'demo-credentials.json'), JSON.stringify(fixtures, null, 2));
+  } else {
+    const saved = dataDir && existsSync(join(dataDir, 'demo-credentials.json')) ? (JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Fixtures) : null;
+    if (!saved) fail('the data directory has a world but no demo-credentials.json; start with an empty --data DIR');
+    fixtures = { ...saved, baseUrl, integrations: saved.integrations.map((i) => ({ ...i, properties: coveredProperties(sim, i.id) })) };
+    if (args['webhook-url']) {
+      const url = args['webhook-url'];
+      sim.store.transaction((tx) => {
+        const i = tx.get('integrations', String(fixtures.integrations[0]!.id))!;
+        tx.put('integrations', String(i.id), { ...i, webhook: { ...i.webhook, url } });
+      });
+    }
+  }
+  if (args['api-off']) sim.store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, api_enabled: false }));
+  await sim.store.flush();
+  if (args['fixtures-out']) writePrivate(resolve(args['fixtures-out']), JSON.stringify(fixtures, null, 2));
+
+  const lines = [
+    `Partner API 2026-09 simulator ${firstStart ? '(demo world seeded)' : '(state restored)'}`,
+    `  base URL     ${baseUrl}`,
+    `  staff plane  ${origin}${STAFF_ROOT}   (Authorization: Bearer ${fixtures.staffToken})`,
+    `  storage      ${dataDir ?? 'memory (nothing is written to disk)'}`,
+    ...fixtures.integrations.map((i) => `  ${i.slug.padEnd(17)} #${i.id} ${i.status.padEnd(8)} API key ${i.apiKey}  webhook secret ${i.webhookSecret}`),
+    args['api-off'] ? '  the partner API is switched OFF (PUT /_staff/api {"enabled":true} to switch it on)' : '',
+  ];
+  process.stdout.write(lines.filter(Boolean).join('\n') + '\n');
+
+  const stop = () => {
+    server.close();
+    void sim.store.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function writePrivate(path: string, text: string): void {
+  writeFileSync(path, text + '\n', { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+function secretFile<T>(path: string, make: () => string, decode: (s: string) => T): T {
+  if (!existsSync(path)) writePrivate(path, make());
+  return decode(readFileSync(path, 'utf8').trim());
+}
+
+await main();
