@@ -8,7 +8,13 @@ import type Koa from 'koa';
 import { createApp, type ContractViolation } from './http/app.ts';
 import { staffRouter } from './staff/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
-import { ChangeLog, type ChangeRecorder } from './domain/changes.ts';
+import { ChangeLog, type Change, type ChangeRecorder } from './domain/changes.ts';
+import { EventApi } from './domain/event-api.ts';
+import { EventLog } from './domain/event-log.ts';
+import { eventHandlers } from './http/event-routes.ts';
+import { loadContract } from '../spec/contract.ts';
+import { SyncWorker } from './sync-worker.ts';
+import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
 import type { Entropy } from './domain/ids.ts';
 import { Platform } from './domain/platform.ts';
@@ -24,6 +30,7 @@ export interface SimulatorOptions {
   vaultKey?: Buffer;
   /** The staff token to accept; one is generated when the store has none. */
   staffToken?: string;
+  /** Sees every change too (tests); the event log always does. */
   changes?: ChangeRecorder;
   onContractViolation?: (v: ContractViolation) => void;
 }
@@ -34,6 +41,9 @@ export interface Simulator {
   clock: VirtualClock;
   store: Store;
   changes: ChangeRecorder;
+  eventLog: EventLog;
+  events: EventApi;
+  sync: SyncWorker;
   /** The staff token in the clear when this process created it; null when the store already had one. */
   staffToken: string | null;
 }
@@ -57,7 +67,27 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }));
   }
   const changes = options.changes ?? new ChangeLog();
-  const platform = new Platform({ store, clock, entropy, vault: aesVault(options.vaultKey ?? randomBytes(32)), changes });
-  const app = createApp({ platform, extraRouters: [staffRouter({ platform, clock })], onContractViolation: options.onContractViolation });
-  return { app, platform, clock, store, changes, staffToken };
+  const eventLog = new EventLog({ clock, entropy });
+  const recorder: ChangeRecorder = {
+    record(tx: Transaction, change: Change) {
+      changes.record(tx, change);
+      eventLog.record(tx, change);
+    },
+  };
+  const platform = new Platform({
+    store, clock, entropy, vault: aesVault(options.vaultKey ?? randomBytes(32)), changes: recorder,
+    undeliveredEvents: (id) => store.get('eventStreams', String(id))?.undelivered ?? 0,
+  });
+  const events = new EventApi({ store, clock, log: eventLog });
+  const sync = new SyncWorker(events);
+  const contract = loadContract();
+  const app = createApp({
+    platform, contract,
+    extraRouters: [staffRouter({ platform, clock })],
+    extraHandlers: eventHandlers({ events, worker: sync, contract }),
+    onContractViolation: options.onContractViolation,
+  });
+  // Syncs accepted before a restart carry on.
+  sync.kick();
+  return { app, platform, clock, store, changes, eventLog, events, sync, staffToken };
 }

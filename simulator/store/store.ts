@@ -3,6 +3,7 @@
  * keyed by string; writes happen only inside a transaction, which applies
  * all of its writes or none (nothing is ever half-written).
  */
+import type { EventStream, StoredEvent, SupersedableSet, SyncJob } from '../domain/event-records.ts';
 import type {
   Booking, Brand, IdempotencyRecord, Integration, NightRates, NightRestrictions, NightSettings,
   Property, RateWindow, Settings, SyncWindow, Unit,
@@ -34,6 +35,14 @@ export interface Tables {
   /** key: counter name → last value issued. */
   counters: { value: number };
   settings: Settings;
+  /** key: `${integration_id}:${sequence}`: the per-integration event log, indexed by sequence. */
+  events: StoredEvent;
+  /** key: integration id → retention pointer and undelivered count. */
+  eventStreams: EventStream;
+  /** key: supersession key → the still-undelivered events that a newer one may supersede. */
+  supersedable: SupersedableSet;
+  /** key: `${integration_id}:${accepted_at}` → a queued full re-sync. */
+  syncJobs: SyncJob;
 }
 
 export type TableName = keyof Tables;

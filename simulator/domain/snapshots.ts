@@ -1,0 +1,36 @@
+/**
+ * §2.7, §4.8: availability, rates and restrictions snapshots. The watermark
+ * `sequence` is read before the payload is built; the payload comes from the
+ * same builders as the events, so it is byte-identical to the matching event.
+ */
+import { addDays, dateAt, daysBetween, type IsoDate } from './calendar.ts';
+import { invalid, notFound } from './errors.ts';
+import type { Integration, Property } from './model.ts';
+import { windowedPayload } from './payloads.ts';
+import type { StoreReader } from '../store/store.ts';
+
+export const SNAPSHOT_MAX_NIGHTS = 92;
+export const SNAPSHOT_HORIZON_DAYS = 730;
+
+export type SnapshotKind = 'availability' | 'rates' | 'restrictions';
+
+/** A covered property by platform id or partner alias; anything else is NOT_FOUND (§4.8, §1). */
+export function coveredProperty(r: StoreReader, integration: Integration, ref: string): Property {
+  const covered = integration.coverage.map((id) => r.get('properties', String(id))).filter((p): p is Property => p !== undefined);
+  const property = (/^[0-9]+$/.test(ref) ? covered.find((p) => p.id === Number(ref)) : undefined) ?? covered.find((p) => p.external_id === ref);
+  if (!property) throw notFound();
+  return property;
+}
+
+export function snapshot(r: StoreReader, integration: Integration, kind: SnapshotKind, ref: string, from: IsoDate, to: IsoDate, now: number) {
+  const property = coveredProperty(r, integration, ref);
+  // §4.8: both window violations are reported against `to`.
+  if (to < from) throw invalid('to', 'Must be on or after from.');
+  if (daysBetween(from, to) + 1 > SNAPSHOT_MAX_NIGHTS) throw invalid('to', `The window may span at most ${SNAPSHOT_MAX_NIGHTS} nights.`);
+  const last = addDays(dateAt(now), SNAPSHOT_HORIZON_DAYS);
+  if (to > last) throw invalid('to', `Must be at most ${SNAPSHOT_HORIZON_DAYS} days ahead (${last}).`);
+  // The watermark rule: read the sequence first, then build the payload.
+  const sequence = r.get('integrations', String(integration.id))?.last_sequence ?? 0;
+  const data = windowedPayload(r, `${kind}.changed`, property, from, to);
+  return { sequence, property: { doorloom_id: property.id, external_id: property.external_id }, window: { from, to }, data };
+}

@@ -1,0 +1,48 @@
+/**
+ * §3.3: when a newer event of the same type and property fully covers the
+ * window of an event that is still undelivered, the older one becomes
+ * `superseded`: left out of replay unless asked for, never delivered, never
+ * to be applied. booking.changed events supersede only older events of the
+ * same booking (spec x-assumption on BookingChangedEvent).
+ */
+import type { StoredEvent } from './event-records.ts';
+import type { Transaction } from '../store/store.ts';
+
+/** Statuses of an event still waiting to be delivered; `delivering` is in flight and is left alone. */
+const UNDELIVERED = new Set(['pending', 'failed']);
+
+export function supersessionKey(e: Pick<StoredEvent, 'integration_id' | 'type' | 'property_id' | 'booking_id'>): string {
+  return `${e.integration_id}|${e.type}|${e.property_id}|${e.booking_id ?? ''}`;
+}
+
+/** Supersedes what `newer` covers and registers `newer` as supersedable; returns how many were superseded. */
+export function supersede(tx: Transaction, newer: StoredEvent): number {
+  const key = supersessionKey(newer);
+  const kept: number[] = [];
+  let count = 0;
+  for (const seq of tx.get('supersedable', key)?.sequences ?? []) {
+    const eventKey = `${newer.integration_id}:${seq}`;
+    const older = tx.get('events', eventKey);
+    if (!older) continue;
+    if (older.status === 'delivering') {
+      // In flight: it may still fail and become supersedable again.
+      kept.push(seq);
+      continue;
+    }
+    if (!UNDELIVERED.has(older.status)) continue;
+    if (older.from >= newer.from && older.to <= newer.to) {
+      tx.put('events', eventKey, { ...older, status: 'superseded', next_attempt_at: null });
+      count += 1;
+    } else kept.push(seq);
+  }
+  kept.push(newer.sequence);
+  tx.put('supersedable', key, { sequences: kept });
+  return count;
+}
+
+/** Takes a delivered (or otherwise settled) event out of the supersedable set. */
+export function settleSupersedable(tx: Transaction, event: StoredEvent): void {
+  const key = supersessionKey(event);
+  const set = tx.get('supersedable', key);
+  if (set) tx.put('supersedable', key, { sequences: set.sequences.filter((s) => s !== event.sequence) });
+}

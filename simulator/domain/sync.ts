@@ -1,0 +1,118 @@
+/**
+ * §4.7 POST /sync: validation first, then the charge (one accepted sync per
+ * 24 hours, six calls per rolling day including refusals), then a queued job
+ * that emits one event per type, per property, per calendar month within the
+ * horizon, property by property, in sequence order.
+ */
+import { addDays, endOfMonth, type IsoDate } from './calendar.ts';
+import { DomainError } from './errors.ts';
+import { horizonOf, type EventLog } from './event-log.ts';
+import type { SyncJob } from './event-records.ts';
+import type { EventType, Integration } from './model.ts';
+import { windowedPayload } from './payloads.ts';
+import type { Transaction } from '../store/store.ts';
+
+export const SYNC_INTERVAL_MS = 24 * 3_600_000;
+export const SYNC_DAILY_CAP = 6;
+
+export const SYNC_TYPES = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed'] as const;
+type SyncType = (typeof SYNC_TYPES)[number];
+
+/** §4.7: short names and `.changed` spellings both accepted; answered as `.changed` names, in document order. */
+export function normaliseTypes(types: string[] | undefined): SyncType[] {
+  if (!types) return [...SYNC_TYPES];
+  const wanted = new Set(types.map((t) => (t.endsWith('.changed') ? t : `${t}.changed`)));
+  return SYNC_TYPES.filter((t) => wanted.has(t));
+}
+
+/** Calendar-month chunks from `from` to `to` inclusive (§4.7; months of the platform zone). */
+export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: IsoDate }[] {
+  const out: { from: IsoDate; to: IsoDate }[] = [];
+  for (let start = from; start <= to; start = addDays(endOfMonth(start), 1)) {
+    const end = endOfMonth(start);
+    out.push({ from: start, to: end < to ? end : to });
+  }
+  return out;
+}
+
+export interface SyncRequest {
+  property_ids?: number[];
+  types?: string[];
+}
+
+export type SyncOutcome =
+  | { kind: 'queued'; job: SyncJob; reply: { queued_properties: number; horizon_days: number; types: SyncType[] } }
+  | { kind: 'refused'; error: DomainError };
+
+/**
+ * Validates, then charges. A refusal is returned, not thrown, because it is
+ * charged too ("refusals included") and its transaction must commit.
+ */
+export function requestSync(tx: Transaction, integration: Integration, body: SyncRequest, now: number): SyncOutcome {
+  const ids = body.property_ids ?? integration.coverage;
+  ids.forEach((id, i) => {
+    if (!integration.coverage.includes(id)) throw new DomainError('PROPERTY_NOT_MAPPED', { [`property_ids.${i}`]: ['Unknown or uncovered property.'] });
+  });
+  const types = normaliseTypes(body.types);
+
+  // Validation passed: only now is anything charged (§4.7).
+  const window = tx.get('syncWindows', String(integration.id)) ?? { last_accepted_at: null, calls: [] };
+  const calls = window.calls.filter((t) => now - t < SYNC_INTERVAL_MS);
+  calls.push(now);
+  const refuse = (error: DomainError): SyncOutcome => {
+    tx.put('syncWindows', String(integration.id), { ...window, calls });
+    return { kind: 'refused', error };
+  };
+  if (calls.length > SYNC_DAILY_CAP) {
+    const retry = Math.max(1, Math.ceil((calls[0]! + SYNC_INTERVAL_MS - now) / 1000));
+    return refuse(new DomainError('RATE_LIMITED', {}, 'At most six sync calls a day, refusals included.', { 'Retry-After': String(retry) }));
+  }
+  if (window.last_accepted_at !== null && now - window.last_accepted_at < SYNC_INTERVAL_MS) {
+    const retry = Math.max(1, Math.ceil((window.last_accepted_at + SYNC_INTERVAL_MS - now) / 1000));
+    return refuse(new DomainError('SYNC_TOO_SOON', { retry_after: retry }, undefined, { 'Retry-After': String(retry) }));
+  }
+  tx.put('syncWindows', String(integration.id), { last_accepted_at: now, calls });
+  const horizon = horizonOf(integration, now);
+  const job: SyncJob = {
+    integration_id: integration.id,
+    accepted_at: now,
+    property_ids: [...new Set(ids)],
+    types,
+    months: monthChunks(horizon.from, horizon.to),
+    next: 0,
+  };
+  tx.put('syncJobs', syncJobKey(job), job);
+  return { kind: 'queued', job, reply: { queued_properties: job.property_ids.length, horizon_days: integration.horizon_days, types } };
+}
+
+export function syncJobKey(job: Pick<SyncJob, 'integration_id' | 'accepted_at'>): string {
+  return `${job.integration_id}:${job.accepted_at}`;
+}
+
+/**
+ * Emits the events of the job's next property (every type, every month) in
+ * one transaction; returns false when the job is finished and removed.
+ */
+export function runSyncStep(tx: Transaction, log: EventLog, key: string): boolean {
+  const job = tx.get('syncJobs', key);
+  if (!job) return false;
+  const integration = tx.get('integrations', String(job.integration_id));
+  const propertyId = job.property_ids[job.next];
+  if (!integration || propertyId === undefined) {
+    tx.delete('syncJobs', key);
+    return false;
+  }
+  const property = tx.get('properties', String(propertyId));
+  // A disabled integration records nothing (§3.1); coverage or subscriptions may have changed since.
+  if (property && !integration.disabled && integration.coverage.includes(propertyId)) {
+    for (const type of job.types.filter((t) => integration.webhook.event_types.includes(t as EventType))) {
+      for (const month of job.months) {
+        log.append(tx, integration, { type, property, from: month.from, to: month.to, data: windowedPayload(tx, type, property, month.from, month.to) });
+      }
+    }
+  }
+  const next = job.next + 1;
+  if (next >= job.property_ids.length) tx.delete('syncJobs', key);
+  else tx.put('syncJobs', key, { ...job, next });
+  return next < job.property_ids.length;
+}
