@@ -28,6 +28,8 @@ export interface AppOptions {
   extraRouters?: Router[];
   /** Called when a response does not conform to spec/openapi.yaml (tests fail on it). */
   onContractViolation?: (v: ContractViolation) => void;
+  /** Handlers of further operations (replay, sync, snapshots), keyed by operationId. */
+  extraHandlers?: Record<string, Handler>;
   /** Waits `ms` (real time) while a create is in progress; injected so the domain has no timers. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -67,7 +69,10 @@ export function createApp(options: AppOptions): Koa {
   });
 
   const api = new Router({ prefix: API_ROOT });
-  const handlers = partnerHandlers({ platform, contract, sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) });
+  const handlers = {
+    ...partnerHandlers({ platform, contract, sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) }),
+    ...options.extraHandlers,
+  };
 
   // §5.6: switched off, every route is a bare 404 with an empty body.
   api.use(async (ctx, next) => {

@@ -16,7 +16,7 @@ interface Deps {
 }
 
 /** Path and query parameters validated (and coerced) from the contract; 422 VALIDATION_FAILED otherwise. */
-function parameters(contract: Contract, op: Operation, ctx: Context): { path: Record<string, unknown>; query: Record<string, unknown> } {
+export function parameters(contract: Contract, op: Operation, ctx: Context): { path: Record<string, unknown>; query: Record<string, unknown> } {
   const input = { path: { ...(ctx.params as Record<string, unknown>) }, query: { ...ctx.query } as Record<string, unknown>, headers: ctx.headers as Record<string, unknown> };
   // Headers are checked where they have their own error code (Idempotency-Key, §4.5 rule 2).
   const errors = contract.checkParameters({ ...op, parameters: op.parameters.filter((p) => p.in !== 'header') }, input);
