@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { API_ROOT } from './http/app.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
-import { createSimulator } from './simulator.ts';
-import { seedDemoWorld, coveredProperties, type Fixtures } from './demo-world.ts';
+import { createSimulator, type Simulator } from './simulator.ts';
+import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
+import { statusOf } from './domain/integrations.ts';
 import { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
     fail((e as Error).message);
   }
   if (args.help) return void process.stdout.write(USAGE);
-  const port = Number(args.port);
+  // Digits only: Number() would read "" as 0 (a random port) and "0x10" as 16.
+  const port = /^[0-9]{1,5}$/.test(args.port) ? Number(args.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${args.port}"`);
   if (args.memory && args.data) fail('--memory and --data exclude each other');
   if (args['webhook-url'] && !/^https?:\/\/\S+$/.test(args['webhook-url'])) fail(`--webhook-url must be an http(s) URL, got "${args['webhook-url']}"`);
@@ -79,7 +81,8 @@ async function main(): Promise<void> {
   } else {
     const saved = dataDir && existsSync(join(dataDir, 'demo-credentials.json')) ? (JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Fixtures) : null;
     if (!saved) fail('the data directory has a world but no demo-credentials.json; start with an empty --data DIR');
-    fixtures = { ...saved, baseUrl, integrations: saved.integrations.map((i) => ({ ...i, properties: coveredProperties(sim, i.id) })) };
+    // Status and coverage as the restored world has them (staff may have changed both); keys cannot be read back.
+    fixtures = { ...saved, baseUrl, integrations: saved.integrations.map((i) => ({ ...i, status: currentStatus(sim, i), properties: coveredProperties(sim, i.id) })) };
     if (args['webhook-url']) {
       const url = args['webhook-url'];
       sim.store.transaction((tx) => {
@@ -98,7 +101,8 @@ async function main(): Promise<void> {
     `  staff plane  ${origin}${STAFF_ROOT}   (Authorization: Bearer ${fixtures.staffToken})`,
     `  storage      ${dataDir ?? 'memory (nothing is written to disk)'}`,
     ...fixtures.integrations.map((i) => `  ${i.slug.padEnd(17)} #${i.id} ${i.status.padEnd(8)} API key ${i.apiKey}  webhook secret ${i.webhookSecret}`),
-    args['api-off'] ? '  the partner API is switched OFF (PUT /_staff/api {"enabled":true} to switch it on)' : '',
+    // The switch is part of the saved state: say so whether --api-off or an earlier PUT /_staff/api turned it off.
+    !sim.platform.apiEnabled() ? '  the partner API is switched OFF (PUT /_staff/api {"enabled":true} to switch it on)' : '',
   ];
   process.stdout.write(lines.filter(Boolean).join('\n') + '\n');
 
@@ -108,6 +112,11 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+function currentStatus(sim: Simulator, fixture: FixtureIntegration): string {
+  const integration = sim.store.get('integrations', String(fixture.id));
+  return integration ? statusOf(integration) : fixture.status;
 }
 
 function writePrivate(path: string, text: string): void {

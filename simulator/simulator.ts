@@ -14,6 +14,8 @@ import { EventLog } from './domain/event-log.ts';
 import { eventHandlers } from './http/event-routes.ts';
 import { loadContract } from '../spec/contract.ts';
 import { SyncWorker } from './sync-worker.ts';
+import { DeliveryWorker } from './webhooks/delivery-worker.ts';
+import { fetchTransport, type Transport } from './webhooks/transport.ts';
 import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
 import type { Entropy } from './domain/ids.ts';
@@ -33,6 +35,10 @@ export interface SimulatorOptions {
   /** Sees every change too (tests); the event log always does. */
   changes?: ChangeRecorder;
   onContractViolation?: (v: ContractViolation) => void;
+  /** How webhooks leave the simulator (fetch by default). */
+  transport?: Transport;
+  /** Delivery time-out in real milliseconds (spec: 10 s). */
+  deliveryTimeoutMs?: number;
 }
 
 export interface Simulator {
@@ -44,6 +50,7 @@ export interface Simulator {
   eventLog: EventLog;
   events: EventApi;
   sync: SyncWorker;
+  webhooks: DeliveryWorker;
   /** The staff token in the clear when this process created it; null when the store already had one. */
   staffToken: string | null;
 }
@@ -79,6 +86,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     undeliveredEvents: (id) => store.get('eventStreams', String(id))?.undelivered ?? 0,
   });
   const events = new EventApi({ store, clock, log: eventLog });
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? fetchTransport, timeoutMs: options.deliveryTimeoutMs });
   const sync = new SyncWorker(events);
   const contract = loadContract();
   const app = createApp({
@@ -89,5 +97,5 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   });
   // Syncs accepted before a restart carry on.
   sync.kick();
-  return { app, platform, clock, store, changes, eventLog, events, sync, staffToken };
+  return { app, platform, clock, store, changes, eventLog, events, sync, webhooks, staffToken };
 }

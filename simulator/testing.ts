@@ -14,6 +14,7 @@ import { VirtualClock } from './domain/clock.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { seedDemoWorld, type Fixtures } from './demo-world.ts';
 import type { Store } from './store/store.ts';
+import type { Transport } from './webhooks/transport.ts';
 
 /** A fixed "now" for tests: 2026-09-15 12:00 in the platform zone (06:30 UTC). */
 export const TEST_NOW = Date.parse('2026-09-15T06:30:00Z');
@@ -31,10 +32,20 @@ export interface Harness {
   bookingBody(overrides?: Record<string, unknown>): Record<string, any>;
 }
 
-export function makeHarness(options: { store?: Store; now?: number } = {}): Harness {
+export interface HarnessOptions {
+  store?: Store;
+  now?: number;
+  transport?: Transport;
+  deliveryTimeoutMs?: number;
+}
+
+export function makeHarness(options: HarnessOptions = {}): Harness {
   const violations: ContractViolation[] = [];
   const clock = new VirtualClock(() => Date.now(), { offsetMs: 0, frozenAt: options.now ?? TEST_NOW });
-  const sim = createSimulator({ store: options.store, clock, staffToken: 'stf_test_staff_token', onContractViolation: (v) => violations.push(v) });
+  const sim = createSimulator({
+    store: options.store, clock, staffToken: 'stf_test_staff_token', onContractViolation: (v) => violations.push(v),
+    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs,
+  });
   const fixtures = seedDemoWorld(sim, { baseUrl: API_ROOT, staffToken: 'stf_test_staff_token' });
   const http = supertest(sim.app.callback());
   let counter = 0;

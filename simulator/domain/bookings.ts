@@ -62,15 +62,15 @@ export function bookingView(r: StoreReader, booking: Booking): Record<string, un
 export type CreateOutcome = { kind: 'created'; booking: Booking } | { kind: 'duplicate'; booking: Booking };
 
 /**
- * §4.5: validates the dates, answers an existing external_booking_id as a
- * duplicate (rule 4), resolves property and units, holds every unit for every
+ * §4.5: answers an existing external_booking_id as a duplicate (rule 4),
+ * validates the dates, resolves property and units, holds every unit for every
  * night or refuses with UNAVAILABLE and writes nothing (rules 6, 7).
  */
 export function createBooking(tx: Transaction, ctx: BookingContext, integration: Integration, input: CreateBookingInput): CreateOutcome {
-  checkStayDates(input.check_in, input.check_out, ctx.now);
-
+  // Rule 4 first: a retry under a new key after check_in has passed is still "treat as success".
   const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id;
   if (existingId !== undefined) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
+  checkStayDates(input.check_in, input.check_out, ctx.now);
 
   const property = resolveProperty(tx, integration, input.property);
   const units = unitsOf(tx, property.id);

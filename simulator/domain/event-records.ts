@@ -21,6 +21,7 @@ export interface StoredEvent {
   body: string;
   attempts: number;
   next_attempt_at: number | null;
+  last_attempt_at?: number | null;
 }
 
 export interface EventStream {
@@ -28,6 +29,8 @@ export interface EventStream {
   first_retained: number;
   /** Events waiting or being retried (§2.1 webhook.undelivered_events). */
   undelivered: number;
+  /** Lowest sequence not yet settled (delivered, superseded or dead): the head of the delivery queue. */
+  next_delivery?: number;
 }
 
 export interface SupersedableSet {

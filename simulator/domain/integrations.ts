@@ -169,6 +169,9 @@ export function pause(integration: Integration, reason: PausedReason, now: numbe
   return { ...integration, webhook: { ...integration.webhook, paused_at: now, paused_reason: reason } };
 }
 
-export function resume(integration: Integration): Integration {
-  return { ...integration, webhook: { ...integration.webhook, paused_at: null, paused_reason: null, consecutive_failures: 0 } };
+export function resume(integration: Integration, now: number): Integration {
+  return {
+    ...integration,
+    webhook: { ...integration.webhook, paused_at: null, paused_reason: null, consecutive_failures: 0, failing_since: null, next_probe_at: null, resumed_at: now },
+  };
 }

@@ -36,6 +36,12 @@ export interface WebhookState {
   last_failure_at: number | null;
   paused_at: number | null;
   paused_reason: PausedReason | null;
+  /** When the current run of failures began (§3.1 auto-pause: six hours of it). */
+  failing_since?: number | null;
+  /** When the next probe is due while auto-paused. */
+  next_probe_at?: number | null;
+  /** When delivery last resumed: a waiting retry is then due at once (§3.1 drain after recovery). */
+  resumed_at?: number | null;
 }
 
 export interface Integration {

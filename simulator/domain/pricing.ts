@@ -8,9 +8,13 @@
 export function unitPrices(total: number, stayPrices: (number | undefined)[]): number[] {
   if (stayPrices.every((p): p is number => typeof p === 'number')) return stayPrices;
   const n = stayPrices.length;
-  const share = Math.floor((total / n) * 100) / 100;
-  const last = Math.round((total - share * (n - 1)) * 100) / 100;
-  return stayPrices.map((_, i) => (i === n - 1 ? last : share));
+  // §4.5 rule 5: split in whole paise. Flooring the float `(total / n) * 100`
+  // lost a paisa whenever it landed just below a whole number (1.16 / 2 * 100
+  // is 57.999…, which split 1.16 as 0.57 + 0.59 instead of 0.58 + 0.58).
+  const totalPaise = Math.round(total * 100);
+  const sharePaise = Math.floor(totalPaise / n);
+  const lastPaise = totalPaise - sharePaise * (n - 1);
+  return stayPrices.map((_, i) => (i === n - 1 ? lastPaise : sharePaise) / 100);
 }
 
 /** §2.3: advance equals payment.amount_collected at create; balance is total minus advance. */

@@ -1,7 +1,8 @@
 /** Handlers of the partner API, keyed by the contract's operationId. */
 import type { Context } from 'koa';
 import type { Contract, Operation } from '../../spec/contract.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { isIsoDate, parseInstant } from '../domain/calendar.ts';
+import { DomainError, invalid, notFound } from '../domain/errors.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
 import type { ListQuery } from '../domain/bookings.ts';
 import { readJson } from './body.ts';
@@ -24,6 +25,44 @@ export function parameters(contract: Contract, op: Operation, ctx: Context): { p
   return { path: input.path, query: input.query };
 }
 
+/**
+ * §4.4 `updated_since`, "any parseable date or timestamp", as an instant that
+ * does not depend on where the simulator runs; null when the text names no
+ * real instant. The domain's parser leaves all but `YYYY-MM-DD` to Date.parse,
+ * which rolls impossible dates over (2026-02-30 became 2026-03-02) and reads
+ * zone-less text (`Sep 15 2026`, `2026-09-15T12:00:00`) in the host's time
+ * zone, so the same poll selected different bookings on different machines.
+ * Here ISO 8601 fields are range-checked, and zone-less text is read in the
+ * platform zone, as the spec x-assumption reads a bare date.
+ */
+function updatedSinceInstant(text: string): number | null {
+  const t = text.trim();
+  const tod = (h: number, m: number, s: number, ms: number) => ((h * 60 + m) * 60 + s) * 1000 + ms;
+  const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i.exec(t);
+  if (iso) {
+    const [, date, hh = '0', mm = '0', ss = '0', frac = '', zone] = iso;
+    if (!isIsoDate(date!) || +hh > 23 || +mm > 59 || +ss > 59) return null;
+    const sinceMidnight = tod(+hh, +mm, +ss, Math.floor(Number(`0${frac}`) * 1000));
+    if (zone === undefined) return parseInstant(date!)! + sinceMidnight;
+    const [, sign, oh = '0', om = '0'] = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone) ?? [];
+    const offsetMs = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * tod(+oh, +om, 0, 0);
+    if (Math.abs(offsetMs) >= 24 * 3_600_000) return null;
+    return Date.parse(`${date}T00:00:00Z`) + sinceMidnight - offsetMs;
+  }
+  // Other spellings (`Sep 15 2026`, `Tue, 15 Sep 2026 06:30:00 GMT`): the engine's parser.
+  const ms = Date.parse(t);
+  if (Number.isNaN(ms)) return null;
+  const namesZone = /\b(?:GMT|UTC?|Z|[ECMP][SD]T)\b|\d:\d{2}(?::\d{2})?(?:\.\d+)?\s*[+-]\d{2}:?\d{2}\b/i.test(t);
+  if (namesZone) return ms;
+  // No zone given: Date.parse used the host's; take the wall-clock fields it read and place them in the platform zone.
+  const local = new Date(ms);
+  const year = local.getFullYear();
+  if (year < 0 || year > 9999) return null;
+  const date = `${String(year).padStart(4, '0')}-${String(local.getMonth() + 1).padStart(2, '0')}-${String(local.getDate()).padStart(2, '0')}`;
+  const midnight = parseInstant(date);
+  return midnight === null ? null : midnight + tod(local.getHours(), local.getMinutes(), local.getSeconds(), local.getMilliseconds());
+}
+
 export function partnerHandlers({ platform, contract, sleep }: Deps): Record<string, Handler> {
   return {
     getMe: (ctx, caller) => send(ctx, platform.me(caller)),
@@ -43,6 +82,12 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
 
     listBookings: (ctx, caller, op) => {
       const { query } = parameters(contract, op, ctx);
+      // §4.4 updated_since: handed to the domain as one unambiguous instant (see updatedSinceInstant).
+      if (typeof query.updated_since === 'string') {
+        const since = updatedSinceInstant(query.updated_since);
+        if (since === null) throw invalid('updated_since', 'Must be a parseable date or timestamp.');
+        query.updated_since = new Date(since).toISOString();
+      }
       send(ctx, platform.listBookings(caller, query as unknown as ListQuery));
     },
 

@@ -27,6 +27,18 @@ import { asBody, bool, defined, int, intList, num, oneOf, str, type Body } from 
 export const STAFF_ROOT = '/_staff';
 const SNAPSHOT_HORIZON_DAYS = 730;
 
+/**
+ * The instants the virtual clock may be set to: every timestamp and date the
+ * simulator writes stays a plain four-digit-year ISO 8601 value (beyond them
+ * `timestamp()` throws and every later request would fail).
+ */
+const CLOCK_EARLIEST = Date.parse('1970-01-01T00:00:00Z');
+const CLOCK_LATEST = Date.parse('9999-12-31T00:00:00Z');
+const CLOCK_RANGE_MESSAGE = 'The clock must stay between 1970-01-01T00:00:00Z and 9999-12-31T00:00:00Z.';
+function clockCanShow(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= CLOCK_EARLIEST && ms <= CLOCK_LATEST;
+}
+
 export interface StaffDeps {
   platform: Platform;
   clock: VirtualClock;
@@ -134,7 +146,7 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
   });
 
   router.post('/integrations/:id/resume', (ctx) => {
-    store.transaction((tx) => updateIntegration(tx, id(ctx), resume));
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => resume(i, now())));
     ok(ctx, 'Delivery resumed.', view(id(ctx)));
   });
 
@@ -249,12 +261,14 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
 
   router.put('/clock', async (ctx) => {
     const b = await body(ctx);
+    // Validate everything before touching the clock: a refused request changes nothing.
+    const frozen = bool(b, 'frozen', { optional: true });
     if (b.now !== undefined) {
       const at = parseInstant(str(b, 'now', { max: 64 }));
       if (at === null) throw invalid('now', 'Must be a parseable timestamp.');
+      if (!clockCanShow(at)) throw invalid('now', CLOCK_RANGE_MESSAGE);
       clock.set(at);
     }
-    const frozen = bool(b, 'frozen', { optional: true });
     if (frozen === true) clock.freeze();
     if (frozen === false) clock.unfreeze();
     persistClock();
@@ -264,7 +278,9 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
   router.post('/clock/advance', async (ctx) => {
     const b = await body(ctx);
     const seconds = num(b, 'seconds', { min: 0 });
-    clock.advance(Math.round(seconds * 1000));
+    const ms = Math.round(seconds * 1000);
+    if (!clockCanShow(now() + ms)) throw invalid('seconds', CLOCK_RANGE_MESSAGE);
+    clock.advance(ms);
     persistClock();
     ok(ctx, 'Clock advanced.', clockView());
   });
@@ -286,9 +302,11 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
   return router;
 }
 
+/** `webhook_url` (or its alias `url`); a refusal names the field that was sent. */
 function webhookUrl(b: Body): string | null | undefined {
-  const url = str(b, 'webhook_url' in b ? 'webhook_url' : 'url', { optional: true, nullable: true, max: 2048 });
-  if (url && !/^https?:\/\/[^\s]+$/.test(url)) throw invalid('url', 'Must be an http(s) URL.');
+  const field = 'webhook_url' in b ? 'webhook_url' : 'url';
+  const url = str(b, field, { optional: true, nullable: true, max: 2048 });
+  if (url && !/^https?:\/\/[^\s]+$/.test(url)) throw invalid(field, 'Must be an http(s) URL.');
   return url;
 }
 

@@ -1,0 +1,143 @@
+/**
+ * Webhook delivery rules (§3.1, §3.3, §6.2, §6.6), pure: what is due next for
+ * an integration, and how an attempt's outcome moves the event and the
+ * integration's webhook health. The worker that does the HTTP lives in
+ * simulator/webhooks/ and calls these inside store transactions.
+ */
+import { timestamp } from './calendar.ts';
+import { eventKey, API_VERSION } from './event-log.ts';
+import type { StoredEvent } from './event-records.ts';
+import type { Integration } from './model.ts';
+import { settleSupersedable } from './supersession.ts';
+import type { Transaction } from '../store/store.ts';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Retry delays after the 1st, 2nd, ... failure; then hourly (spec x-assumptions.webhook-delivery). */
+export const RETRY_SCHEDULE_MS = [10 * SECOND, 30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE];
+export const RETRY_AFTER_SCHEDULE_MS = HOUR;
+export const DELIVERY_TIMEOUT_MS = 10 * SECOND;
+/** §3.1: five consecutive failures with no success for six hours. */
+export const AUTO_PAUSE_FAILURES = 5;
+export const AUTO_PAUSE_AFTER_MS = 6 * HOUR;
+/** Probes while auto-paused (spec webhooks.ping x-assumption). */
+export const PROBE_INTERVAL_MS = 5 * MINUTE;
+
+export function retryDelay(attempts: number): number {
+  return RETRY_SCHEDULE_MS[attempts - 1] ?? RETRY_AFTER_SCHEDULE_MS;
+}
+
+export type Work =
+  | { kind: 'deliver'; due: number; event: StoredEvent }
+  | { kind: 'probe'; due: number };
+
+/** Statuses that no longer hold up the queue. */
+const SETTLED = new Set(['delivered', 'superseded', 'dead']);
+
+/**
+ * The head of the integration's queue: the lowest sequence not yet settled.
+ * Moves the stored pointer past settled (and expired) events so the search
+ * never rescans them.
+ */
+export function headEvent(tx: Transaction, integration: Integration): StoredEvent | null {
+  const stream = tx.get('eventStreams', String(integration.id));
+  if (!stream) return null;
+  const latest = tx.get('integrations', String(integration.id))?.last_sequence ?? 0;
+  let seq = Math.max(stream.next_delivery ?? 1, stream.first_retained);
+  let head: StoredEvent | null = null;
+  for (; seq <= latest; seq++) {
+    const e = tx.get('events', eventKey(integration.id, seq));
+    if (e && !SETTLED.has(e.status)) {
+      head = e;
+      break;
+    }
+  }
+  if (seq !== stream.next_delivery) tx.put('eventStreams', String(integration.id), { ...stream, next_delivery: seq });
+  return head;
+}
+
+/**
+ * What the worker should do next for an integration, and when; null when
+ * nothing is to be sent (no URL, disabled, paused by staff or gone, queue
+ * empty, or an attempt already in flight: §6.2 one at a time).
+ */
+export function nextWork(tx: Transaction, integration: Integration, now: number): Work | null {
+  const w = integration.webhook;
+  if (integration.disabled || w.url === null) return null;
+  if (w.paused_at !== null) return w.paused_reason === 'auto' ? { kind: 'probe', due: w.next_probe_at ?? now } : null;
+  const head = headEvent(tx, integration);
+  if (!head || head.status === 'delivering') return null;
+  let due = head.next_attempt_at ?? head.occurred_at;
+  // After a resume the waiting retry goes at once: the backlog drains in order (§3.1).
+  if (w.resumed_at != null && head.status === 'failed' && w.resumed_at >= (head.last_attempt_at ?? 0)) due = Math.min(due, w.resumed_at);
+  return { kind: 'deliver', due, event: head };
+}
+
+/** Marks the head in flight; it is then neither superseded nor sent twice. */
+export function beginAttempt(tx: Transaction, event: StoredEvent, now: number): StoredEvent {
+  const next = { ...event, status: 'delivering' as const, attempts: event.attempts + 1, next_attempt_at: null, last_attempt_at: now };
+  tx.put('events', eventKey(event.integration_id, event.sequence), next);
+  return next;
+}
+
+/** An attempt's outcome: the HTTP status, or none (time-out, refused connection). */
+export type Outcome = { status: number } | { error: string };
+
+export function isSuccess(o: Outcome): boolean {
+  return 'status' in o && o.status >= 200 && o.status < 300;
+}
+
+export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outcome, now: number): void {
+  const key = eventKey(event.integration_id, event.sequence);
+  const current = tx.get('events', key) ?? event;
+  const integration = tx.get('integrations', String(event.integration_id))!;
+  const w = integration.webhook;
+  if (isSuccess(outcome)) {
+    tx.put('events', key, { ...current, status: 'delivered', delivered_at: now, next_attempt_at: null });
+    settleSupersedable(tx, current);
+    const stream = tx.get('eventStreams', String(event.integration_id))!;
+    tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: Math.max(0, stream.undelivered - 1), next_delivery: event.sequence + 1 });
+    tx.put('integrations', String(integration.id), {
+      ...integration,
+      webhook: { ...w, consecutive_failures: 0, last_success_at: now, failing_since: null },
+    });
+    return;
+  }
+  const gone = 'status' in outcome && outcome.status === 410;
+  tx.put('events', key, { ...current, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
+  const failures = w.consecutive_failures + 1;
+  const failingSince = w.failing_since ?? now;
+  let webhook = { ...w, consecutive_failures: failures, last_failure_at: now, failing_since: failingSince };
+  if (w.paused_at === null) {
+    // §3.1: a 410 pauses at once (gone); sustained failure pauses automatically.
+    if (gone) webhook = { ...webhook, paused_at: now, paused_reason: 'gone', next_probe_at: null };
+    else if (failures >= AUTO_PAUSE_FAILURES && now - failingSince >= AUTO_PAUSE_AFTER_MS) {
+      webhook = { ...webhook, paused_at: now, paused_reason: 'auto', next_probe_at: now + PROBE_INTERVAL_MS };
+    }
+  }
+  tx.put('integrations', String(integration.id), { ...integration, webhook });
+}
+
+/** §3.1: the first 2xx to a probe resumes delivery, which drains in order. */
+export function finishProbe(tx: Transaction, integrationId: number, outcome: Outcome, now: number): void {
+  const integration = tx.get('integrations', String(integrationId))!;
+  const w = integration.webhook;
+  if (w.paused_at === null) return;
+  const webhook = isSuccess(outcome)
+    ? { ...w, paused_at: null, paused_reason: null, consecutive_failures: 0, failing_since: null, next_probe_at: null, resumed_at: now }
+    : { ...w, next_probe_at: now + PROBE_INTERVAL_MS };
+  tx.put('integrations', String(integrationId), { ...integration, webhook });
+}
+
+/** §6.6: the ping reports last_sequence without consuming a sequence (spec webhooks.ping). */
+export function pingBody(integration: Integration, now: number): string {
+  return JSON.stringify({
+    type: 'ping',
+    version: API_VERSION,
+    occurred_at: timestamp(now),
+    integration: { id: integration.id, slug: integration.slug },
+    last_sequence: integration.last_sequence,
+  });
+}
