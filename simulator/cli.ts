@@ -67,6 +67,8 @@ async function main(): Promise<void> {
   const sim = createSimulator({ store, vaultKey });
   const firstStart = sim.store.size('integrations') === 0;
 
+  // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
+  sim.webhooks.start();
   const server = sim.app.listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
     fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));
@@ -93,7 +95,14 @@ async function main(): Promise<void> {
   }
   if (args['api-off']) sim.store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, api_enabled: false }));
   await sim.store.flush();
-  if (args['fixtures-out']) writePrivate(resolve(args['fixtures-out']), JSON.stringify(fixtures, null, 2));
+  if (args['fixtures-out']) {
+    const path = resolve(args['fixtures-out']);
+    try {
+      writePrivate(path, JSON.stringify(fixtures, null, 2));
+    } catch (e) {
+      fail(`--fixtures-out cannot write "${path}": ${(e as Error).message}`);
+    }
+  }
 
   const lines = [
     `Partner API 2026-09 simulator ${firstStart ? '(demo world seeded)' : '(state restored)'}`,

@@ -14,6 +14,8 @@ import { EventLog } from './domain/event-log.ts';
 import { eventHandlers } from './http/event-routes.ts';
 import { loadContract } from '../spec/contract.ts';
 import { SyncWorker } from './sync-worker.ts';
+import { faultSet } from './domain/faults.ts';
+import { faultMiddleware } from './faults.ts';
 import { DeliveryWorker } from './webhooks/delivery-worker.ts';
 import { fetchTransport, type Transport } from './webhooks/transport.ts';
 import type { Transaction } from './store/store.ts';
@@ -39,6 +41,8 @@ export interface SimulatorOptions {
   transport?: Transport;
   /** Delivery time-out in real milliseconds (spec: 10 s). */
   deliveryTimeoutMs?: number;
+  /** Deliberate contract breaches (mutation testing only); see simulator/faults.ts. */
+  faults?: string[];
 }
 
 export interface Simulator {
@@ -73,6 +77,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       clock: clock.snapshot(),
     }));
   }
+  const faults = faultSet(options.faults ?? []);
   const changes = options.changes ?? new ChangeLog();
   const eventLog = new EventLog({ clock, entropy });
   const recorder: ChangeRecorder = {
@@ -84,6 +89,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const platform = new Platform({
     store, clock, entropy, vault: aesVault(options.vaultKey ?? randomBytes(32)), changes: recorder,
     undeliveredEvents: (id) => store.get('eventStreams', String(id))?.undelivered ?? 0,
+    faults,
   });
   const events = new EventApi({ store, clock, log: eventLog });
   const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? fetchTransport, timeoutMs: options.deliveryTimeoutMs });
@@ -91,7 +97,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const contract = loadContract();
   const app = createApp({
     platform, contract,
-    extraRouters: [staffRouter({ platform, clock })],
+    before: options.faults?.length ? [faultMiddleware(faults)] : [],
+    extraRouters: [staffRouter({ platform, clock, webhooks })],
     extraHandlers: eventHandlers({ events, worker: sync, contract }),
     onContractViolation: options.onContractViolation,
   });

@@ -10,6 +10,7 @@ import { availabilityOn, holdKey, unitsOf, type AvailabilityDate } from './inven
 import type { Booking, BookingStatus, BookingUnit, Integration, Property, Unit } from './model.ts';
 import { advanceAndBalance, unitPrices } from './pricing.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
+import type { Faults } from './faults.ts';
 
 /** Platform maximum stay in nights (not shown; spec BookingCreateRequest x-assumption). */
 export const MAX_STAY_NIGHTS = 30;
@@ -32,6 +33,7 @@ export interface CreateBookingInput {
 export interface BookingContext {
   changes: ChangeRecorder;
   now: number;
+  faults?: Faults;
 }
 
 /** The booking object of §2.3 as every booking endpoint returns it. */
@@ -69,7 +71,7 @@ export type CreateOutcome = { kind: 'created'; booking: Booking } | { kind: 'dup
 export function createBooking(tx: Transaction, ctx: BookingContext, integration: Integration, input: CreateBookingInput): CreateOutcome {
   // Rule 4 first: a retry under a new key after check_in has passed is still "treat as success".
   const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id;
-  if (existingId !== undefined) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
+  if (existingId !== undefined && !ctx.faults?.has('duplicate-creates-booking')) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
   checkStayDates(input.check_in, input.check_out, ctx.now);
 
   const property = resolveProperty(tx, integration, input.property);

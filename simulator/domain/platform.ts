@@ -16,6 +16,8 @@ import { authenticate, integrationView } from './integrations.ts';
 import { spend, type RateLimitHeaders } from './rate-limit.ts';
 import { bookingByExternalId, bookingView, createBooking, listBookings, visibleBooking, type CreateBookingInput, type ListQuery } from './bookings.ts';
 import { claim, fingerprint, release, settle, usableKey } from './idempotency.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
+import { createHash } from 'node:crypto';
 
 export interface PlatformDeps {
   store: Store;
@@ -25,6 +27,8 @@ export interface PlatformDeps {
   changes: ChangeRecorder;
   /** Events waiting or being retried for an integration (§2.1 webhook.undelivered_events). */
   undeliveredEvents?: (integrationId: number) => number;
+  /** Deliberate breaches for mutation testing; none in normal use. */
+  faults?: Faults;
 }
 
 export interface Caller {
@@ -41,6 +45,10 @@ export type CreateAnswer = { status: number; body: string };
 
 export class Platform {
   constructor(readonly deps: PlatformDeps) {}
+
+  private get faults(): Faults {
+    return this.deps.faults ?? NO_FAULTS;
+  }
 
   get store(): Store {
     return this.deps.store;
@@ -71,6 +79,10 @@ export class Platform {
 
   /** §4.2 */
   getBooking(caller: Caller, id: number): Reply {
+    if (this.faults.has('foreign-booking-403')) {
+      const other = this.deps.store.get('bookings', String(id));
+      if (other && other.integration_id !== caller.integration.id) throw new DomainError('NOT_INTEGRATION_TOKEN', {}, 'Forbidden.');
+    }
     const booking = visibleBooking(this.deps.store, caller.integration, id);
     return { status: 200, body: success('Booking retrieved.', bookingView(this.deps.store, booking)) };
   }
@@ -94,8 +106,15 @@ export class Platform {
    */
   claimCreate(caller: Caller, keyHeader: string | string[] | undefined, body: unknown): CreateAnswer | ClaimedCreate {
     const key = usableKey(keyHeader);
-    const print = fingerprint(body);
-    const outcome = this.deps.store.transaction((tx) => claim(tx, caller.integration.id, key, print, this.deps.clock.now()));
+    const print = this.faults.has('fingerprint-key-order') ? createHash('sha256').update(JSON.stringify(body)).digest('hex') : fingerprint(body);
+    const outcome = this.deps.store.transaction((tx) => {
+      if (this.faults.has('key-reuse-accepted')) {
+        const existing = tx.get('idempotency', `${caller.integration.id}:${key}`);
+        if (existing && existing.fingerprint !== print) tx.delete('idempotency', `${caller.integration.id}:${key}`);
+      }
+      return claim(tx, caller.integration.id, key, print, this.deps.clock.now());
+    });
+    if (outcome.kind === 'replay' && this.faults.has('replay-not-byte-identical')) return { status: outcome.status, body: JSON.stringify(JSON.parse(outcome.body), null, 1) };
     return outcome.kind === 'replay' ? { status: outcome.status, body: outcome.body } : { key };
   }
 
@@ -112,13 +131,17 @@ export class Platform {
       settle(tx, integrationId, claimed.key, reply.status, text);
       return { status: reply.status, body: text };
     };
-    const refuse = (error: DomainError) => store.transaction((tx) => answer(tx, { status: error.status, body: failure(error) }));
+    const refuse = (error: DomainError) => store.transaction((tx) => {
+      if (!this.faults.has('refusal-not-stored')) return answer(tx, { status: error.status, body: failure(error) });
+      release(tx, integrationId, claimed.key);
+      return { status: error.status, body: JSON.stringify(failure(error)) };
+    });
     if (fieldErrors) return refuse(new DomainError('VALIDATION_FAILED', fieldErrors));
     try {
       return store.transaction((tx) => {
         // Re-read the integration: coverage may have changed while the key was in progress.
         const integration = tx.get('integrations', String(integrationId)) ?? caller.integration;
-        const result = createBooking(tx, { changes: this.deps.changes, now: this.deps.clock.now() }, integration, body as CreateBookingInput);
+        const result = createBooking(tx, { changes: this.deps.changes, now: this.deps.clock.now(), faults: this.faults }, integration, body as CreateBookingInput);
         return answer(tx, result.kind === 'created'
           ? { status: 201, body: success('Booking created.', bookingView(tx, result.booking)) }
           : { status: 200, body: success('Booking already exists.', { ...bookingView(tx, result.booking), duplicate: true }) });

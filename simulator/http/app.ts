@@ -28,6 +28,8 @@ export interface AppOptions {
   extraRouters?: Router[];
   /** Called when a response does not conform to spec/openapi.yaml (tests fail on it). */
   onContractViolation?: (v: ContractViolation) => void;
+  /** Mounted before everything else (fault injection). */
+  before?: Koa.Middleware[];
   /** Handlers of further operations (replay, sync, snapshots), keyed by operationId. */
   extraHandlers?: Record<string, Handler>;
   /** Waits `ms` (real time) while a create is in progress; injected so the domain has no timers. */
@@ -52,6 +54,7 @@ export function createApp(options: AppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
+  for (const m of options.before ?? []) app.use(m);
 
   // Any error becomes an envelope; a DomainError keeps its status and code.
   app.use(async (ctx, next) => {

@@ -22,6 +22,35 @@ export async function readRaw(ctx: Context): Promise<Buffer> {
 }
 
 /**
+ * Deeper bodies are refused before parsing. The parsed body is walked
+ * recursively afterwards (the §4.5 rule 1 fingerprint, validation, the stored
+ * answer), and a body within MAX_BODY_BYTES can nest half a million levels,
+ * which overflowed the stack and answered 500. No documented field nests
+ * deeper than 3; the free-form `pricing.breakdown` keeps ample room.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** True when the JSON text opens more than `limit` arrays or objects at once (brackets in strings do not count). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
  * The JSON body of a request that requires `Content-Type: application/json`.
  * `emptyAs` is what an empty body means (POST /sync: everything).
  */
@@ -35,6 +64,7 @@ export async function readJson(ctx: Context, emptyAs?: unknown): Promise<unknown
   } catch {
     throw invalid('_body', 'The body is not valid UTF-8.');
   }
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) throw invalid('_body', `The body may nest at most ${MAX_BODY_DEPTH} levels of arrays and objects.`);
   try {
     // JSON.parse makes "__proto__" an own data property, never the prototype.
     return JSON.parse(text);

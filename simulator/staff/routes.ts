@@ -39,12 +39,22 @@ function clockCanShow(ms: number): boolean {
   return Number.isFinite(ms) && ms >= CLOCK_EARLIEST && ms <= CLOCK_LATEST;
 }
 
+/** The delivery worker as the staff plane drives it (simulator/webhooks/delivery-worker.ts). */
+export interface StaffWebhooks {
+  /** Moves the virtual clock, running every delivery and probe that falls due on the way. */
+  advance(ms: number): Promise<void>;
+  ping(integrationId: number): Promise<{ status: number } | { error: string }>;
+  tick(): void;
+  log: { integration_id: number; kind: string; sequence: number | null; outcome: { status: number } | { error: string }; at: number }[];
+}
+
 export interface StaffDeps {
   platform: Platform;
   clock: VirtualClock;
+  webhooks: StaffWebhooks;
 }
 
-export function staffRouter({ platform, clock }: StaffDeps): Router {
+export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
   const router = new Router({ prefix: STAFF_ROOT });
   const { store, entropy, vault, changes } = platform.deps;
   const now = () => clock.now();
@@ -113,10 +123,12 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
     const b = await body(ctx);
     const url = webhookUrl(b);
     const types = b.event_types === undefined ? undefined : eventTypes(b.event_types);
-    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({
-      ...i,
-      webhook: { ...i.webhook, url: url === undefined ? i.webhook.url : url, event_types: types ?? i.webhook.event_types },
-    })));
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => {
+      const next = { ...i, webhook: { ...i.webhook, url: url === undefined ? i.webhook.url : url, event_types: types ?? i.webhook.event_types } };
+      // A new URL ends a `gone` pause: the old endpoint said it no longer exists (§3.1).
+      return url !== undefined && url !== i.webhook.url && i.webhook.paused_reason === 'gone' ? resume(next, now()) : next;
+    }));
+    webhooks.tick();
     ok(ctx, 'Webhook set.', view(id(ctx)));
   });
 
@@ -147,7 +159,20 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
 
   router.post('/integrations/:id/resume', (ctx) => {
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => resume(i, now())));
+    webhooks.tick();
     ok(ctx, 'Delivery resumed.', view(id(ctx)));
+  });
+
+  router.post('/integrations/:id/ping', async (ctx) => {
+    integrationById(store, id(ctx));
+    const outcome = await webhooks.ping(id(ctx));
+    ok(ctx, 'Ping sent (it consumes no sequence).', { outcome });
+  });
+
+  router.get('/integrations/:id/deliveries', (ctx) => {
+    integrationById(store, id(ctx));
+    const attempts = webhooks.log.filter((d) => d.integration_id === id(ctx)).slice(-200).map((d) => ({ ...d, at: timestamp(d.at) }));
+    ok(ctx, 'Recent delivery attempts, oldest first.', attempts);
   });
 
   router.post('/integrations/:id/disable', (ctx) => {
@@ -280,7 +305,7 @@ export function staffRouter({ platform, clock }: StaffDeps): Router {
     const seconds = num(b, 'seconds', { min: 0 });
     const ms = Math.round(seconds * 1000);
     if (!clockCanShow(now() + ms)) throw invalid('seconds', CLOCK_RANGE_MESSAGE);
-    clock.advance(ms);
+    await webhooks.advance(ms);
     persistClock();
     ok(ctx, 'Clock advanced.', clockView());
   });

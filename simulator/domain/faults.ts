@@ -1,0 +1,36 @@
+/**
+ * Deliberate contract breaches, one rule each, for proving that the
+ * conformance suites can fail (mutation testing). Off unless the simulator is
+ * started with them; the domain asks `faults.has(name)` at the one place each
+ * rule lives.
+ */
+export const FAULT_NAMES = [
+  'replay-not-byte-identical',
+  'fingerprint-key-order',
+  'key-reuse-accepted',
+  'refusal-not-stored',
+  'duplicate-creates-booking',
+  'foreign-booking-403',
+  'pagination-inside-data',
+  'per-page-201-accepted',
+  'bad-body-500',
+  'no-ratelimit-headers-on-429',
+  'archived-wrong-code',
+  'envelope-without-errors',
+  'unauthenticated-403',
+  'list-newest-first',
+] as const;
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+export interface Faults {
+  has(name: FaultName): boolean;
+}
+
+export const NO_FAULTS: Faults = { has: () => false };
+
+export function faultSet(names: string[]): Faults {
+  const unknown = names.find((n) => !FAULT_NAMES.includes(n as FaultName));
+  if (unknown) throw new Error(`unknown fault "${unknown}" (faults: ${FAULT_NAMES.join(', ')})`);
+  const set = new Set(names);
+  return { has: (name) => set.has(name) };
+}

@@ -1,0 +1,75 @@
+/**
+ * Fault injection for mutation testing (`--fault NAME`, refused unless
+ * faults are explicitly enabled): the response-level breaches, as one Koa
+ * middleware. Domain-level breaches are asked for in the domain itself
+ * (simulator/domain/faults.ts names them all).
+ */
+import type { Middleware } from 'koa';
+import { DomainError } from './domain/errors.ts';
+import { FAULT_NAMES, type FaultName, type Faults } from './domain/faults.ts';
+
+/** What each fault breaks, for `--fault` help and the mutation report. */
+export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
+  'replay-not-byte-identical': 'a replayed create is re-serialised, not byte-identical (§4.5 rule 1)',
+  'fingerprint-key-order': 'the fingerprint depends on key order (§4.5 rule 1)',
+  'key-reuse-accepted': 'a key reused with a different body creates a new booking (§4.5 rule 1)',
+  'refusal-not-stored': 'refusals are not stored under their key (§4.5 rule 1)',
+  'duplicate-creates-booking': 'an existing external_booking_id creates a second booking (§4.5 rule 4)',
+  'foreign-booking-403': "another integration's booking answers 403 (§1 visibility)",
+  'pagination-inside-data': 'GET /bookings nests pagination inside data (§4.4)',
+  'per-page-201-accepted': 'per_page 201 is accepted (§4.4, §8)',
+  'bad-body-500': 'a malformed JSON body answers 500 (bad input is never 5xx)',
+  'no-ratelimit-headers-on-429': '429 RATE_LIMITED lacks the X-RateLimit-* headers (§7)',
+  'archived-wrong-code': 'an archived property answers PROPERTY_NOT_MAPPED (§4.5, §7)',
+  'envelope-without-errors': 'error envelopes lack `errors` (§7)',
+  'unauthenticated-403': 'a missing key answers 403 instead of 401 (§5.5)',
+  'list-newest-first': 'GET /bookings is ordered newest first (§4.4)',
+};
+
+export { FAULT_NAMES };
+
+export function faultMiddleware(faults: Faults): Middleware {
+  return async (ctx, next) => {
+    if (faults.has('per-page-201-accepted') && ctx.method === 'GET' && ctx.path.endsWith('/bookings') && ctx.query.per_page === '201') {
+      ctx.query = { ...ctx.query, per_page: '200' };
+    }
+    try {
+      await next();
+    } catch (e) {
+      if (faults.has('bad-body-500') && e instanceof DomainError && JSON.stringify(e.errors).includes('not valid JSON')) {
+        ctx.status = 500;
+        ctx.body = '{"success":false,"code":"SERVER_ERROR","message":"Server error.","errors":{}}';
+        return;
+      }
+      throw e;
+    }
+    if (typeof ctx.body !== 'string' || ctx.body === '') return;
+    let body: any;
+    try {
+      body = JSON.parse(ctx.body);
+    } catch {
+      return;
+    }
+    const before = ctx.body;
+    if (faults.has('bad-body-500') && ctx.status === 422 && JSON.stringify(body.errors ?? {}).includes('not valid JSON')) {
+      ctx.status = 500;
+      body = { success: false, code: 'SERVER_ERROR', message: 'Server error.', errors: {} };
+    }
+    if (faults.has('pagination-inside-data') && body.pagination && Array.isArray(body.data)) {
+      body = { success: true, message: body.message, data: { items: body.data, pagination: body.pagination } };
+    }
+    if (faults.has('list-newest-first') && ctx.method === 'GET' && ctx.path.endsWith('/bookings') && Array.isArray(body.data)) body.data.reverse();
+    if (faults.has('no-ratelimit-headers-on-429') && ctx.status === 429) {
+      for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) ctx.remove(h);
+    }
+    if (faults.has('archived-wrong-code') && body.code === 'PROPERTY_ARCHIVED') body.code = 'PROPERTY_NOT_MAPPED';
+    if (faults.has('envelope-without-errors') && body.success === false) delete body.errors;
+    if (faults.has('unauthenticated-403') && ctx.status === 401) ctx.status = 403;
+    const after = JSON.stringify(body);
+    if (after !== JSON.stringify(JSON.parse(before))) {
+      const status = ctx.status;
+      ctx.body = after;
+      ctx.status = status;
+    }
+  };
+}
