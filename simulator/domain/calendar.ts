@@ -15,9 +15,13 @@ export function dateAt(ms: number): IsoDate {
   return new Date(ms + OFFSET_MS).toISOString().slice(0, 10);
 }
 
-/** An instant as ISO 8601 with the platform offset (`2026-09-01T10:00:00+05:30`). */
+/**
+ * An instant as ISO 8601 with the platform offset and milliseconds
+ * (`2026-09-01T10:00:00.000+05:30`): `updated_at` orders GET /bookings
+ * (§4.4), so two updates within a second must still compare in order.
+ */
 export function timestamp(ms: number): string {
-  return new Date(ms + OFFSET_MS).toISOString().replace(/\.\d{3}Z$/, OFFSET_TEXT).replace('Z', OFFSET_TEXT);
+  return new Date(ms + OFFSET_MS).toISOString().replace('Z', OFFSET_TEXT);
 }
 
 export function addDays(date: IsoDate, days: number): IsoDate {

@@ -597,7 +597,7 @@ describe('§4.5 rules 8 and 9: success', () => {
       payment: body.payment,
       source: body.source,
       notes: body.notes,
-      updated_at: '2026-09-15T12:00:00+05:30',
+      updated_at: '2026-09-15T12:00:00.000+05:30',
     });
     expect(data).not.toHaveProperty('duplicate');
     expect((await h.api('get', `/bookings/${data.id}`)).body.data).toEqual(data);
@@ -677,7 +677,7 @@ describe('§4.5 check_in and check_out', () => {
     expect(Object.keys(refused.body.errors)).toEqual(['check_in']);
     const accepted = await create(h, h.bookingBody({ check_in: '2026-09-15', check_out: '2026-09-17' }));
     expect(accepted.status, accepted.text).toBe(201);
-    expect(accepted.body.data.updated_at).toBe('2026-09-16T01:30:00+05:30');
+    expect(accepted.body.data.updated_at).toBe('2026-09-16T01:30:00.000+05:30');
   });
 });
 

@@ -58,7 +58,7 @@ describe('§4.2: GET /bookings/{doorloom_id}', () => {
     await advance(5);
     await h.staff('post', `/bookings/${created.id}/status`, { status: 'cancelled' });
     const res = await h.api('get', `/bookings/${created.id}`);
-    expect(res.body.data).toMatchObject({ id: created.id, status: 'cancelled', revision: 2, updated_at: '2026-09-15T12:00:05+05:30' });
+    expect(res.body.data).toMatchObject({ id: created.id, status: 'cancelled', revision: 2, updated_at: '2026-09-15T12:00:05.000+05:30' });
   });
 });
 
@@ -176,7 +176,7 @@ describe('§2.1, §4.1: GET /me', () => {
     const res = await h.api('get', '/me');
     expect(res.status).toBe(200);
     expect(res.body.data.status).toBe('paused');
-    expect(res.body.data.webhook).toMatchObject({ paused_reason: 'manual', paused_at: '2026-09-15T12:00:00+05:30' });
+    expect(res.body.data.webhook).toMatchObject({ paused_reason: 'manual', paused_at: '2026-09-15T12:00:00.000+05:30' });
     expect((await h.api('get', '/bookings')).status).toBe(200);
     await h.staff('post', `/integrations/${acme.id}/resume`);
     const resumed = await h.api('get', '/me');
@@ -483,10 +483,10 @@ describe('§4.4, §6.9: polling by updated_since never misses a latest revision'
 
   it('the clock really moved in the property above: updated_at is the change instant', async () => {
     const b = await create();
-    expect(b.updated_at).toBe('2026-09-15T12:00:00+05:30');
+    expect(b.updated_at).toBe('2026-09-15T12:00:00.000+05:30');
     expect(Date.parse(b.updated_at)).toBe(TEST_NOW);
     await advance(61.5);
     const changed = await h.staff<Booking>('post', `/bookings/${b.id}/status`, { status: 'cancelled' });
-    expect(changed.updated_at).toBe('2026-09-15T12:01:01+05:30');
+    expect(changed.updated_at).toBe('2026-09-15T12:01:01.500+05:30');
   });
 });

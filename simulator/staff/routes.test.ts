@@ -492,14 +492,14 @@ describe('booking date changes', () => {
 describe('virtual clock', () => {
   it('reads, sets, freezes and advances the clock', async () => {
     const h = makeHarness();
-    expect(await h.staff('get', '/clock')).toMatchObject({ epoch_ms: TEST_NOW, now: '2026-09-15T12:00:00+05:30', frozen: true });
+    expect(await h.staff('get', '/clock')).toMatchObject({ epoch_ms: TEST_NOW, now: '2026-09-15T12:00:00.000+05:30', frozen: true });
     const set = await h.staff('put', '/clock', { now: '2026-12-01T00:00:00Z', frozen: true });
-    expect(set).toMatchObject({ epoch_ms: Date.parse('2026-12-01T00:00:00Z'), now: '2026-12-01T05:30:00+05:30', frozen: true });
+    expect(set).toMatchObject({ epoch_ms: Date.parse('2026-12-01T00:00:00Z'), now: '2026-12-01T05:30:00.000+05:30', frozen: true });
     const advanced = await h.staff('post', '/clock/advance', { seconds: 3600.5 });
     expect(advanced).toMatchObject({ epoch_ms: Date.parse('2026-12-01T01:00:00.500Z'), frozen: true });
     expect(await h.staff('get', '/clock')).toEqual(advanced);
     // A bare date is midnight in the platform zone.
-    expect((await h.staff('put', '/clock', { now: '2027-01-01' })).now).toBe('2027-01-01T00:00:00+05:30');
+    expect((await h.staff('put', '/clock', { now: '2027-01-01' })).now).toBe('2027-01-01T00:00:00.000+05:30');
     const running = await h.staff('put', '/clock', { frozen: false });
     expect(running.frozen).toBe(false);
     expect(running.epoch_ms).toBeGreaterThanOrEqual(Date.parse('2027-01-01T00:00:00+05:30'));

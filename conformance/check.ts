@@ -1,0 +1,99 @@
+/**
+ * Defining checks: each has a stable id, the clause ids it proves (from
+ * spec/clauses.yaml), a level, the capabilities it needs, and a run that
+ * throws a CheckFailure when the target breaks the contract.
+ */
+import fc from 'fast-check';
+import { ApiClient, ExchangeLog } from './client.ts';
+import type { Target } from './targets.ts';
+import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
+
+export class CheckFailure extends Error {
+  constructor(readonly failure: Failure, readonly property?: PropertyRun) {
+    super(`${failure.kind}: received ${failure.received}; documented ${failure.documented} (${failure.clause})`);
+  }
+}
+
+/** The target cannot run this check (a missing precondition found at run time). */
+export class NotApplicable extends Error {}
+
+export interface CheckContext {
+  target: Target;
+  /** The partner API as the target's main integration. */
+  api: ApiClient;
+  /** The staff plane of the in-process simulator (needs `staff`). */
+  staff: ApiClient | null;
+  log: ExchangeLog;
+  runId: string;
+  /** fast-check runs per property. */
+  runs: number;
+  seed: number;
+  path?: string;
+  /** A fresh identifier, prefixed with the run id so live writes are recognisable. */
+  uniqueId(prefix?: string): string;
+  /** Fails the check with what was received and what the document says. */
+  fail(kind: string, received: string, documented: string, clause: string): never;
+  /** Runs a fast-check property with the run's seed and size; a failure keeps seed, path and counterexample. */
+  forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
+}
+
+export interface CheckDefinition {
+  id: string;
+  title: string;
+  suite: string;
+  clauses: string[];
+  level: CheckLevel;
+  needs: Capability[];
+  run(ctx: CheckContext): Promise<void>;
+}
+
+export function defineCheck(def: CheckDefinition): CheckDefinition {
+  return def;
+}
+
+export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean }): CheckContext {
+  const log = new ExchangeLog();
+  const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, retryAfterBudgetSeconds: options.live ? 60 : 0 });
+  const staff = target.staffUrl && target.staffToken
+    ? new ApiClient({ baseUrl: target.staffUrl, token: target.staffToken, secrets: target.secrets, log })
+    : null;
+  let counter = 0;
+  const fail = (kind: string, received: string, documented: string, clause: string): never => {
+    throw new CheckFailure({ kind, received, documented, clause });
+  };
+  return {
+    target, api, staff, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path,
+    uniqueId(prefix = 'c') {
+      counter += 1;
+      return `${options.runId}-${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+    },
+    fail,
+    async forAll(arbitrary, predicate) {
+      const details = await fc.check(fc.asyncProperty(arbitrary, async (value) => {
+        log.exchanges.length = 0;
+        await predicate(value);
+      }), { numRuns: options.runs, seed: options.seed, path: options.path, endOnFailure: false });
+      if (!details.failed) return;
+      const counterexample = details.counterexample ? fc.stringify(details.counterexample[0]) : undefined;
+      const property: PropertyRun = { seed: details.seed, path: details.counterexamplePath ?? undefined, numRuns: details.numRuns, counterexample };
+      // Re-run the shrunk counter-example alone so the report shows exactly its calls.
+      log.exchanges.length = 0;
+      try {
+        if (details.counterexample) await predicate(details.counterexample[0]);
+      } catch (e) {
+        if (e instanceof CheckFailure) throw new CheckFailure(e.failure, property);
+        throw e;
+      }
+      const cause = details.errorInstance;
+      if (cause instanceof CheckFailure) throw new CheckFailure(cause.failure, property);
+      throw new CheckFailure({ kind: 'PropertyFailed', received: String((cause as Error | undefined)?.message ?? cause), documented: 'the property holds', clause: '' }, property);
+    },
+  };
+}
+
+/** Shorthand assertions that name the clause they prove. */
+export function expectStatus(ctx: CheckContext, res: { status: number; body: any }, status: number, code: string | null, clause: string, what: string): void {
+  const got = `${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`;
+  const want = `${status}${code ? ` ${code}` : ''}`;
+  if (res.status !== status || (code !== null && res.body?.code !== code)) ctx.fail('UnexpectedStatus', `${got} for ${what}`, `${want} for ${what}`, clause);
+}

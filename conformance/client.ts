@@ -1,0 +1,151 @@
+/**
+ * The HTTP client checks use: records every exchange (secrets redacted),
+ * validates every answer against spec/openapi.yaml (the schema suite runs
+ * inside every check), and honours Retry-After on a live target.
+ */
+import { loadContract, type Contract, type Operation } from '../spec/contract.ts';
+import type { Exchange } from './types.ts';
+import { redact } from './redact.ts';
+
+export interface Response {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** Parsed body, or undefined when it is empty or not JSON. */
+  body: any;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | (string | number)[] | undefined>;
+  body?: unknown;
+  /** Sent as is (for malformed bodies); wins over `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Bearer token; null sends no Authorization header. Defaults to the client's key. */
+  token?: string | null;
+}
+
+export interface SchemaProblem {
+  operation: string;
+  status: number;
+  problems: string[];
+  exchange: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  token: string;
+  secrets: string[];
+  /** Shared across the clients of a check so exchanges are numbered in order. */
+  log: ExchangeLog;
+  /** Wait and retry once on 429 with Retry-After (live targets), within this many seconds. */
+  retryAfterBudgetSeconds?: number;
+  contract?: Contract;
+}
+
+/** The exchanges of one check, in order, and the schema problems seen. */
+export class ExchangeLog {
+  readonly exchanges: Exchange[] = [];
+  readonly schemaProblems: SchemaProblem[] = [];
+}
+
+export class ApiClient {
+  private readonly contract: Contract;
+  private readonly routes: { op: Operation; pattern: RegExp }[];
+
+  constructor(private readonly options: ClientOptions) {
+    this.contract = options.contract ?? loadContract();
+    this.routes = this.contract.operations.map((op) => ({
+      op,
+      pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  withToken(token: string): ApiClient {
+    return new ApiClient({ ...this.options, token });
+  }
+
+  get(path: string, options: RequestOptions = {}): Promise<Response> {
+    return this.request('GET', path, options);
+  }
+
+  post(path: string, options: RequestOptions = {}): Promise<Response> {
+    return this.request('POST', path, options);
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const url = new URL(this.options.baseUrl.replace(/\/$/, '') + path);
+    for (const [k, v] of Object.entries(options.query ?? {})) {
+      if (v === undefined) continue;
+      for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(item));
+    }
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    const token = options.token === undefined ? this.options.token : options.token;
+    if (token !== null) headers.Authorization = `Bearer ${token}`;
+    let body: string | undefined = options.rawBody;
+    if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+
+    for (let attempt = 0; ; attempt++) {
+      const t0 = performance.now();
+      const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+      const text = await res.text();
+      const response: Response = { status: res.status, headers: Object.fromEntries(res.headers), text, body: parse(text) };
+      const n = this.record(method, url, headers, body, response, performance.now() - t0);
+      this.checkSchema(method, url.pathname, response, n);
+      const budget = this.options.retryAfterBudgetSeconds ?? 0;
+      const wait = Number(response.headers['retry-after']);
+      if (response.status === 429 && response.body?.code === 'RATE_LIMITED' && attempt === 0 && wait >= 0 && wait <= budget) {
+        await new Promise((r) => setTimeout(r, wait * 1000));
+        continue;
+      }
+      return response;
+    }
+  }
+
+  private record(method: string, url: URL, headers: Record<string, string>, body: string | undefined, res: Response, ms: number): number {
+    const log = this.options.log;
+    const clean = (s: string) => redact(s, this.options.secrets);
+    const exchange: Exchange = {
+      n: log.exchanges.length + 1,
+      method,
+      url: clean(url.toString()),
+      requestHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, clean(v)])),
+      requestBody: body === undefined ? undefined : clean(truncate(body)),
+      status: res.status,
+      responseHeaders: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, clean(v)])),
+      responseBody: clean(truncate(res.text)),
+      ms: Math.round(ms * 10) / 10,
+    };
+    log.exchanges.push(exchange);
+    return exchange.n;
+  }
+
+  private checkSchema(method: string, pathname: string, res: Response, n: number): void {
+    const base = new URL(this.options.baseUrl).pathname.replace(/\/$/, '');
+    const path = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
+    const route = this.routes.find((r) => r.op.method === method.toLowerCase() && r.pattern.test(path));
+    if (!route) return;
+    const body = res.text === '' ? undefined : res.body ?? res.text;
+    const problems = this.contract.checkResponse(route.op, res.status, body, res.headers);
+    if (problems.length > 0) this.options.log.schemaProblems.push({ operation: route.op.id, status: res.status, problems, exchange: n });
+  }
+}
+
+function parse(text: string): any {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const MAX_BODY = 16_000;
+function truncate(s: string): string {
+  return s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (${s.length - MAX_BODY} more characters)` : s;
+}

@@ -1,0 +1,47 @@
+/**
+ * Mutation testing: the suites must fail a broken implementation. Each
+ * simulator fault breaks one rule; the check that should catch it is named
+ * here. The score is faults detected by their check over all faults.
+ */
+import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../simulator/faults.ts';
+import type { FaultName } from '../simulator/domain/faults.ts';
+import { runConformance, type ConformanceOptions } from './runner.ts';
+
+/** The check each fault must make fail. */
+export const DETECTED_BY: Record<FaultName, string> = {
+  'replay-not-byte-identical': 'idempotency.replay-byte-for-byte',
+  'fingerprint-key-order': 'idempotency.key-order-irrelevant',
+  'key-reuse-accepted': 'idempotency.reuse-with-any-change-refused',
+  'refusal-not-stored': 'idempotency.refusal-replayed',
+  'duplicate-creates-booking': 'idempotency.duplicate-external-id',
+  'foreign-booking-403': 'visibility.foreign-booking-is-404',
+  'pagination-inside-data': 'pagination.totals-and-order',
+  'per-page-201-accepted': 'pagination.per-page-limits',
+  'bad-body-500': 'validation.never-5xx',
+  'no-ratelimit-headers-on-429': 'auth.rate-limited-headers',
+  'archived-wrong-code': 'validation.domain-refusals',
+  'envelope-without-errors': 'schema.error-envelope',
+  'unauthenticated-403': 'auth.missing-key-is-401',
+  'list-newest-first': 'pagination.totals-and-order',
+};
+
+export interface MutantResult {
+  fault: FaultName;
+  description: string;
+  check: string;
+  detected: boolean;
+  /** Every check that failed under this fault. */
+  failedChecks: string[];
+}
+
+/** Runs the expected check (or, with `full`, the whole catalogue) against each fault. */
+export async function runMutants(options: Pick<ConformanceOptions, 'runs' | 'seed'> & { full?: boolean; faults?: FaultName[] } = {}): Promise<{ results: MutantResult[]; score: number }> {
+  const results: MutantResult[] = [];
+  for (const fault of options.faults ?? FAULT_NAMES) {
+    const check = DETECTED_BY[fault];
+    const report = await runConformance({ fault, runs: options.runs ?? 15, seed: options.seed, checks: options.full ? undefined : [check] });
+    const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
+    results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks });
+  }
+  return { results, score: results.filter((r) => r.detected).length / results.length };
+}

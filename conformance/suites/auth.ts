@@ -1,0 +1,122 @@
+/** Auth and visibility (§1, §5, §7): 401/403 variants, the switch, cross-integration 404s. */
+import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
+import { bookingBody, createBooking, describe, everyOperation, farStay } from './support.ts';
+
+const suite = 'auth';
+
+export const authChecks = [
+  defineCheck({
+    id: 'auth.missing-key-is-401', title: 'Every operation without a key answers 401 UNAUTHENTICATED', suite,
+    clauses: ['5.R1', '5.R5b', '7.E1', '4.R1'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      for (const op of everyOperation(ctx)) {
+        const res = await ctx.api.request(op.method, op.path, { token: null, body: op.body });
+        expectStatus(ctx, res, 401, 'UNAUTHENTICATED', '5.R5b', `${op.name} without Authorization`);
+      }
+    },
+  }),
+  defineCheck({
+    id: 'auth.no-other-scheme', title: 'Only Bearer API keys authenticate: garbage, Basic and query-string keys are 401', suite,
+    clauses: ['5.R1a', '5.R5b', '7.E1'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const key = ctx.target.apiKey;
+      const attempts: [string, Parameters<typeof ctx.api.get>[1]][] = [
+        ['a garbage bearer token', { token: 'not-a-key' }],
+        ['Basic auth with the key', { token: null, headers: { Authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` } }],
+        ['the key in the query string', { token: null, query: { api_key: key } }],
+        ['the key without the Bearer scheme', { token: null, headers: { Authorization: key } }],
+      ];
+      for (const [what, options] of attempts) {
+        const res = await ctx.api.get('/me', options);
+        expectStatus(ctx, res, 401, 'UNAUTHENTICATED', '5.R1a', `GET /me with ${what}`);
+      }
+    },
+  }),
+  defineCheck({
+    id: 'auth.staff-token-is-403', title: 'A valid token that is not an integration key is 403 NOT_INTEGRATION_TOKEN', suite,
+    clauses: ['5.R5', '7.E2'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const res = await ctx.api.get('/me', { token: ctx.target.staffToken! });
+      expectStatus(ctx, res, 403, 'NOT_INTEGRATION_TOKEN', '5.R5', 'GET /me with a staff token');
+    },
+  }),
+  defineCheck({
+    id: 'auth.disabled-is-403', title: 'A disabled integration gets 403 INTEGRATION_DISABLED on every operation', suite,
+    clauses: ['5.R5a', '7.E3', '3.1.T5'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      for (const op of everyOperation(ctx)) {
+        const res = await ctx.api.request(op.method, op.path, { token: ctx.target.disabledApiKey!, body: op.body });
+        expectStatus(ctx, res, 403, 'INTEGRATION_DISABLED', '3.1.T5', `${op.name} as a disabled integration`);
+      }
+    },
+  }),
+  defineCheck({
+    id: 'auth.rotated-key-stops-at-once', title: 'Issuing a key rotates it: the previous key is 401 at once', suite,
+    clauses: ['5.R3', '5.R2b', '7.E1'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const rotated = await ctx.staff!.post('/integrations/1/rotate-api-key');
+      const fresh = rotated.body.data.api_key as string;
+      ctx.target.secrets.push(fresh);
+      expectStatus(ctx, await ctx.api.get('/me'), 401, 'UNAUTHENTICATED', '5.R3', 'GET /me with the rotated-out key');
+      expectStatus(ctx, await ctx.api.get('/me', { token: fresh }), 200, null, '5.R3', 'GET /me with the new key');
+    },
+  }),
+  defineCheck({
+    id: 'auth.switched-off-is-bare-404', title: 'With the API switched off every route is a bare 404 with an empty body', suite,
+    clauses: ['5.R6', '7.E5'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      await ctx.staff!.request('PUT', '/api', { body: { enabled: false } });
+      for (const op of everyOperation(ctx)) {
+        const res = await ctx.api.request(op.method, op.path, { body: op.body });
+        if (res.status !== 404 || res.text !== '') ctx.fail('NotBare404', `${describe(res)} with ${res.text.length} body bytes for ${op.name}`, 'a bare 404 with an empty body', '5.R6');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'auth.rate-limited-headers', title: '429 RATE_LIMITED carries Retry-After and X-RateLimit-* headers', suite,
+    clauses: ['7.E16'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      await ctx.staff!.request('PUT', '/integrations/1/rate-limit', { body: { limit: 2, window_seconds: 60 } });
+      let res = await ctx.api.get('/me');
+      for (let i = 0; i < 5 && res.status !== 429; i++) res = await ctx.api.get('/me');
+      expectStatus(ctx, res, 429, 'RATE_LIMITED', '7.E16', 'GET /me past the rate limit');
+      for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+        if (res.headers[h] === undefined) ctx.fail('MissingRateLimitHeader', `no ${h} header on the 429`, 'Retry-After and X-RateLimit-* are set on 429 RATE_LIMITED', '7.E16');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'visibility.foreign-booking-is-404', title: "Another integration's booking is 404 NOT_FOUND, never 403, by id, by external id and in lists", suite,
+    clauses: ['1.V1', '1.V2', '4.2.R2', '4.3.R2', '7.E4'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const other = ctx.target.otherApiKey;
+      if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config)");
+      const body = bookingBody(ctx);
+      const created = await createBooking(ctx, body);
+      expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      const id = created.body.data.id;
+      const reads: [string, string][] = [[`/bookings/${id}`, 'by id'], [`/bookings/external/${encodeURIComponent(body.external_booking_id)}`, 'by external id']];
+      for (const [path, what] of reads) {
+        const res = await ctx.api.get(path, { token: other });
+        expectStatus(ctx, res, 404, 'NOT_FOUND', '1.V1', `another integration reading the booking ${what}`);
+      }
+      const list = await ctx.api.get('/bookings', { token: other, query: { per_page: 200, check_in_from: body.check_in, check_in_to: body.check_in } });
+      if ((list.body?.data ?? []).some((b: any) => b.id === id)) ctx.fail('ForeignBookingListed', `booking ${id} in another integration's list`, 'collections hold only own data', '1.V2');
+    },
+  }),
+  defineCheck({
+    id: 'visibility.foreign-property-is-404', title: "Another integration's property is 404 on snapshots and 422 PROPERTY_NOT_MAPPED on create", suite,
+    clauses: ['1.V1', '4.8.R3', '7.E4'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const world = await ctx.staff!.get('/world');
+      const mine = new Set(ctx.target.properties.map((p) => p.doorloom_id));
+      const foreign = (world.body.data.properties as any[]).find((p) => !mine.has(p.id));
+      if (!foreign) throw new NotApplicable('no foreign property on this target');
+      const stay = farStay(ctx);
+      for (const kind of ['availability', 'rates', 'restrictions']) {
+        const res = await ctx.api.get(`/properties/${foreign.id}/${kind}`, { query: { from: stay.check_in, to: stay.check_in } });
+        expectStatus(ctx, res, 404, 'NOT_FOUND', '4.8.R3', `a ${kind} snapshot of another integration's property`);
+      }
+    },
+  }),
+];

@@ -1,0 +1,176 @@
+/** Idempotent create (§4.5 rules 1–4): replay, fingerprint, reuse, refusals, duplicates, concurrency. */
+import fc from 'fast-check';
+import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
+import type { Response } from '../client.ts';
+import { bookingBody, createBooking, describe, farStay, writableProperty } from './support.ts';
+
+const suite = 'idempotency';
+
+/** Same keys, reversed at every depth: a different byte sequence of the same JSON value. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+}
+
+function leaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (value === null || typeof value !== 'object') return [path];
+  return Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, Array.isArray(value) ? Number(k) : k]));
+}
+
+function withLeaf(value: any, path: (string | number)[], leaf: unknown): any {
+  const copy = structuredClone(value);
+  let node = copy;
+  for (const k of path.slice(0, -1)) node = node[k];
+  node[path.at(-1)!] = leaf;
+  return copy;
+}
+
+/** A changed value of the same type, so the body stays as valid as it was. */
+function changed(value: unknown): unknown {
+  if (typeof value === 'number') return value + 1;
+  if (typeof value === 'boolean') return !value;
+  if (typeof value === 'string') return `${value}x`;
+  return 'changed';
+}
+
+async function expectSameAnswer(ctx: CheckContext, first: Response, again: Response, clause: string, what: string): Promise<void> {
+  if (again.status !== first.status || again.text !== first.text) {
+    ctx.fail('ReplayNotByteIdentical', `${describe(again)} with ${again.text.length} bytes differing from the original ${describe(first)} (${what})`, 'the original response replayed byte for byte', clause);
+  }
+}
+
+export const idempotencyChecks = [
+  defineCheck({
+    id: 'idempotency.replay-byte-for-byte', title: 'Same key and body replays the original response byte for byte and creates nothing', suite,
+    clauses: ['4.5.R1', '4.5.R8', '2.3.R3', '2.3.R4'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const body = bookingBody(ctx);
+      const key = ctx.uniqueId('key');
+      const first = await createBooking(ctx, body, key);
+      expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
+      if (first.body.data.revision !== 1 || first.body.data.origin !== 'partner') ctx.fail('WrongNewBooking', `revision ${first.body.data.revision}, origin ${first.body.data.origin}`, 'revision 1, origin partner', '2.3.R3');
+      await expectSameAnswer(ctx, first, await createBooking(ctx, body, key), '4.5.R1', 'same key, same body');
+      const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
+      if (read.body?.data?.id !== first.body.data.id) ctx.fail('ReplayCreated', `GET by external id answered booking ${read.body?.data?.id}`, `the one booking ${first.body.data.id}`, '4.5.R1');
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.key-order-irrelevant', title: 'The fingerprint ignores key order: reordered JSON under the same key replays', suite,
+    clauses: ['4.5.R1a'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      await ctx.forAll(fc.record({ adults: fc.integer({ min: 1, max: 4 }), total: fc.integer({ min: 1, max: 100_000 }), withPayment: fc.boolean() }), async (g) => {
+        const body = bookingBody(ctx, { units: [{ adults: g.adults, children: 0 }], pricing: { total: g.total, currency: 'INR' }, ...(g.withPayment ? { payment: { status: 'paid', amount_collected: g.total } } : {}) });
+        const key = ctx.uniqueId('key');
+        const first = await createBooking(ctx, body, key);
+        expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
+        const again = await ctx.api.post('/bookings', { rawBody: JSON.stringify(reversedKeys(body), null, 1), headers: { 'Idempotency-Key': key } });
+        await expectSameAnswer(ctx, first, again, '4.5.R1a', 'same key, same body with keys reordered');
+      });
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.reuse-with-any-change-refused', title: 'The same key with any value changed is 422 IDEMPOTENCY_KEY_REUSED and writes nothing', suite,
+    clauses: ['4.5.R1d', '4.5.R1e', '7.E10'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const base = bookingBody(ctx, { guest: { name: 'Reuse Check', mobile: '9000000001', email: 'reuse@example.com' }, source: { channel: 'conformance' } });
+      const key = ctx.uniqueId('key');
+      const first = await createBooking(ctx, base, key);
+      expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
+      const paths = leaves(base).filter((p) => p[0] !== 'external_booking_id');
+      await ctx.forAll(fc.constantFrom(...paths), async (path) => {
+        const body = withLeaf(base, path, changed(path.reduce<any>((n, k) => n[k], base)));
+        const res = await createBooking(ctx, body, key);
+        expectStatus(ctx, res, 422, 'IDEMPOTENCY_KEY_REUSED', '4.5.R1d', `the same key with ${path.join('.')} changed`);
+      });
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.refusal-replayed', title: 'A key that produced 409 UNAVAILABLE replays that refusal byte for byte', suite,
+    clauses: ['4.5.R1c', '4.5.R7', '7.E6'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const stay = farStay(ctx, 1);
+      const property = writableProperty(ctx, 1);
+      let refusal: Response | undefined;
+      let key = '';
+      const held: number[] = [];
+      for (let i = 0; i < 60 && !refusal; i++) {
+        key = ctx.uniqueId('key');
+        const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, ...stay }), key);
+        if (res.status === 409) refusal = res;
+        else {
+          expectStatus(ctx, res, 201, null, '4.5.R8', 'a create while units remain');
+          held.push(res.body.data.id);
+        }
+      }
+      if (!refusal) return ctx.fail('NeverUnavailable', '60 creates for one night all succeeded', '409 UNAVAILABLE once every unit is held', '4.5.R7');
+      expectStatus(ctx, refusal, 409, 'UNAVAILABLE', '4.5.R7', 'a create with no free unit');
+      const refusedBody = JSON.parse(ctx.log.exchanges.at(-1)!.requestBody ?? '{}');
+      // With staff powers, free a unit first: a refusal that was not stored would now succeed.
+      if (ctx.staff && held.length > 0) await ctx.staff.post(`/bookings/${held[0]}/status`, { body: { status: 'cancelled' } });
+      await expectSameAnswer(ctx, refusal, await createBooking(ctx, refusedBody, key), '4.5.R1c', 'replaying the refused key');
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.key-required', title: 'A missing, too short or too long Idempotency-Key is 422 IDEMPOTENCY_KEY_REQUIRED', suite,
+    clauses: ['4.5.R2', '4.5.Q2', '8.L4', '7.E9'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const body = bookingBody(ctx);
+      for (const [key, what] of [[null, 'no key'], ['k'.repeat(7), 'a 7-character key'], ['k'.repeat(129), 'a 129-character key']] as const) {
+        const res = await createBooking(ctx, body, key);
+        expectStatus(ctx, res, 422, 'IDEMPOTENCY_KEY_REQUIRED', '4.5.R2', `a create with ${what}`);
+      }
+      const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
+      expectStatus(ctx, read, 404, 'NOT_FOUND', '4.5.R2', 'reading a booking whose creates were refused');
+      const ok = await createBooking(ctx, body, 'k'.repeat(8));
+      expectStatus(ctx, ok, 201, null, '8.L4', 'a create with an 8-character key');
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.duplicate-external-id', title: 'An existing external_booking_id under a new key answers 200 with duplicate true, unchanged', suite,
+    clauses: ['4.5.R4', '4.5.R4a', '2.3.R5'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const body = bookingBody(ctx);
+      const first = await createBooking(ctx, body);
+      expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
+      if ('duplicate' in first.body.data) ctx.fail('DuplicateFlagOnCreate', 'duplicate present on the 201', 'duplicate only on a 200 duplicate response', '2.3.R5');
+      const dup = await createBooking(ctx, { ...body, pricing: { total: 1 } });
+      expectStatus(ctx, dup, 200, null, '4.5.R4', 'a create repeating an external_booking_id under a new key');
+      const { duplicate, ...rest } = dup.body.data;
+      if (duplicate !== true) ctx.fail('DuplicateFlagMissing', `duplicate = ${String(duplicate)}`, 'data.duplicate = true', '4.5.R4');
+      if (JSON.stringify(rest) !== JSON.stringify(first.body.data)) ctx.fail('DuplicateChangedBooking', `booking ${rest.id} revision ${rest.revision}`, `booking ${first.body.data.id} unchanged`, '4.5.R4a');
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.concurrent-identical', title: 'Concurrent identical creates make one booking; the others replay or answer 409 IN_PROGRESS', suite,
+    clauses: ['4.5.R3', '4.5.R1', '7.E7'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const body = bookingBody(ctx);
+      const key = ctx.uniqueId('key');
+      const answers = await Promise.all(Array.from({ length: 6 }, () => createBooking(ctx, body, key)));
+      const created = answers.filter((a) => a.status === 201);
+      if (created.length === 0) ctx.fail('ConcurrentCreates', `no 201 among ${answers.map(describe).join(', ')}`, 'one 201, replayed to the others or 409 IN_PROGRESS', '4.5.R3');
+      for (const a of answers) {
+        // Every 201 is the one original response, replayed byte for byte.
+        if (a.status === 201 && a.text !== created[0]!.text) ctx.fail('ConcurrentCreates', 'two different 201 bodies', 'one booking; the original response replayed byte for byte', '4.5.R3');
+        if (a.status !== 201) expectStatus(ctx, a, 409, 'IN_PROGRESS', '4.5.R3', 'an identical create still in flight');
+      }
+      const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
+      if (read.body?.data?.id !== created[0]!.body.data.id) ctx.fail('ConcurrentCreates', `GET by external id answered booking ${read.body?.data?.id}`, `the one booking ${created[0]!.body.data.id}`, '4.5.R3');
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.keys-remembered-24h', title: 'Keys are remembered 24 hours', suite,
+    clauses: ['4.5.R1b', '8.L5'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const body = bookingBody(ctx);
+      const key = ctx.uniqueId('key');
+      const first = await createBooking(ctx, body, key);
+      await ctx.staff!.post('/clock/advance', { body: { seconds: 24 * 3600 - 60 } });
+      await expectSameAnswer(ctx, first, await createBooking(ctx, body, key), '4.5.R1b', 'replay after 23 h 59 min');
+      await ctx.staff!.post('/clock/advance', { body: { seconds: 120 } });
+      const fresh = await createBooking(ctx, bookingBody(ctx), key);
+      expectStatus(ctx, fresh, 201, null, '4.5.R1b', 'a new body under a key older than 24 hours');
+    },
+  }),
+];

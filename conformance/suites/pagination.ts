@@ -1,0 +1,97 @@
+/** GET /bookings paging (§4.4, §6.9, §8): totals, order, limits, polling by updated_since. */
+import fc from 'fast-check';
+import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
+import { bookingBody, createBooking, farStay } from './support.ts';
+
+const suite = 'pagination';
+
+async function walk(ctx: CheckContext, query: Record<string, string | number>, perPage: number): Promise<any[]> {
+  const items: any[] = [];
+  for (let page = 1, last = 1; page <= last; page++) {
+    const res = await ctx.api.get('/bookings', { query: { ...query, page, per_page: perPage } });
+    expectStatus(ctx, res, 200, null, '4.4.R1', `GET /bookings page ${page}`);
+    if (res.body.data?.pagination !== undefined || !Array.isArray(res.body.data)) ctx.fail('PaginationInsideData', 'data is not an array or carries pagination', 'data is an array; pagination is a top-level sibling', '4.4.R3');
+    const p = res.body.pagination;
+    if (!p || p.page !== page || p.per_page !== perPage) ctx.fail('WrongPagination', JSON.stringify(p), `top-level pagination with page ${page}, per_page ${perPage}`, '4.4.R2');
+    if (res.body.data.length > perPage) ctx.fail('PageTooLong', `${res.body.data.length} items`, `at most per_page = ${perPage}`, '4.4.Q7');
+    last = p.last_page;
+    items.push(...res.body.data);
+    if (page === 1 && p.last_page !== Math.max(1, Math.ceil(p.total / perPage))) ctx.fail('WrongLastPage', `last_page ${p.last_page} for total ${p.total}`, `ceil(total / per_page)`, '4.4.R2');
+  }
+  return items;
+}
+
+function inOrder(items: any[]): boolean {
+  return items.every((b, i) => i === 0 || Date.parse(items[i - 1].updated_at) <= Date.parse(b.updated_at));
+}
+
+export const paginationChecks = [
+  defineCheck({
+    id: 'pagination.totals-and-order', title: 'Pages add up to the total, oldest update first, pagination top-level', suite,
+    clauses: ['4.4.R1', '4.4.R2', '4.4.R3', '4.4.R4', '4.4.Q6', '4.4.Q7'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const slot = Math.floor(Math.random() * 250);
+      const stays = Array.from({ length: 7 }, (_, i) => farStay(ctx, 1, slot + i));
+      for (const stay of stays) expectStatus(ctx, await createBooking(ctx, bookingBody(ctx, stay)), 201, null, '4.5.R8', 'a create');
+      await ctx.forAll(fc.integer({ min: 1, max: 8 }), async (perPage) => {
+        const query = { check_in_from: stays[0]!.check_in, check_in_to: stays.at(-1)!.check_in };
+        const items = await walk(ctx, query, perPage);
+        const ids = items.map((b) => b.id);
+        if (new Set(ids).size !== ids.length) ctx.fail('RepeatedAcrossPages', `ids ${ids.join(', ')}`, 'each booking once', '4.4.R4');
+        const first = await ctx.api.get('/bookings', { query: { ...query, per_page: perPage } });
+        if (first.body.pagination.total !== items.length) ctx.fail('TotalMismatch', `total ${first.body.pagination.total}, walked ${items.length}`, 'total equals the items over all pages', '4.4.R2');
+        if (!inOrder(items)) ctx.fail('NotOldestFirst', items.map((b) => b.updated_at).join(', '), 'ordered by last update, oldest first', '4.4.R4');
+      });
+    },
+  }),
+  defineCheck({
+    id: 'pagination.per-page-limits', title: 'per_page is 1 to 200 (default 50); page is 1-based (default 1)', suite,
+    clauses: ['4.4.Q6', '4.4.Q7', '8.L1', '4.4.R5', '7.E8'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      for (const bad of [0, 201, -1]) {
+        const res = await ctx.api.get('/bookings', { query: { per_page: bad } });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '8.L1', `GET /bookings?per_page=${bad}`);
+        if (!res.body.errors?.per_page) ctx.fail('WrongErrorField', JSON.stringify(res.body.errors), 'errors keyed by the field: per_page', '7.C1');
+      }
+      const zero = await ctx.api.get('/bookings', { query: { page: 0 } });
+      expectStatus(ctx, zero, 422, 'VALIDATION_FAILED', '4.4.Q6', 'GET /bookings?page=0');
+      const max = await ctx.api.get('/bookings', { query: { per_page: 200 } });
+      expectStatus(ctx, max, 200, null, '8.L1', 'GET /bookings?per_page=200');
+      const dflt = await ctx.api.get('/bookings');
+      if (dflt.body.pagination?.per_page !== 50 || dflt.body.pagination?.page !== 1) ctx.fail('WrongDefaults', JSON.stringify(dflt.body.pagination), 'page 1, per_page 50 by default', '8.L1');
+    },
+  }),
+  defineCheck({
+    id: 'pagination.polling-never-misses', title: 'Polling with updated_since = highest updated_at seen never misses a change while bookings change', suite,
+    clauses: ['4.4.Q1', '4.4.R4', '6.R9', '2.3.R9'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const stay = farStay(ctx, 1);
+      await ctx.forAll(fc.array(fc.constantFrom('create', 'change', 'poll'), { minLength: 3, maxLength: 12 }), async (steps) => {
+        const latest = new Map<number, number>();
+        const seen = new Map<number, number>();
+        let mark: string | undefined;
+        const poll = async () => {
+          const query: Record<string, string | number> = { check_in_from: stay.check_in, check_in_to: stay.check_in };
+          if (mark) query.updated_since = mark;
+          for (const b of await walk(ctx, query, 3)) {
+            seen.set(b.id, Math.max(seen.get(b.id) ?? 0, b.revision));
+            if (!mark || Date.parse(b.updated_at) > Date.parse(mark)) mark = b.updated_at;
+          }
+        };
+        for (const step of [...steps, 'poll']) {
+          if (step === 'create') {
+            const res = await createBooking(ctx, bookingBody(ctx, stay));
+            if (res.status === 201) latest.set(res.body.data.id, res.body.data.revision);
+          } else if (step === 'change' && ctx.staff && latest.size > 0) {
+            const id = [...latest.keys()][0]!;
+            const res = await ctx.staff.post(`/bookings/${id}/status`, { body: { status: 'cancelled' } });
+            if (res.status === 200) latest.set(id, res.body.data.revision);
+          } else if (step === 'poll') await poll();
+        }
+        for (const [id, revision] of latest) {
+          if ((seen.get(id) ?? 0) < revision) ctx.fail('PollingMissedChange', `booking ${id} seen at revision ${seen.get(id) ?? 'never'}`, `revision ${revision} seen by polling with updated_since`, '6.R9');
+        }
+      });
+    },
+  }),
+];

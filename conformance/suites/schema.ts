@@ -1,0 +1,56 @@
+/**
+ * Schema (§2, §4, §7): every response of every check is validated against
+ * spec/openapi.yaml by the client; these checks make sure every operation
+ * is exercised at least once, successes and errors alike.
+ */
+import { defineCheck, expectStatus } from '../check.ts';
+import { farStay, knownProperty, writableProperty } from './support.ts';
+
+const suite = 'schema';
+
+export const schemaChecks = [
+  defineCheck({
+    id: 'schema.read-operations-conform', title: 'Every read operation answers with a documented status and body', suite,
+    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '9.R1a'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const me = await ctx.api.get('/me');
+      expectStatus(ctx, me, 200, null, '4.1.R3', 'GET /me');
+      if (me.body.data.api_version !== '2026-09') ctx.fail('WrongApiVersion', String(me.body.data.api_version), '2026-09', '9.R1a');
+      expectStatus(ctx, await ctx.api.get('/bookings'), 200, null, '4.4.R1', 'GET /bookings');
+      expectStatus(ctx, await ctx.api.get('/events', { query: { limit: 5 } }), 200, null, '4.6.R1', 'GET /events');
+      // A live run that names no property still checks everything else.
+      const property = knownProperty(ctx);
+      if (property === null) return;
+      const stay = farStay(ctx, 3);
+      const snap = await ctx.api.get(`/properties/${property}/availability`, { query: { from: stay.check_in, to: stay.check_out } });
+      expectStatus(ctx, snap, 200, null, '4.8.R1', 'GET availability snapshot');
+      if (snap.body.data?.data?.dates?.length !== 4) ctx.fail('WrongWindow', `${snap.body.data?.data?.dates?.length} dates`, '4 nights for an inclusive window of 4 days', '2.7.R2');
+    },
+  }),
+  defineCheck({
+    id: 'schema.assumed-operations-conform', title: 'Rates and restrictions snapshots and the property list answer with the assumed shapes', suite,
+    clauses: ['4.8.R5', '4.8.R6'], level: 'assumption', needs: ['read'],
+    async run(ctx) {
+      const property = writableProperty(ctx);
+      const stay = farStay(ctx, 2);
+      for (const kind of ['rates', 'restrictions']) {
+        expectStatus(ctx, await ctx.api.get(`/properties/${property}/${kind}`, { query: { from: stay.check_in, to: stay.check_out } }), 200, null, '4.8.R5', `GET ${kind} snapshot`);
+      }
+      expectStatus(ctx, await ctx.api.get('/properties'), 200, null, '4.8.R6', 'GET /properties');
+    },
+  }),
+  defineCheck({
+    id: 'schema.error-envelope', title: 'Errors use the envelope: success false, code, message and errors keyed by field path', suite,
+    clauses: ['7.C1', '4.C6', '7.E8', '4.4.R5', '4.6.R8'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const cases: [string, Record<string, string | number>][] = [['/bookings', { per_page: 'many' }], ['/events', { limit: 0 }]];
+      for (const [path, query] of cases) {
+        const res = await ctx.api.get(path, { query });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '7.C1', `GET ${path} with ${JSON.stringify(query)}`);
+        const field = Object.keys(query)[0]!;
+        const errors = res.body.errors?.[field];
+        if (!Array.isArray(errors) || errors.some((m: unknown) => typeof m !== 'string')) ctx.fail('ErrorsNotKeyedByField', JSON.stringify(res.body.errors), `errors.${field} is an array of messages`, '7.C1');
+      }
+    },
+  }),
+];

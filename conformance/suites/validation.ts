@@ -1,0 +1,156 @@
+/**
+ * Input validation (§4.4–§4.8, §7, §8): generated valid requests are
+ * accepted; each generated single-field violation is refused with 422
+ * naming that field and writes nothing; nothing ever answers 5xx. Requests
+ * come from the OpenAPI schemas (conformance/arbitraries), not hand copies.
+ */
+import fc from 'fast-check';
+
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { dateTimeBetween, omit } from '../arbitraries/from-schema.ts';
+import { bodyViolations, queryViolations, validBody, validQuery } from '../arbitraries/requests.ts';
+import { createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
+
+const suite = 'validation';
+
+/** Valid create bodies the target can accept: its own property, a far-future stay, no pinned units. */
+function acceptableBodies(ctx: CheckContext) {
+  return fc.tuple(
+    validBody('createBooking', {
+      property: fc.constant({ doorloom_id: writableProperty(ctx) }),
+      'units[].inventory_id': omit(),
+      'units[].external_unit_id': omit(),
+      external_booking_id: fc.constant('placeholder'),
+    }, { maxItems: 2 }),
+    fc.integer({ min: 0, max: 250 }),
+    fc.integer({ min: 1, max: 5 }),
+  ).map(([body, slot, nights]) => {
+    const stay = farStay(ctx, nights, slot);
+    return { ...(body as Record<string, unknown>), ...stay, external_booking_id: ctx.uniqueId('bk') };
+  });
+}
+
+const QUERY_OPERATIONS: [string, string][] = [['listBookings', '/bookings'], ['listEvents', '/events']];
+
+function acceptableQuery(ctx: CheckContext, operationId: string) {
+  // property_id must name a covered property (else 404, §1); leave it out when the run knows none.
+  const property = knownProperty(ctx);
+  const propertyId = property === null ? omit() : fc.oneof(omit(), fc.constant(property));
+  const overrides: Record<string, fc.Arbitrary<unknown>> = operationId === 'listBookings'
+    ? { property_id: propertyId, updated_since: fc.oneof(omit(), dateTimeBetween('2020-01-01', '2030-12-31')) }
+    : { property_id: propertyId };
+  return validQuery(operationId, overrides);
+}
+
+export const validationChecks = [
+  defineCheck({
+    id: 'validation.valid-bodies-accepted', title: 'Generated valid create bodies are never refused by validation', suite,
+    clauses: ['4.5.Q36', '4.5.R8', '7.E8'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      await ctx.forAll(acceptableBodies(ctx), async (body) => {
+        const res = await createBooking(ctx, body);
+        if (res.status !== 201 && !(res.status === 409 && res.body?.code === 'UNAVAILABLE')) {
+          ctx.fail('ValidBodyRefused', `${describe(res)} ${JSON.stringify(res.body?.errors ?? {})}`, '201 (or 409 UNAVAILABLE when no unit is free) for a body valid under §4.5', '4.5.Q36');
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'validation.body-violation-refused', title: 'Each single-field violation of a create body is 422 naming that field, and writes nothing', suite,
+    clauses: ['4.5.Q36', '7.C1', '7.E8', '8.L6', '8.L7', '8.L8', '4.5.Q3', '4.5.Q5', '4.5.Q8', '4.5.Q9', '4.5.Q15', '4.5.Q21', '4.5.Q31'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const cases = acceptableBodies(ctx).chain((base) => {
+        const all = bodyViolations('createBooking', base);
+        return fc.constantFrom(...all).map((violation) => ({ base, violation }));
+      });
+      await ctx.forAll(cases, async ({ base, violation }) => {
+        const invalid = violation.apply(base) as Record<string, unknown>;
+        const res = await createBooking(ctx, invalid);
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '4.5.Q36', `a body with ${violation.description}`);
+        if (!res.body.errors?.[violation.path]) {
+          ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ') || '(none)'}`, `errors naming ${violation.path} (${violation.description})`, '7.C1');
+        }
+        if (typeof invalid.external_booking_id === 'string' && invalid.external_booking_id.length > 0 && invalid.external_booking_id.length <= 128) {
+          const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(invalid.external_booking_id)}`);
+          expectStatus(ctx, read, 404, 'NOT_FOUND', '4.5.Q36', 'reading the booking a refused create named');
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'validation.valid-queries-accepted', title: 'Generated valid list and replay queries are answered 200', suite,
+    clauses: ['4.4.Q1', '4.4.Q2', '4.4.Q3', '4.4.Q4', '4.4.Q5', '4.6.Q1', '4.6.Q2', '4.6.Q3', '4.6.Q4', '4.6.Q5'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const cases = fc.constantFrom(...QUERY_OPERATIONS).chain(([op, path]) => acceptableQuery(ctx, op).map((query) => ({ path, query })));
+      await ctx.forAll(cases, async ({ path, query }) => {
+        const res = await ctx.api.get(path, { query });
+        expectStatus(ctx, res, 200, null, path === '/events' ? '4.6.R1' : '4.4.R1', `GET ${path} with ${JSON.stringify(query)}`);
+      });
+    },
+  }),
+  defineCheck({
+    id: 'validation.query-violation-refused', title: 'Each single-parameter violation of a list or replay query is 422 naming the parameter', suite,
+    clauses: ['4.4.R5', '4.6.R8', '8.L1', '8.L2', '7.E8', '7.C1'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const cases = fc.constantFrom(...QUERY_OPERATIONS).chain(([op, path]) => acceptableQuery(ctx, op).chain((base) => {
+        const all = queryViolations(op, base);
+        return all.length === 0 ? fc.constant(null) : fc.constantFrom(...all).map((violation) => ({ path, base, violation }));
+      })).filter((c): c is NonNullable<typeof c> => c !== null);
+      await ctx.forAll(cases, async ({ path, base, violation }) => {
+        const query = violation.apply(base) as Record<string, string | string[]>;
+        const res = await ctx.api.get(path, { query });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', path === '/events' ? '4.6.R8' : '4.4.R5', `GET ${path} with ${violation.description}`);
+        const root = violation.path.split('.')[0]!;
+        if (!Object.keys(res.body.errors ?? {}).some((k) => k === violation.path || k.split('.')[0] === root)) {
+          ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ')}`, `errors naming ${violation.path}`, '7.C1');
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'validation.never-5xx', title: 'Malformed and arbitrary bodies and queries get a 4xx envelope, never 5xx', suite,
+    clauses: ['4.R2', '7.C1', '7.E8'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const raw = fc.oneof(
+        fc.jsonValue().map((v) => JSON.stringify(v)),
+        fc.string(),
+        fc.constantFrom('{', '{"external_booking_id":', '[1,2', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}', 'null', '"text"', '\u0000'),
+      );
+      await ctx.forAll(fc.tuple(raw, fc.constantFrom('application/json', 'text/plain')), async ([body, type]) => {
+        const res = await ctx.api.post('/bookings', { rawBody: body, headers: { 'Idempotency-Key': ctx.uniqueId('key'), 'Content-Type': type } });
+        if (res.status >= 500) ctx.fail('ServerError', `${describe(res)} for the body ${JSON.stringify(body).slice(0, 120)}`, 'a 4xx error envelope for bad input', '4.R2');
+        if (res.status < 400 || res.body?.success !== false) ctx.fail('BadInputAccepted', `${describe(res)} for the body ${JSON.stringify(body).slice(0, 120)}`, '422 in the error envelope', '7.C1');
+      });
+      const junk = fc.dictionary(fc.constantFrom('page', 'per_page', 'status', 'updated_since', 'after_sequence', 'limit', 'types[]', 'property_id', 'x'), fc.string({ maxLength: 12 }));
+      await ctx.forAll(fc.tuple(fc.constantFrom('/bookings', '/events'), junk), async ([path, query]) => {
+        const res = await ctx.api.get(path, { query });
+        if (res.status >= 500) ctx.fail('ServerError', `${describe(res)} for GET ${path} ${JSON.stringify(query)}`, 'a 200 or a 4xx error envelope', '4.R2');
+      });
+    },
+  }),
+  defineCheck({
+    id: 'validation.property-not-mapped', title: 'An unknown property is 422 PROPERTY_NOT_MAPPED and writes nothing', suite,
+    clauses: ['4.5.Q32', '7.E11'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const body = { external_booking_id: ctx.uniqueId('bk'), property: { doorloom_id: 2_000_000_000 }, units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 } };
+      expectStatus(ctx, await createBooking(ctx, body), 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property');
+      const alias = { ...body, external_booking_id: ctx.uniqueId('bk'), property: { external_id: `${ctx.runId}-no-such-alias` } };
+      expectStatus(ctx, await createBooking(ctx, alias), 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property alias');
+    },
+  }),
+  defineCheck({
+    id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes', suite,
+    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14'], level: 'normative', needs: ['write', 'staff'],
+    async run(ctx) {
+      const archived = ctx.target.properties.find((p) => p.archived);
+      const withInactive = ctx.target.properties.find((p) => !p.archived && p.units.some((u) => !u.active));
+      if (!archived || !withInactive) throw new NotApplicable('needs an archived property and an inactive unit (the demo world has both)');
+      const body = (overrides: object) => ({ external_booking_id: ctx.uniqueId('bk'), units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 }, ...overrides });
+      expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: archived.doorloom_id } })), 422, 'PROPERTY_ARCHIVED', '4.5.Q33', 'a create on an archived property');
+      expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: 'no-such-unit' }] })), 422, 'UNIT_NOT_MAPPED', '4.5.Q34', 'a create pinning an unknown unit alias');
+      const inactive = withInactive.units.find((u) => !u.active)!;
+      expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: inactive.inventory_id }] })), 422, 'UNIT_INACTIVE', '4.5.Q35', 'a create pinning an inactive unit');
+    },
+  }),
+];
+

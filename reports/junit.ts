@@ -1,0 +1,212 @@
+/**
+ * junit.xml for CI dashboards (Jenkins, GitLab, GitHub test reporters): one
+ * <testsuite> per suite, one <testcase> per check. Every attribute and text is
+ * escaped, characters XML 1.0 forbids are stripped, and long texts go in CDATA
+ * sections whose `]]>` is split so the section cannot be closed early.
+ */
+import type { CheckResult, Exchange, RunReport } from '../conformance/types.ts';
+import { countOutcomes, groupBySuite, seconds, truncate, type OutcomeCounts } from './format.ts';
+
+/** Request and response bodies longer than this are cut in <system-out>; report.json keeps them whole. */
+const BODY_LIMIT = 4000;
+/** A failure message attribute longer than this is cut (dashboards show it on one line). */
+const MESSAGE_LIMIT = 500;
+
+/** JUnit XML of the run. */
+export function renderJunit(report: RunReport): string {
+  const all = countOutcomes(report.results);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({
+      name: `Partner API ${report.apiVersion} conformance`,
+      tests: report.results.length,
+      failures: all.failed,
+      errors: all.errored,
+      skipped: skippedCount(all),
+      time: seconds(report.summary.ms),
+      timestamp: report.startedAt,
+    })}>`,
+  ];
+  groupBySuite(report.results).forEach(({ suite, results }, index) => {
+    const counts = countOutcomes(results);
+    lines.push(`  <testsuite${attrs({
+      name: suite,
+      id: index,
+      tests: results.length,
+      failures: counts.failed,
+      errors: counts.errored,
+      skipped: skippedCount(counts),
+      time: seconds(results.reduce((sum, r) => sum + r.ms, 0)),
+      timestamp: report.startedAt,
+    })}>`);
+    lines.push('    <properties>');
+    for (const [name, value] of runProperties(report)) lines.push(`      <property${attrs({ name, value })}/>`);
+    lines.push('    </properties>');
+    for (const result of results) lines.push(...testcase(result));
+    lines.push('  </testsuite>');
+  });
+  lines.push('</testsuites>');
+  return `${lines.join('\n')}\n`;
+}
+
+function skippedCount(counts: OutcomeCounts): number {
+  return counts.not_applicable + counts.skipped;
+}
+
+/** What every suite of the run shares: the target and the options that reproduce it. */
+function runProperties(report: RunReport): Array<[string, string]> {
+  const o = report.options;
+  return [
+    ['run.id', report.runId],
+    ['api.version', report.apiVersion],
+    ['spec.digest', report.specDigest],
+    ['target.kind', report.target.kind],
+    ['target.baseUrl', report.target.baseUrl],
+    ['target.capabilities', report.target.capabilities.join(',')],
+    ['options.runs', String(o.runs)],
+    ['options.seed', o.seed === null ? 'random' : String(o.seed)],
+    ['options.normativeOnly', String(o.normativeOnly)],
+    ['options.allowWrites', String(o.allowWrites)],
+  ];
+}
+
+function testcase(r: CheckResult): string[] {
+  const open = `    <testcase${attrs({ classname: `conformance.${r.suite}`, name: `${r.id}: ${r.title}`, time: seconds(r.ms) })}>`;
+  const out = [open, '      <properties>'];
+  const props: Array<[string, string]> = [
+    ['check', r.id],
+    ['clauses', r.clauses.join(',')],
+    ['level', r.level],
+    ['outcome', r.outcome],
+  ];
+  if (r.property) {
+    props.push(['seed', String(r.property.seed)], ['numRuns', String(r.property.numRuns)]);
+    if (r.property.path !== undefined) props.push(['path', r.property.path]);
+  }
+  for (const [name, value] of props) out.push(`        <property${attrs({ name, value })}/>`);
+  out.push('      </properties>');
+
+  switch (r.outcome) {
+    case 'failed': {
+      const kind = r.failure?.kind ?? 'Failure';
+      const message = r.failure
+        ? `Received: ${r.failure.received} / Documented: ${r.failure.documented} (${r.failure.clause})`
+        : 'failed without a recorded failure';
+      out.push(`      <failure${attrs({ type: kind, message: oneLine(message) })}>${cdata(failureText(r))}</failure>`);
+      break;
+    }
+    case 'errored': {
+      const error = r.error ?? 'errored without a recorded error';
+      out.push(`      <error${attrs({ type: errorType(error), message: oneLine(error.split('\n')[0] ?? '') })}>${cdata(errorText(r, error))}</error>`);
+      break;
+    }
+    case 'not_applicable':
+      out.push(`      <skipped${attrs({ message: r.reason ?? 'not applicable' })}/>`);
+      break;
+    case 'skipped':
+      out.push(`      <skipped${attrs({ message: r.reason ?? 'skipped' })}/>`);
+      break;
+    case 'passed':
+      break;
+  }
+  if ((r.outcome === 'failed' || r.outcome === 'errored') && r.exchanges.length > 0) {
+    out.push(`      <system-out>${cdata(exchangesText(r.exchanges))}</system-out>`);
+  }
+  out.push('    </testcase>');
+  return out;
+}
+
+/** The failure body: what was received, what the document says, and how to replay it. */
+function failureText(r: CheckResult): string {
+  const lines: string[] = [];
+  if (r.failure) {
+    lines.push(
+      `${r.failure.kind}`,
+      `Received:   ${r.failure.received}`,
+      `Documented: ${r.failure.documented}`,
+      `Clause:     ${r.failure.clause} (${r.level}; check proves ${r.clauses.join(', ')})`,
+    );
+  } else {
+    lines.push(`Clauses:    ${r.clauses.join(', ')} (${r.level})`);
+  }
+  lines.push(...propertyLines(r), `Replay:     ${r.replay}`);
+  if (r.exchanges.length > 0) lines.push(`Exchanges:  ${r.exchanges.length} HTTP call(s) of the failing run in system-out`);
+  return lines.join('\n');
+}
+
+function errorText(r: CheckResult, error: string): string {
+  return [error, '', `Clauses:    ${r.clauses.join(', ')} (${r.level})`, ...propertyLines(r), `Replay:     ${r.replay}`].join('\n');
+}
+
+function propertyLines(r: CheckResult): string[] {
+  const p = r.property;
+  if (!p) return [];
+  const lines = [`Seed:       ${p.seed}${p.path !== undefined ? `  path: ${p.path}` : ''}  (${p.numRuns} runs)`];
+  if (p.counterexample !== undefined) lines.push('Counterexample:', indent(p.counterexample));
+  return lines;
+}
+
+/** The exchanges as numbered HTTP calls, bodies cut at BODY_LIMIT characters. */
+function exchangesText(exchanges: readonly Exchange[]): string {
+  return exchanges.map((e) => {
+    const lines = [`#${e.n} ${e.method} ${e.url} -> ${e.status} (${e.ms} ms)`];
+    for (const [k, v] of Object.entries(e.requestHeaders)) lines.push(`  > ${k}: ${v}`);
+    if (e.requestBody !== undefined && e.requestBody !== '') lines.push(indent(body(e.requestBody), '  > '));
+    for (const [k, v] of Object.entries(e.responseHeaders)) lines.push(`  < ${k}: ${v}`);
+    if (e.responseBody !== '') lines.push(indent(body(e.responseBody), '  < '));
+    return lines.join('\n');
+  }).join('\n\n');
+}
+
+function body(text: string): string {
+  const cut = truncate(text, BODY_LIMIT);
+  return cut.omitted === 0 ? text : `${cut.text}\n[truncated: ${cut.omitted} of ${cut.total} characters left out; report.json has the whole body]`;
+}
+
+function indent(text: string, prefix = '  '): string {
+  return text.split('\n').map((line) => prefix + line).join('\n');
+}
+
+/** `TypeError: x` → `TypeError`; anything else → `Error`. */
+function errorType(error: string): string {
+  return /^([A-Z][A-Za-z0-9_]*(?:Error|Exception))\b/.exec(error)?.[1] ?? 'Error';
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const cut = truncate(flat, MESSAGE_LIMIT);
+  return cut.omitted === 0 ? flat : `${cut.text}…`;
+}
+
+// ------------------------------------------------------------------ XML
+
+/** Every character XML 1.0 does not allow: C0 controls but tab/LF/CR, lone surrogates, U+FFFE, U+FFFF. */
+const ILLEGAL_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Text with the characters XML 1.0 forbids removed (no escape can carry them). */
+export function xmlSafe(text: string): string {
+  return text.replace(ILLEGAL_XML, '');
+}
+
+/** An attribute value: quotes and markup escaped, tab/newline/CR as references so parsers keep them. */
+export function escapeXmlAttribute(value: string): string {
+  return xmlSafe(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;');
+}
+
+/** Text in a CDATA section; a `]]>` inside is split across two sections. Empty text gives an empty string. */
+export function cdata(text: string): string {
+  const safe = xmlSafe(text);
+  return safe === '' ? '' : `<![CDATA[${safe}]]>`;
+}
+
+function attrs(values: Record<string, string | number>): string {
+  return Object.entries(values).map(([k, v]) => ` ${k}="${escapeXmlAttribute(String(v))}"`).join('');
+}
