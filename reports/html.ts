@@ -481,6 +481,7 @@ const CSS = `
   --na:#a3acb6;--na-bg:#242b33;--skip:#a9a8d8;--skip-bg:#25243a;--notrun:#e0b640;--notrun-bg:#332a0c;--unc:#8c96a1;--unc-bg:#171b21;--code-bg:#1d2229;
 }}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 var(--sans)}
 code,pre,.mono{font-family:var(--mono);font-size:.9em}
@@ -607,7 +608,7 @@ pre{background:var(--code-bg);border:1px solid var(--border);border-radius:6px;p
   .wrap{padding:0 14px}main>section{padding:14px}
   .summary-grid,.rvd,.call-grid,.cov-row{grid-template-columns:1fr}
   .cov-label{flex-direction:row;flex-wrap:wrap;align-items:center}
-  .filters input{min-width:0}
+  .filters input{min-width:0;flex-basis:100%;max-width:none}
 }
 @media print{.toc,.filters,.copy{display:none!important}main>section{break-inside:auto;border:0;padding:0}.failure{break-inside:avoid-page}pre{max-height:none}}
 `;

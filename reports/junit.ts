@@ -204,7 +204,7 @@ export function escapeXmlAttribute(value: string): string {
 /** Text in a CDATA section; a `]]>` inside is split across two sections. Empty text gives an empty string. */
 export function cdata(text: string): string {
   const safe = xmlSafe(text);
-  return safe === '' ? '' : `<![CDATA[${safe}]]>`;
+  return safe === '' ? '' : `<![CDATA[${safe.replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
 }
 
 function attrs(values: Record<string, string | number>): string {

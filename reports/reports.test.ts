@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult, RunReport } from '../conformance/types.ts';
 import { HTML_BODY_LIMIT, reindentJson, renderHtml } from './html.ts';
 import { renderJson } from './json.ts';
@@ -57,8 +57,12 @@ function resultOf(report: RunReport, outcome: CheckResult['outcome']): CheckResu
 
 describe('renderJunit', () => {
   const report = sampleReport();
-  const xml = renderJunit(report);
-  const suites = parseJunit(xml);
+  let xml: string;
+  let suites: TestSuites;
+  beforeAll(() => {
+    xml = renderJunit(report);
+    suites = parseJunit(xml);
+  });
 
   it('is well-formed XML with an XML declaration', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
@@ -215,7 +219,10 @@ describe('XML escaping helpers', () => {
 
 describe('renderHtml', () => {
   const report = sampleReport();
-  const html = renderHtml(report);
+  let html: string;
+  beforeAll(() => {
+    html = renderHtml(report);
+  });
 
   it('is one self-contained file: no src=, no external href, no <link>, no @import or url()', () => {
     expect(html).not.toMatch(/\ssrc\s*=/i);
@@ -326,6 +333,7 @@ describe('renderHtml', () => {
 
   it('reads without JS: filters and copy buttons start hidden and the content is all in the markup', () => {
     expect(html.match(/<div class="filters"[^>]* hidden>/g)).toHaveLength(2);
+    expect(html).toContain('[hidden]{display:none!important}'); // else `.filters{display:flex}` would show them
     expect(html).toMatch(/<button type="button" class="copy" data-copy="[^"]+" hidden>Copy<\/button>/);
     expect(html).not.toMatch(/<details(?! open)[^>]*>[\s\S]{0,40}<summary><span class="n">#[123]</);
   });
@@ -439,7 +447,10 @@ describe('writeReports', () => {
     const written = writeReports(sampleReport(), dir);
     const json = JSON.parse(readFileSync(written.files.json, 'utf8')) as RunReport;
     expect(json.results.find((r) => r.outcome === 'failed')?.exchanges[0]?.requestHeaders.authorization).toBe('<redacted>');
-    expect(XMLValidator.validate(readFileSync(written.files.junit, 'utf8'))).toBe(true);
+    const junit = readFileSync(written.files.junit, 'utf8');
+    expect(XMLValidator.validate(junit)).toBe(true);
+    const failed = parseJunit(junit).testsuite.flatMap((t) => t.testcase).find((t) => t.failure);
+    expect(failed?.['system-out']).toContain('  > authorization: <redacted>');
     const html = readFileSync(written.files.html, 'utf8');
     expect(html).toContain('<span class="hn">authorization</span>: &lt;redacted&gt;');
     expect(html).not.toContain('<redacted>');
