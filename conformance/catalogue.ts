@@ -5,7 +5,16 @@ import { idempotencyChecks } from './suites/idempotency.ts';
 import { paginationChecks } from './suites/pagination.ts';
 import { schemaChecks } from './suites/schema.ts';
 import { validationChecks } from './suites/validation.ts';
+import { sequencingChecks } from './suites/sequencing.ts';
+import { supersessionChecks } from './suites/supersession.ts';
+import { watermarkChecks } from './suites/watermark.ts';
+import { syncChecks } from './suites/sync.ts';
+import { webhookChecks } from './suites/webhooks.ts';
+import { modelChecks } from './suites/model.ts';
 
 export function catalogue(): CheckDefinition[] {
-  return [...schemaChecks, ...authChecks, ...validationChecks, ...idempotencyChecks, ...paginationChecks];
+  return [
+    ...schemaChecks, ...authChecks, ...validationChecks, ...idempotencyChecks, ...paginationChecks,
+    ...sequencingChecks, ...supersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
+  ];
 }

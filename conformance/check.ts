@@ -33,6 +33,8 @@ export interface CheckContext {
   uniqueId(prefix?: string): string;
   /** Fails the check with what was received and what the document says. */
   fail(kind: string, received: string, documented: string, clause: string): never;
+  /** Run after the check, pass or fail (receivers to close). */
+  cleanup: (() => Promise<void>)[];
   /** Runs a fast-check property with the run's seed and size; a failure keeps seed, path and counterexample. */
   forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
 }
@@ -62,7 +64,7 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
     throw new CheckFailure({ kind, received, documented, clause });
   };
   return {
-    target, api, staff, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path,
+    target, api, staff, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],
     uniqueId(prefix = 'c') {
       counter += 1;
       return `${options.runId}-${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;

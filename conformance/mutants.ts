@@ -23,6 +23,17 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'envelope-without-errors': 'schema.error-envelope',
   'unauthenticated-403': 'auth.missing-key-is-401',
   'list-newest-first': 'pagination.totals-and-order',
+  'sequence-reuse': 'sequencing.strictly-increasing',
+  'cursor-off-by-one': 'sequencing.paging-exactly-once',
+  'superseded-in-replay': 'supersession.covered-and-omitted',
+  'supersede-delivered': 'supersession.only-undelivered',
+  'watermark-after-payload': 'watermark.later-events-converge',
+  'snapshot-differs-from-event': 'watermark.payload-equals-event',
+  'sync-charged-before-validation': 'sync.validation-before-charge',
+  'chunk-straddles-months': 'sync.monthly-chunks',
+  'webhook-overtakes': 'webhooks.ordered-under-failures',
+  'signature-wrong-secret': 'webhooks.signed',
+  'ping-consumes-sequence': 'webhooks.ping-consumes-no-sequence',
 };
 
 export interface MutantResult {

@@ -121,6 +121,7 @@ async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetF
     if (e instanceof NotApplicable) return { ...base, outcome: 'not_applicable', reason: e.message, exchanges: [], replay: o.replay, ms: Date.now() - t0 };
     return { ...base, outcome: 'errored', error: (e as Error).stack ?? String(e), exchanges, replay: o.replay, ms: Date.now() - t0 };
   } finally {
+    for (const done of ctx.cleanup) await done().catch(() => undefined);
     await target.close();
   }
 }

@@ -12,6 +12,8 @@ import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
 import { statusOf } from './domain/integrations.ts';
+import { writeFileDurablySync } from './store/durable-fs.ts';
+import { DataDirLockedError, StoreDamagedError } from './store/errors.ts';
 import { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -29,6 +31,20 @@ const USAGE = `Usage: npm start -- [options]
 function fail(message: string): never {
   process.stderr.write(`error: ${message}\n\n${USAGE}`);
   process.exit(2);
+}
+
+/** A refusal that is not about the flags (the data directory is locked or damaged): the message alone. */
+function refuse(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+}
+
+/** Compaction threshold in bytes; a test knob (the crash test compacts often), not a flag. */
+function compactAfterBytes(): number | undefined {
+  const raw = process.env.SIMULATOR_COMPACT_AFTER_BYTES;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[0-9]{1,12}$/.test(raw) || Number(raw) < 1) fail(`SIMULATOR_COMPACT_AFTER_BYTES must be a positive integer, got "${raw}"`);
+  return Number(raw);
 }
 
 async function main(): Promise<void> {
@@ -60,8 +76,23 @@ async function main(): Promise<void> {
   let store: Store | undefined;
   let vaultKey: Buffer | undefined;
   if (dataDir) {
+    const compaction = compactAfterBytes();
     mkdirSync(dataDir, { recursive: true });
-    store = await FileStore.open(dataDir);
+    let fileStore: FileStore;
+    try {
+      // Takes the directory's lock first: nothing in it is touched while another simulator holds it.
+      fileStore = await FileStore.open(dataDir, {
+        compactAfterBytes: compaction,
+        onError: (e) => process.stderr.write(`warning: background compaction of ${dataDir} failed, retrying later: ${e.message}\n`),
+      });
+    } catch (e) {
+      if (e instanceof DataDirLockedError || e instanceof StoreDamagedError) refuse(e.message);
+      throw e;
+    }
+    const { tornBytes, tornReason, tookOverLockFrom } = fileStore.report;
+    if (tookOverLockFrom) process.stderr.write(`note: took over the lock of ${dataDir} from pid ${tookOverLockFrom.pid}, which is gone\n`);
+    if (tornBytes > 0) process.stderr.write(`note: recovered ${dataDir} to its last complete transaction: dropped ${tornBytes} bytes at the end of the journal (${tornReason}; a write cut short)\n`);
+    store = fileStore;
     vaultKey = secretFile(join(dataDir, 'vault.key'), () => randomBytes(32).toString('hex'), (s) => Buffer.from(s, 'hex'));
   }
   const sim = createSimulator({ store, vaultKey });
@@ -79,7 +110,8 @@ async function main(): Promise<void> {
   if (firstStart) {
     fixtures = seedDemoWorld(sim, { baseUrl, staffToken: sim.staffToken!, webhookUrl: args['webhook-url'] ?? null });
     // The simulator is a development tool: it keeps the demo credentials so a restart can show them again.
-    if (dataDir) writePrivate(join(dataDir, 'demo-credentials.json'), JSON.stringify(fixtures, null, 2));
+    // Durable before the world is: a restart never finds a world without them.
+    if (dataDir) writeFileDurablySync(join(dataDir, 'demo-credentials.json'), JSON.stringify(fixtures, null, 2) + '\n');
   } else {
     const saved = dataDir && existsSync(join(dataDir, 'demo-credentials.json')) ? (JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Fixtures) : null;
     if (!saved) fail('the data directory has a world but no demo-credentials.json; start with an empty --data DIR');
@@ -117,6 +149,7 @@ async function main(): Promise<void> {
 
   const stop = () => {
     server.close();
+    sim.webhooks.stop();
     void sim.store.close().then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
@@ -134,7 +167,8 @@ function writePrivate(path: string, text: string): void {
 }
 
 function secretFile<T>(path: string, make: () => string, decode: (s: string) => T): T {
-  if (!existsSync(path)) writePrivate(path, make());
+  // Whole and on disk before anything sealed with it is: a kill never leaves a torn key.
+  if (!existsSync(path)) writeFileDurablySync(path, make() + '\n');
   return decode(readFileSync(path, 'utf8').trim());
 }
 

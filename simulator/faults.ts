@@ -24,6 +24,17 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'envelope-without-errors': 'error envelopes lack `errors` (§7)',
   'unauthenticated-403': 'a missing key answers 403 instead of 401 (§5.5)',
   'list-newest-first': 'GET /bookings is ordered newest first (§4.4)',
+  'sequence-reuse': 'every fifth event reuses the previous sequence (§2.5, §6)',
+  'cursor-off-by-one': 'a full replay page skips one event via next_after_sequence (§4.6)',
+  'superseded-in-replay': 'superseded events appear in default replay (§3.3, §4.6)',
+  'supersede-delivered': 'delivered events get superseded too (§3.3)',
+  'watermark-after-payload': 'the snapshot watermark is read after the payload, one event too far (§4.8)',
+  'snapshot-differs-from-event': 'snapshot data.data is not byte-identical to the event data (§2.7)',
+  'sync-charged-before-validation': 'POST /sync charges the interval before validating (§4.7)',
+  'chunk-straddles-months': 'sync windows are 30-day chunks straddling calendar months (§4.7)',
+  'webhook-overtakes': 'a later event is delivered while an earlier one waits for a retry (§6.2)',
+  'signature-wrong-secret': 'deliveries are signed with the wrong secret (§5.4)',
+  'ping-consumes-sequence': 'a ping consumes a sequence number (§6.6)',
 };
 
 export { FAULT_NAMES };

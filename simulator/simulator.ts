@@ -22,6 +22,7 @@ import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
 import type { Entropy } from './domain/ids.ts';
 import { Platform } from './domain/platform.ts';
+import { recoverAfterRestart } from './domain/recovery.ts';
 import { MemoryStore } from './store/memory-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -77,9 +78,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       clock: clock.snapshot(),
     }));
   }
+  // Work in flight when the previous process stopped (a no-op on a fresh store).
+  store.transaction((tx) => recoverAfterRestart(tx, clock.now()));
   const faults = faultSet(options.faults ?? []);
   const changes = options.changes ?? new ChangeLog();
-  const eventLog = new EventLog({ clock, entropy });
+  const eventLog = new EventLog({ clock, entropy, faults });
   const recorder: ChangeRecorder = {
     record(tx: Transaction, change: Change) {
       changes.record(tx, change);
@@ -91,8 +94,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     undeliveredEvents: (id) => store.get('eventStreams', String(id))?.undelivered ?? 0,
     faults,
   });
-  const events = new EventApi({ store, clock, log: eventLog });
-  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? fetchTransport, timeoutMs: options.deliveryTimeoutMs });
+  const events = new EventApi({ store, clock, log: eventLog, faults });
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? fetchTransport, timeoutMs: options.deliveryTimeoutMs, faults });
   const sync = new SyncWorker(events);
   const contract = loadContract();
   const app = createApp({

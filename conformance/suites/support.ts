@@ -26,6 +26,12 @@ export function farStay(ctx: CheckContext, nights = 1, slot = Math.floor(Math.ra
   return { check_in: start, check_out: addDays(start, nights) };
 }
 
+/** A stay still far ahead but inside a 365-day event horizon (250 to 350 days), for checks that need its events. */
+export function horizonStay(ctx: CheckContext, nights = 1, slot = Math.floor(Math.random() * 100)): { check_in: string; check_out: string } {
+  const start = addDays(dateAt(Date.now()), 250 + (slot % 100));
+  return { check_in: start, check_out: addDays(start, nights) };
+}
+
 export function bookingBody(ctx: CheckContext, overrides: Record<string, unknown> = {}): Record<string, any> {
   return {
     external_booking_id: ctx.uniqueId('bk'),
@@ -61,4 +67,29 @@ export function everyOperation(ctx: CheckContext): { name: string; method: 'GET'
     { name: 'POST /sync', method: 'POST', path: '/sync', body: { types: ['nope'] } },
     { name: 'GET /properties/{property}/availability', method: 'GET', path: `/properties/${property}/availability?from=${stay.check_in}&to=${stay.check_in}` },
   ];
+}
+
+/** Every retained event row from a cursor, by walking next_after_sequence (pages of 200). */
+export async function allEvents(ctx: CheckContext, query: Record<string, string | number | boolean | string[]> = {}, after = 0): Promise<any[]> {
+  const rows: any[] = [];
+  for (let cursor = after, more = true, guard = 0; more && guard < 10_000; guard++) {
+    const res = await ctx.api.get('/events', { query: { ...query, after_sequence: cursor, limit: 200 } });
+    if (res.status !== 200) ctx.fail('ReplayRefused', describe(res), '200 for a valid replay query', '4.6.R1');
+    rows.push(...res.body.data);
+    cursor = res.body.cursor.next_after_sequence;
+    more = res.body.cursor.has_more;
+  }
+  return rows;
+}
+
+/** Staff: runs every webhook delivery and probe due within the next `seconds` of virtual time. */
+export async function advance(ctx: CheckContext, seconds: number): Promise<void> {
+  const res = await ctx.staff!.post('/clock/advance', { body: { seconds } });
+  if (res.status !== 200) throw new Error(`staff clock advance answered ${res.status}`);
+}
+
+/** Staff: a change that records one rates.changed event per call for the property and window. */
+export async function changeRates(ctx: CheckContext, property: number, from: string, to: string, rate: number): Promise<void> {
+  const res = await ctx.staff!.request('PUT', `/properties/${property}/rates`, { body: { from, to, base_rate: rate } });
+  if (res.status !== 200) throw new Error(`staff rates change answered ${res.status}: ${res.text}`);
 }

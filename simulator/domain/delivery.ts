@@ -10,6 +10,7 @@ import type { StoredEvent } from './event-records.ts';
 import type { Integration } from './model.ts';
 import { settleSupersedable } from './supersession.ts';
 import type { Transaction } from '../store/store.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -63,12 +64,16 @@ export function headEvent(tx: Transaction, integration: Integration): StoredEven
  * nothing is to be sent (no URL, disabled, paused by staff or gone, queue
  * empty, or an attempt already in flight: §6.2 one at a time).
  */
-export function nextWork(tx: Transaction, integration: Integration, now: number): Work | null {
+export function nextWork(tx: Transaction, integration: Integration, now: number, faults: Faults = NO_FAULTS): Work | null {
   const w = integration.webhook;
   if (integration.disabled || w.url === null) return null;
   if (w.paused_at !== null) return w.paused_reason === 'auto' ? { kind: 'probe', due: w.next_probe_at ?? now } : null;
   const head = headEvent(tx, integration);
   if (!head || head.status === 'delivering') return null;
+  if (faults.has('webhook-overtakes') && head.status === 'failed' && (head.next_attempt_at ?? 0) > now) {
+    const later = tx.get('events', eventKey(integration.id, head.sequence + 1));
+    if (later && later.status === 'pending') return { kind: 'deliver', due: now, event: later };
+  }
   let due = head.next_attempt_at ?? head.occurred_at;
   // After a resume the waiting retry goes at once: the backlog drains in order (§3.1).
   if (w.resumed_at != null && head.status === 'failed' && w.resumed_at >= (head.last_attempt_at ?? 0)) due = Math.min(due, w.resumed_at);
@@ -89,14 +94,14 @@ export function isSuccess(o: Outcome): boolean {
   return 'status' in o && o.status >= 200 && o.status < 300;
 }
 
-export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outcome, now: number): void {
+export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outcome, now: number, faults: Faults = NO_FAULTS): void {
   const key = eventKey(event.integration_id, event.sequence);
   const current = tx.get('events', key) ?? event;
   const integration = tx.get('integrations', String(event.integration_id))!;
   const w = integration.webhook;
   if (isSuccess(outcome)) {
     tx.put('events', key, { ...current, status: 'delivered', delivered_at: now, next_attempt_at: null });
-    settleSupersedable(tx, current);
+    if (!faults.has('supersede-delivered')) settleSupersedable(tx, current);
     const stream = tx.get('eventStreams', String(event.integration_id))!;
     tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: Math.max(0, stream.undelivered - 1), next_delivery: event.sequence + 1 });
     tx.put('integrations', String(integration.id), {

@@ -13,6 +13,7 @@ import { requestSync, runSyncStep, type SyncRequest } from './sync.ts';
 import type { Caller } from './platform.ts';
 import type { Property } from './model.ts';
 import type { Store } from '../store/store.ts';
+import type { Faults } from './faults.ts';
 
 const SNAPSHOT_MESSAGE: Record<SnapshotKind, string> = {
   availability: 'Availability snapshot.',
@@ -21,16 +22,16 @@ const SNAPSHOT_MESSAGE: Record<SnapshotKind, string> = {
 };
 
 export class EventApi {
-  constructor(private readonly deps: { store: Store; clock: Clock; log: EventLog }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock; log: EventLog; faults?: Faults }) {}
 
   /** §4.6: the page as JSON text (events spliced in byte for byte). */
   listEvents(caller: Caller, query: ReplayQuery): string {
-    return this.deps.store.transaction((tx) => replayText(replay(tx, caller.integration, query, this.deps.clock.now())));
+    return this.deps.store.transaction((tx) => replayText(replay(tx, caller.integration, query, this.deps.clock.now(), this.deps.faults)));
   }
 
   /** §4.8 */
   snapshot(caller: Caller, kind: SnapshotKind, ref: string, from: string, to: string): Reply {
-    const data = snapshot(this.deps.store, caller.integration, kind, ref, from, to, this.deps.clock.now());
+    const data = snapshot(this.deps.store, caller.integration, kind, ref, from, to, this.deps.clock.now(), this.deps.faults);
     return { status: 200, body: success(SNAPSHOT_MESSAGE[kind], data) };
   }
 
@@ -38,9 +39,9 @@ export class EventApi {
   requestSync(caller: Caller, body: SyncRequest): Reply {
     const outcome = this.deps.store.transaction((tx) => {
       const integration = tx.get('integrations', String(caller.integration.id)) ?? caller.integration;
-      return requestSync(tx, integration, body, this.deps.clock.now());
+      return requestSync(tx, integration, body, this.deps.clock.now(), this.deps.faults);
     });
-    if (outcome.kind === 'refused') throw outcome.error;
+    if (outcome.kind === 'refused' || outcome.kind === 'refused-charged') throw outcome.error;
     return { status: 202, body: success('Sync queued; events follow on the webhook in sequence order.', outcome.reply) };
   }
 

@@ -14,6 +14,7 @@ import { bookingView } from './bookings.ts';
 import { windowedPayload } from './payloads.ts';
 import { supersede } from './supersession.ts';
 import { ulid } from './ulid.ts';
+import type { Faults } from './faults.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
 
 export const RETENTION_DAYS = 30;
@@ -47,7 +48,7 @@ export interface AppendInput {
 }
 
 export class EventLog implements ChangeRecorder {
-  constructor(private readonly deps: { clock: Clock; entropy: Entropy }) {}
+  constructor(private readonly deps: { clock: Clock; entropy: Entropy; faults?: Faults }) {}
 
   record(tx: Transaction, change: Change): void {
     const now = this.deps.clock.now();
@@ -87,7 +88,8 @@ export class EventLog implements ChangeRecorder {
   append(tx: Transaction, integration: Integration, input: AppendInput): number {
     const now = this.deps.clock.now();
     const current = tx.get('integrations', String(integration.id))!;
-    const sequence = current.last_sequence + 1;
+    const reuse = this.deps.faults?.has('sequence-reuse') && current.last_sequence % 5 === 4;
+    const sequence = reuse ? current.last_sequence : current.last_sequence + 1;
     tx.put('integrations', String(integration.id), { ...current, last_sequence: sequence });
     // §2.5, field order as documented.
     const envelope = {
@@ -108,7 +110,7 @@ export class EventLog implements ChangeRecorder {
     };
     tx.put('events', eventKey(current.id, sequence), event);
     const stream = tx.get('eventStreams', String(current.id)) ?? { first_retained: 1, undelivered: 0 };
-    const superseded = supersede(tx, event);
+    const superseded = supersede(tx, event, this.deps.faults);
     tx.put('eventStreams', String(current.id), { ...stream, undelivered: stream.undelivered + 1 - superseded });
     return sequence;
   }

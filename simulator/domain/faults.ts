@@ -19,6 +19,17 @@ export const FAULT_NAMES = [
   'envelope-without-errors',
   'unauthenticated-403',
   'list-newest-first',
+  'sequence-reuse',
+  'cursor-off-by-one',
+  'superseded-in-replay',
+  'supersede-delivered',
+  'watermark-after-payload',
+  'snapshot-differs-from-event',
+  'sync-charged-before-validation',
+  'chunk-straddles-months',
+  'webhook-overtakes',
+  'signature-wrong-secret',
+  'ping-consumes-sequence',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -8,6 +8,7 @@ import type { StoredEvent } from './event-records.ts';
 import { eventKey, RETENTION_DAYS } from './event-log.ts';
 import type { EventType, Integration } from './model.ts';
 import type { Transaction } from '../store/store.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -47,7 +48,7 @@ export function enforceRetention(tx: Transaction, integrationId: number, now: nu
   return first;
 }
 
-export function replay(tx: Transaction, integration: Integration, q: ReplayQuery, now: number): ReplayPage {
+export function replay(tx: Transaction, integration: Integration, q: ReplayQuery, now: number, faults: Faults = NO_FAULTS): ReplayPage {
   const first = enforceRetention(tx, integration.id, now);
   const latest = tx.get('integrations', String(integration.id))?.last_sequence ?? integration.last_sequence;
   const types = q['types[]'] && q['types[]'].length > 0 ? new Set(q['types[]']) : null;
@@ -57,12 +58,12 @@ export function replay(tx: Transaction, integration: Integration, q: ReplayQuery
   while (seq <= latest && rows.length < q.limit && examined < MAX_EXAMINED_PER_PAGE) {
     const e = tx.get('events', eventKey(integration.id, seq));
     examined += 1;
-    if (e && (!types || types.has(e.type)) && (q.property_id === undefined || e.property_id === q.property_id) && (q.include_superseded || e.status !== 'superseded')) {
+    if (e && (!types || types.has(e.type)) && (q.property_id === undefined || e.property_id === q.property_id) && (q.include_superseded || e.status !== 'superseded' || faults.has('superseded-in-replay'))) {
       rows.push(e);
     }
     seq += 1;
   }
-  const next = Math.max(q.after_sequence, seq - 1);
+  const next = Math.max(q.after_sequence, seq - 1) + (faults.has('cursor-off-by-one') && rows.length === q.limit && seq - 1 < latest ? 1 : 0);
   return {
     rows,
     cursor: { after_sequence: q.after_sequence, next_after_sequence: next, has_more: next < latest, latest_sequence: latest, retention_days: RETENTION_DAYS },

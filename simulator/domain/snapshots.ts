@@ -8,6 +8,7 @@ import { invalid, notFound } from './errors.ts';
 import type { Integration, Property } from './model.ts';
 import { windowedPayload } from './payloads.ts';
 import type { StoreReader } from '../store/store.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 export const SNAPSHOT_MAX_NIGHTS = 92;
 export const SNAPSHOT_HORIZON_DAYS = 730;
@@ -22,7 +23,7 @@ export function coveredProperty(r: StoreReader, integration: Integration, ref: s
   return property;
 }
 
-export function snapshot(r: StoreReader, integration: Integration, kind: SnapshotKind, ref: string, from: IsoDate, to: IsoDate, now: number) {
+export function snapshot(r: StoreReader, integration: Integration, kind: SnapshotKind, ref: string, from: IsoDate, to: IsoDate, now: number, faults: Faults = NO_FAULTS) {
   const property = coveredProperty(r, integration, ref);
   // §4.8: both window violations are reported against `to`.
   if (to < from) throw invalid('to', 'Must be on or after from.');
@@ -30,7 +31,8 @@ export function snapshot(r: StoreReader, integration: Integration, kind: Snapsho
   const last = addDays(dateAt(now), SNAPSHOT_HORIZON_DAYS);
   if (to > last) throw invalid('to', `Must be at most ${SNAPSHOT_HORIZON_DAYS} days ahead (${last}).`);
   // The watermark rule: read the sequence first, then build the payload.
-  const sequence = r.get('integrations', String(integration.id))?.last_sequence ?? 0;
-  const data = windowedPayload(r, `${kind}.changed`, property, from, to);
+  const sequence = (r.get('integrations', String(integration.id))?.last_sequence ?? 0) + (faults.has('watermark-after-payload') ? 1 : 0);
+  let data = windowedPayload(r, `${kind}.changed`, property, from, to);
+  if (faults.has('snapshot-differs-from-event')) data = JSON.parse(JSON.stringify(data, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)));
   return { sequence, property: { doorloom_id: property.id, external_id: property.external_id }, window: { from, to }, data };
 }

@@ -7,6 +7,7 @@
  */
 import type { StoredEvent } from './event-records.ts';
 import type { Transaction } from '../store/store.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 /** Statuses of an event still waiting to be delivered; `delivering` is in flight and is left alone. */
 const UNDELIVERED = new Set(['pending', 'failed']);
@@ -16,7 +17,7 @@ export function supersessionKey(e: Pick<StoredEvent, 'integration_id' | 'type' |
 }
 
 /** Supersedes what `newer` covers and registers `newer` as supersedable; returns how many were superseded. */
-export function supersede(tx: Transaction, newer: StoredEvent): number {
+export function supersede(tx: Transaction, newer: StoredEvent, faults: Faults = NO_FAULTS): number {
   const key = supersessionKey(newer);
   const kept: number[] = [];
   let count = 0;
@@ -29,7 +30,7 @@ export function supersede(tx: Transaction, newer: StoredEvent): number {
       kept.push(seq);
       continue;
     }
-    if (!UNDELIVERED.has(older.status)) continue;
+    if (!UNDELIVERED.has(older.status) && !(faults.has('supersede-delivered') && older.status === 'delivered')) continue;
     if (older.from >= newer.from && older.to <= newer.to) {
       tx.put('events', eventKey, { ...older, status: 'superseded', next_attempt_at: null });
       count += 1;

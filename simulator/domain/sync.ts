@@ -11,6 +11,7 @@ import type { SyncJob } from './event-records.ts';
 import type { EventType, Integration } from './model.ts';
 import { windowedPayload } from './payloads.ts';
 import type { Transaction } from '../store/store.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 export const SYNC_INTERVAL_MS = 24 * 3_600_000;
 export const SYNC_DAILY_CAP = 6;
@@ -35,6 +36,16 @@ export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: Is
   return out;
 }
 
+/** Fixed-length chunks (only for the `chunk-straddles-months` fault). */
+function fixedChunks(from: IsoDate, to: IsoDate, days: number): { from: IsoDate; to: IsoDate }[] {
+  const out: { from: IsoDate; to: IsoDate }[] = [];
+  for (let start = from; start <= to; start = addDays(start, days)) {
+    const end = addDays(start, days - 1);
+    out.push({ from: start, to: end < to ? end : to });
+  }
+  return out;
+}
+
 export interface SyncRequest {
   property_ids?: number[];
   types?: string[];
@@ -48,11 +59,15 @@ export type SyncOutcome =
  * Validates, then charges. A refusal is returned, not thrown, because it is
  * charged too ("refusals included") and its transaction must commit.
  */
-export function requestSync(tx: Transaction, integration: Integration, body: SyncRequest, now: number): SyncOutcome {
+export function requestSync(tx: Transaction, integration: Integration, body: SyncRequest, now: number, faults: Faults = NO_FAULTS): SyncOutcome | { kind: 'refused-charged'; error: DomainError } {
   const ids = body.property_ids ?? integration.coverage;
-  ids.forEach((id, i) => {
-    if (!integration.coverage.includes(id)) throw new DomainError('PROPERTY_NOT_MAPPED', { [`property_ids.${i}`]: ['Unknown or uncovered property.'] });
-  });
+  const uncovered = ids.findIndex((id) => !integration.coverage.includes(id));
+  const notMapped = uncovered < 0 ? null : new DomainError('PROPERTY_NOT_MAPPED', { [`property_ids.${uncovered}`]: ['Unknown or uncovered property.'] });
+  if (notMapped && faults.has('sync-charged-before-validation')) {
+    tx.put('syncWindows', String(integration.id), { last_accepted_at: now, calls: [...(tx.get('syncWindows', String(integration.id))?.calls ?? []), now] });
+    return { kind: 'refused-charged', error: notMapped };
+  }
+  if (notMapped) throw notMapped;
   const types = normaliseTypes(body.types);
 
   // Validation passed: only now is anything charged (§4.7).
@@ -78,7 +93,7 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
     accepted_at: now,
     property_ids: [...new Set(ids)],
     types,
-    months: monthChunks(horizon.from, horizon.to),
+    months: faults.has('chunk-straddles-months') ? fixedChunks(horizon.from, horizon.to, 30) : monthChunks(horizon.from, horizon.to),
     next: 0,
   };
   tx.put('syncJobs', syncJobKey(job), job);

@@ -1,68 +1,331 @@
 /**
- * A file-backed store: the memory store, saved as one lowdb JSON document
- * (`state.json`) that users can open and read. Every commit marks the state
- * dirty; `flush()` (awaited before a response is sent) writes it through
- * lowdb's atomic temp-file-and-rename writer, coalescing concurrent flushes.
+ * The file store: the memory store, made durable in a data directory by a
+ * lowdb snapshot (`state.json`, see snapshot.ts) plus an append-only journal
+ * of committed transactions (see journal.ts), compacted in the background.
  *
- * This first version rewrites the whole document per flush, so its cost
- * grows with the data; the journaled design of the "simulator on file" issue
- * replaces it behind the same Store interface.
+ * - commit: the overlay becomes one journal line (its puts and deletes),
+ *   buffered; the write cost per request is that line, whatever the state size.
+ * - flush(): resolves once everything committed so far is written and
+ *   fdatasync'ed; concurrent flushes share one write + sync (group commit).
+ * - compaction, when the journal outgrows max(compactAfterBytes, half the
+ *   snapshot): rotate the journal, write a new snapshot in slices off the hot
+ *   path, sync, rename it into place, sync the directory, then drop the
+ *   journals it covers. A kill at any point leaves a loadable directory
+ *   holding every acknowledged transaction.
+ * - open: take the directory lock, load the snapshot, replay the journals,
+ *   drop a torn last line (a write cut short), refuse anything else damaged.
+ *
+ * ARCHITECTURE.md "Storage" argues the design.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
+import { mkdirSync, openSync, closeSync, fsyncSync, ftruncateSync, readdirSync, rmSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { syncDir } from './durable-fs.ts';
+import { StoreDamagedError } from './errors.ts';
+import { encodeTransaction, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
+import { lockDataDir, type DataDirLock, type LockOwner } from './lock.ts';
 import { MemoryStore, type Overlay } from './memory-store.ts';
-import type { TableName, Tables } from './store.ts';
+import { PART_NAME, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP, writeSnapshot, type SnapshotInfo, type SnapshotStep } from './snapshot.ts';
+import type { TableName } from './store.ts';
 
-type Document = { version: 1; tables: Partial<{ [T in TableName]: Record<string, Tables[T]> }> };
+export type CompactionStep = 'rotated' | SnapshotStep | 'journal-synced' | 'renamed' | 'dir-synced' | 'cleaned';
+
+export interface FileStoreOptions {
+  /** Compact once the journal holds this many bytes (or half the snapshot, if more). Default 64 MiB. */
+  compactAfterBytes?: number;
+  /** Snapshot file size before it continues in a part file. Default 64 MiB. */
+  partBytes?: number;
+  /** Longest a compaction slice holds the event loop. Default 8 ms. */
+  sliceMs?: number;
+  /** Called at each compaction step (tests copy the directory there to play a kill). */
+  onCompactionStep?: (step: CompactionStep) => void;
+  /** A background compaction failed; the store carries on with its journal and retries later. */
+  onError?: (error: Error) => void;
+}
+
+/** What open found and did. */
+export interface OpenReport {
+  snapshot: SnapshotInfo | null;
+  journals: JournalScan[];
+  transactionsReplayed: number;
+  /** Bytes dropped from the end of the last journal: a write cut short by a kill or a power loss. */
+  tornBytes: number;
+  tornReason: string | null;
+  /** The lock was left by this process, now gone. */
+  tookOverLockFrom: LockOwner | null;
+  ms: number;
+}
+
+export interface CompactionReport {
+  generation: number;
+  ms: number;
+  bytes: number;
+  records: number;
+  files: string[];
+  slices: number;
+  /** Longest stretch the compaction held the event loop. */
+  maxSliceMs: number;
+}
+
+export interface FileStoreStats {
+  generation: number;
+  journalBytes: number;
+  snapshotBytes: number;
+  /** Journal write + fdatasync rounds since open. */
+  syncRounds: number;
+  compactions: number;
+  compacting: boolean;
+  lastCompaction: CompactionReport | null;
+}
+
+const MIB = 1024 * 1024;
+
+/** Snapshot table order: the small world first, the big logs last, so state.json opens on what people look for. */
+const TABLE_RANK: Record<TableName, number> = {
+  settings: 0, counters: 1, brands: 2, integrations: 3, apiKeys: 4, properties: 5, units: 6, propertyUnits: 7,
+  nights: 8, rates: 9, restrictions: 10, rateWindows: 11, syncWindows: 12, syncJobs: 13, eventStreams: 14, supersedable: 15,
+  bookings: 16, bookingKeys: 17, holds: 18, idempotency: 19, events: 20,
+};
+
+interface Loaded {
+  snapshot: SnapshotInfo | null;
+  scans: JournalScan[];
+  /** The journal generation to append to. */
+  generation: number;
+  nextN: number;
+  /** Files no longer needed: journals the snapshot covers, parts of other generations, temp files. */
+  stale: string[];
+}
+
+/** Loads snapshot + journals into `table(name)` maps; changes nothing on disk. */
+async function loadState(dir: string, table: (name: string) => Map<string, unknown>): Promise<Loaded> {
+  const snapshot = await readSnapshot(dir, table);
+  const names = readdirSync(dir);
+  const journals = names.flatMap((name) => {
+    const m = JOURNAL_NAME.exec(name);
+    return m ? [{ name, generation: Number(m[1]) }] : [];
+  }).sort((a, b) => a.generation - b.generation);
+  const from = snapshot?.generation ?? 0;
+  const live = journals.filter((j) => j.generation >= from);
+  // A version 1 document (the first file store) has no journal position: take the journal as it comes.
+  let expected: number | null = snapshot ? snapshot.journalFrom : 1;
+  const apply = (tx: JournalTransaction) => {
+    for (const op of tx.ops) {
+      if (op[0] === 'put') table(op[1]).set(op[2], op[3]);
+      else table(op[1]).delete(op[2]);
+    }
+  };
+  const scans: JournalScan[] = [];
+  for (const [i, j] of live.entries()) {
+    const scan = scanJournal(join(dir, j.name), expected, apply);
+    if (scan.torn && i < live.length - 1) {
+      throw new StoreDamagedError(`${scan.path} is damaged (${scan.torn.reason}), yet the newer journal ${live[i + 1]!.name} follows it: `
+        + 'a transaction in the middle of the history is lost. Restore the data directory from a backup, or move it away to start afresh.');
+    }
+    if (scan.lastN !== null) expected = scan.lastN + 1;
+    scans.push(scan);
+  }
+  const keep = new Set(snapshot?.files ?? []);
+  const stale = [
+    ...journals.filter((j) => j.generation < from).map((j) => j.name),
+    ...names.filter((n) => PART_NAME.test(n) && !keep.has(n)),
+    ...names.filter((n) => n === SNAPSHOT_TEMP),
+  ];
+  return { snapshot, scans, generation: live.at(-1)?.generation ?? from, nextN: expected ?? 1, stale };
+}
+
+/** The state a data directory holds, read without locking or repairing it (inspection, tests). */
+export async function readDataDir(dir: string): Promise<{ tables: Map<string, Map<string, unknown>>; snapshot: SnapshotInfo | null; journals: JournalScan[] }> {
+  const tables = new Map<string, Map<string, unknown>>();
+  const table = (name: string) => {
+    let m = tables.get(name);
+    if (!m) tables.set(name, (m = new Map()));
+    return m;
+  };
+  const loaded = await loadState(dir, table);
+  return { tables, snapshot: loaded.snapshot, journals: loaded.scans };
+}
 
 export class FileStore extends MemoryStore {
-  private dirty = false;
-  private writing: Promise<void> | null = null;
+  private journal!: JournalWriter;
+  /** Journal bytes since the snapshot in files before the current one (a compaction that failed after rotating). */
+  private olderJournalBytes = 0;
+  private snapshotBytes = 0;
+  private compactAt = 0;
+  private compaction: Promise<CompactionReport> | null = null;
+  private compactions = 0;
+  private lastCompaction: CompactionReport | null = null;
+  private closing = false;
+  private closed = false;
+  /** What open found: snapshot, journals replayed, torn bytes dropped. */
+  report!: OpenReport;
 
-  private constructor(private readonly db: Low<Document>, initial: Document['tables']) {
-    super(initial);
+  private constructor(readonly dir: string, private readonly lock: DataDirLock, private readonly options: FileStoreOptions) {
+    super();
   }
 
-  /** Opens (or creates) the store in `dir`. Throws on a document that does not parse, never starts silently empty. */
-  static async open(dir: string): Promise<FileStore> {
-    mkdirSync(dir, { recursive: true });
-    const db = new Low<Document>(new JSONFile<Document>(join(dir, 'state.json')), { version: 1, tables: {} });
+  /**
+   * Opens (or creates) the store in `dir`. Throws DataDirLockedError while
+   * another live process holds the directory, StoreDamagedError when a file
+   * cannot be read back; it never starts empty over a damaged file.
+   */
+  static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
+    const started = performance.now();
+    const path = resolve(dir);
+    mkdirSync(path, { recursive: true });
+    const lock = lockDataDir(path);
     try {
-      await db.read();
+      const store = new FileStore(path, lock, options);
+      const loaded = await loadState(path, (name) => store.data[name as TableName] as Map<string, unknown>);
+      const last = loaded.scans.at(-1);
+      if (last?.torn) {
+        // Recover to the last complete transaction: cut the torn tail off before appending after it.
+        const fd = openSync(last.path, 'r+');
+        try {
+          ftruncateSync(fd, last.validBytes);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      }
+      for (const name of loaded.stale) rmSync(join(path, name), { force: true });
+      store.journal = await JournalWriter.open(path, loaded.generation, loaded.nextN);
+      store.snapshotBytes = loaded.snapshot?.bytes ?? 0;
+      store.olderJournalBytes = loaded.scans.slice(0, -1).reduce((sum, s) => sum + s.fileBytes, 0);
+      store.compactAt = store.compactionLimit();
+      store.report = {
+        snapshot: loaded.snapshot,
+        journals: loaded.scans,
+        transactionsReplayed: loaded.scans.reduce((sum, s) => sum + s.transactions, 0),
+        tornBytes: last?.torn?.bytes ?? 0,
+        tornReason: last?.torn?.reason ?? null,
+        tookOverLockFrom: lock.tookOver,
+        ms: performance.now() - started,
+      };
+      return store;
     } catch (e) {
-      throw new Error(`${join(dir, 'state.json')} is damaged and cannot be loaded (${(e as Error).message}); move it away to start afresh.`);
+      lock.release();
+      throw e;
     }
-    return new FileStore(db, db.data.tables);
+  }
+
+  /** Journal bytes since the snapshot. */
+  private get journalBytes(): number {
+    return this.olderJournalBytes + this.journal.bytes;
+  }
+
+  private compactionLimit(): number {
+    return Math.max(this.options.compactAfterBytes ?? 64 * MIB, this.snapshotBytes / 2);
   }
 
   protected override commit(overlay: Overlay): void {
+    if (this.closed) throw new Error(`the store in ${this.dir} is closed`);
+    if (overlay.size > 0) {
+      const n = this.journal.nextN;
+      // Encoded (and any unstorable value refused) before anything is applied: all or nothing.
+      this.journal.append(n, encodeTransaction(n, overlay));
+    }
     super.commit(overlay);
-    this.dirty = true;
-  }
-
-  override async flush(): Promise<void> {
-    while (this.dirty || this.writing) {
-      if (this.writing) {
-        await this.writing;
-        continue;
-      }
-      this.dirty = false;
-      this.db.data = { version: 1, tables: this.toTables() };
-      this.writing = this.db.write().finally(() => {
-        this.writing = null;
+    if (this.journalBytes >= this.compactAt && !this.compaction && !this.closing) {
+      this.compact().catch((e: Error) => {
+        // Keep serving from the journal; try again after as much journal again.
+        this.compactAt = this.journalBytes + this.compactionLimit();
+        this.options.onError?.(e);
       });
     }
   }
 
-  override async close(): Promise<void> {
-    await this.flush();
+  override flush(): Promise<void> {
+    return this.journal.flush();
   }
 
-  private toTables(): Document['tables'] {
-    const out: Record<string, Record<string, unknown>> = {};
-    for (const [table, rows] of Object.entries(this.data)) out[table] = Object.fromEntries(rows as Map<string, unknown>);
-    return out as Document['tables'];
+  /** Writes a new snapshot now (or joins the one in progress) and drops the journals it covers. */
+  compact(): Promise<CompactionReport> {
+    if (this.closing || this.closed) return Promise.reject(new Error(`the store in ${this.dir} is closing`));
+    this.compaction ??= this.runCompaction().finally(() => {
+      this.compaction = null;
+    });
+    return this.compaction;
+  }
+
+  private async runCompaction(): Promise<CompactionReport> {
+    const started = performance.now();
+    const step = (s: CompactionStep) => this.options.onCompactionStep?.(s);
+    const generation = this.journal.generation + 1;
+    const { firstN, previousBytes } = await this.journal.rotate(generation);
+    this.olderJournalBytes += previousBytes;
+    step('rotated');
+    let live = false;
+    try {
+      const tables = Object.keys(this.data)
+        .filter((name) => this.data[name as TableName].size > 0)
+        .sort((a, b) => (TABLE_RANK[a as TableName] ?? 99) - (TABLE_RANK[b as TableName] ?? 99) || a.localeCompare(b))
+        .map((name) => [name, this.data[name as TableName] as Map<string, unknown>] as [string, Map<string, unknown>]);
+      const written = await writeSnapshot(this.dir, { generation, journalFrom: firstN }, tables, {
+        partBytes: this.options.partBytes ?? 64 * MIB,
+        sliceMs: this.options.sliceMs ?? 8,
+        aborted: () => this.closing,
+        step,
+      });
+      // The snapshot was read live: a transaction it caught half of must be in the journal for good before the snapshot counts.
+      await this.journal.flush();
+      step('journal-synced');
+      await rename(join(this.dir, SNAPSHOT_TEMP), join(this.dir, SNAPSHOT_FILE));
+      live = true;
+      step('renamed');
+      await syncDir(this.dir);
+      step('dir-synced');
+      const keep = new Set(written.files);
+      for (const name of readdirSync(this.dir)) {
+        const j = JOURNAL_NAME.exec(name);
+        if ((j && Number(j[1]) < generation) || (PART_NAME.test(name) && !keep.has(name))) rmSync(join(this.dir, name), { force: true });
+      }
+      step('cleaned');
+      this.olderJournalBytes = 0;
+      this.snapshotBytes = written.bytes;
+      this.compactAt = this.compactionLimit();
+      this.compactions += 1;
+      this.lastCompaction = {
+        generation, ms: performance.now() - started, bytes: written.bytes, records: written.records,
+        files: written.files, slices: written.slices, maxSliceMs: written.maxSliceMs,
+      };
+      return this.lastCompaction;
+    } catch (e) {
+      if (!live) {
+        // Nothing points at what was written: remove it (open would too).
+        rmSync(join(this.dir, SNAPSHOT_TEMP), { force: true });
+        for (const name of readdirSync(this.dir)) {
+          const part = PART_NAME.exec(name);
+          if (part && Number(part[1]) === generation) rmSync(join(this.dir, name), { force: true });
+        }
+      }
+      throw e;
+    }
+  }
+
+  stats(): FileStoreStats {
+    return {
+      generation: this.journal.generation,
+      journalBytes: this.journalBytes,
+      snapshotBytes: this.snapshotBytes,
+      syncRounds: this.journal.rounds,
+      compactions: this.compactions,
+      compacting: this.compaction !== null,
+      lastCompaction: this.lastCompaction,
+    };
+  }
+
+  /** Flushes, abandons a compaction in progress (its files are removed), closes the journal and releases the lock. */
+  override async close(): Promise<void> {
+    if (this.closed) return;
+    this.closing = true;
+    try {
+      await this.compaction?.catch(() => undefined);
+      await this.journal.close();
+    } finally {
+      this.closed = true;
+      this.lock.release();
+    }
   }
 }

@@ -13,6 +13,7 @@ import type { Integration } from '../domain/model.ts';
 import type { Store } from '../store/store.ts';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import type { Transport } from './transport.ts';
+import { NO_FAULTS, type Faults } from '../domain/faults.ts';
 
 export interface DeliveryWorkerDeps {
   store: Store;
@@ -20,6 +21,7 @@ export interface DeliveryWorkerDeps {
   vault: Vault;
   transport: Transport;
   timeoutMs?: number;
+  faults?: Faults;
 }
 
 export interface Delivery {
@@ -38,6 +40,10 @@ export class DeliveryWorker {
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}
 
+  private get faults(): Faults {
+    return this.deps.faults ?? NO_FAULTS;
+  }
+
   private get clock(): Clock {
     return this.deps.clock;
   }
@@ -47,7 +53,7 @@ export class DeliveryWorker {
     const now = this.clock.now();
     for (const integration of this.deps.store.values('integrations')) {
       if (this.inFlight.has(integration.id)) continue;
-      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, now));
+      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, now, this.faults));
       if (!work || work.due > now) continue;
       const run = this.perform(integration, work).finally(() => this.inFlight.delete(integration.id));
       this.inFlight.set(integration.id, run);
@@ -67,7 +73,7 @@ export class DeliveryWorker {
   nextDue(): number | null {
     let due: number | null = null;
     for (const integration of this.deps.store.values('integrations')) {
-      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, this.clock.now()));
+      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, this.clock.now(), this.faults));
       if (work && (due === null || work.due < due)) due = work.due;
     }
     return due;
@@ -89,6 +95,9 @@ export class DeliveryWorker {
   async ping(integrationId: number): Promise<Outcome> {
     const integration = this.deps.store.get('integrations', String(integrationId));
     if (!integration?.webhook.url) return { error: 'no webhook URL is configured' };
+    if (this.faults.has('ping-consumes-sequence')) {
+      this.deps.store.transaction((tx) => tx.put('integrations', String(integrationId), { ...tx.get('integrations', String(integrationId))!, last_sequence: integration.last_sequence + 1 }));
+    }
     return this.send(integration, 'ping', null, pingBody(integration, this.clock.now()));
   }
 
@@ -113,7 +122,7 @@ export class DeliveryWorker {
     }
     const event = this.deps.store.transaction((tx) => beginAttempt(tx, work.event, this.clock.now()));
     const outcome = await this.send(integration, 'event', event.sequence, event.body);
-    this.deps.store.transaction((tx) => finishAttempt(tx, event, outcome, this.clock.now()));
+    this.deps.store.transaction((tx) => finishAttempt(tx, event, outcome, this.clock.now(), this.faults));
     await this.deps.store.flush();
   }
 
@@ -123,7 +132,7 @@ export class DeliveryWorker {
     const headers = {
       'Content-Type': 'application/json',
       [INTEGRATION_HEADER]: fresh.slug,
-      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(fresh, this.deps.vault, now), Math.floor(now / 1000), body),
+      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(fresh, this.deps.vault, now).map((s) => (this.faults.has('signature-wrong-secret') ? `${s}x` : s)), Math.floor(now / 1000), body),
     };
     const outcome = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS);
     this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });

@@ -1,0 +1,124 @@
+/**
+ * Model-based runs (fast-check commands, as in fast-check's own
+ * CommandsArbitrary tests): random sequences of partner calls and staff
+ * actions against a model of what must be true; every invariant is checked
+ * after each step, and a failure shrinks to a minimal sequence of calls.
+ */
+import fc from 'fast-check';
+import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { defineCheck, type CheckContext } from '../check.ts';
+import { allEvents, bookingBody, changeRates, createBooking, farStay, knownProperty } from './support.ts';
+
+const suite = 'model';
+
+interface Model {
+  bookings: Map<number, { revision: number; status: string }>;
+  /** Highest sequence already checked. */
+  seen: number;
+  /** The last command changed something that emits events (§6.1, §6.5). */
+  emitted: boolean;
+}
+
+interface Real {
+  ctx: CheckContext;
+}
+
+/** Checks every invariant against the model; called after each command. */
+async function invariants(m: Model, { ctx }: Real): Promise<void> {
+  const rows = await allEvents(ctx, { include_superseded: true }, m.seen);
+  const me = (await ctx.api.get('/me')).body.data;
+  const latest = (await ctx.api.get('/events', { query: { limit: 1 } })).body.cursor.latest_sequence;
+  if (me.webhook.last_sequence !== latest) ctx.fail('LatestSequenceMismatch', `/me ${me.webhook.last_sequence}, cursor ${latest}`, 'equal', '2.1.R3');
+  let previous = m.seen;
+  for (const r of rows) {
+    if (r.sequence !== previous + 1) ctx.fail('SequenceGapOrReuse', `sequence ${r.sequence} after ${previous}`, `${previous + 1}: strictly increasing, every one retained`, '1.R3a');
+    previous = r.sequence;
+  }
+  if (rows.length > 0 && previous !== latest) ctx.fail('LatestSequenceMismatch', `newest row ${previous}`, `latest_sequence ${latest}`, '4.6.R6');
+  if (m.emitted && latest <= m.seen) ctx.fail('ChangeNotRecorded', `latest sequence stayed ${latest} after a change`, 'each change recorded as new events with higher sequences', '6.R1');
+  m.emitted = false;
+  const all = await allEvents(ctx, { include_superseded: true });
+  for (const old of rows.filter((r) => r.status === 'superseded')) {
+    const cover = all.find((r) => r.sequence > old.sequence && r.event.type === old.event.type && r.event.property.doorloom_id === old.event.property.doorloom_id
+      && r.event.window.from <= old.event.window.from && r.event.window.to >= old.event.window.to);
+    if (!cover) ctx.fail('SupersededUncovered', `event ${old.sequence}`, 'covered by a newer event of the same type and property', '3.3.T1');
+  }
+  if ((await allEvents(ctx, {}, m.seen)).some((r) => r.status === 'superseded')) ctx.fail('SupersededInReplay', 'a superseded row in default replay', 'omitted unless include_superseded', '3.3.R2');
+  m.seen = latest;
+  for (const [id, want] of m.bookings) {
+    const got = (await ctx.api.get(`/bookings/${id}`)).body?.data;
+    if (got?.revision !== want.revision || got?.status !== want.status) ctx.fail('BookingDiverged', `booking ${id} at revision ${got?.revision} ${got?.status}`, `revision ${want.revision} ${want.status}`, '2.3.R3');
+  }
+}
+
+class CreateBooking implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly slot: number, readonly nights: number) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const res = await createBooking(r.ctx, bookingBody(r.ctx, farStay(r.ctx, this.nights, this.slot)));
+    if (res.status === 201) {
+      m.bookings.set(res.body.data.id, { revision: 1, status: 'confirmed' });
+      m.emitted = true;
+    }
+    else if (res.status !== 409) r.ctx.fail('UnexpectedStatus', String(res.status), '201 or 409 UNAVAILABLE', '4.5.R8');
+    await invariants(m, r);
+  }
+  toString = () => `POST /bookings (stay slot ${this.slot}, ${this.nights} nights)`;
+}
+
+class CancelBooking implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => [...m.bookings.values()].some((b) => b.status === 'confirmed');
+  async run(m: Model, r: Real) {
+    const open = [...m.bookings.entries()].filter(([, b]) => b.status === 'confirmed');
+    const [id, b] = open[this.pick % open.length]!;
+    const res = await r.ctx.staff!.post(`/bookings/${id}/status`, { body: { status: 'cancelled' } });
+    if (res.status === 200) {
+      m.bookings.set(id, { revision: b.revision + 1, status: 'cancelled' });
+      m.emitted = true;
+    }
+    await invariants(m, r);
+  }
+  toString = () => `staff: cancel booking #${this.pick}`;
+}
+
+class ChangeRates implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly offset: number, readonly span: number, readonly rate: number) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const from = addDays(dateAt(Date.now()), 20 + this.offset);
+    await changeRates(r.ctx, knownProperty(r.ctx)!, from, addDays(from, this.span), this.rate);
+    m.emitted = true;
+    await invariants(m, r);
+  }
+  toString = () => `staff: rates +${this.offset}d for ${this.span + 1} nights = ${this.rate}`;
+}
+
+class AdvanceClock implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly hours: number) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    await r.ctx.staff!.post('/clock/advance', { body: { seconds: this.hours * 3600 } });
+    await invariants(m, r);
+  }
+  toString = () => `staff: clock +${this.hours} h`;
+}
+
+export const modelChecks = [
+  defineCheck({
+    id: 'model.partner-and-staff-commands', title: 'Random sequences of creates, cancellations, rate changes and clock moves keep every event invariant', suite,
+    clauses: ['1.R3a', '2.1.R3', '3.3.T1', '3.3.R2', '4.6.R6', '6.R1', '2.3.R3'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const commands = fc.commands([
+        fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 3 })).map(([s, n]) => new CreateBooking(s, n)),
+        fc.nat().map((p) => new CancelBooking(p)),
+        fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1000, max: 9000 })).map(([o, s, rate]) => new ChangeRates(o, s, rate)),
+        fc.integer({ min: 0, max: 6 }).map((h) => new AdvanceClock(h)),
+      ], { maxCommands: 12 });
+      await ctx.forAll(commands, async (cmds) => {
+        const latest = (await ctx.api.get('/events', { query: { limit: 1 } })).body.cursor.latest_sequence as number;
+        await fc.asyncModelRun(() => ({ model: { bookings: new Map(), seen: latest, emitted: false }, real: { ctx } }), cmds);
+      });
+    },
+  }),
+];

@@ -1,0 +1,141 @@
+/**
+ * Sequencing and replay (§2.5, §2.6, §4.6, §6): strictly increasing
+ * sequences, latest_sequence, exactly-once paging from any cursor, exact
+ * filters, limits and retention.
+ */
+import fc from 'fast-check';
+import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
+import { allEvents, bookingBody, changeRates, createBooking, farStay, knownProperty } from './support.ts';
+
+const suite = 'sequencing';
+
+/** Makes some events when the target lets the check: staff changes on the simulator, far-future bookings with writes. */
+async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
+  const properties = ctx.target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id);
+  if (ctx.staff && properties.length > 0) {
+    const today = dateAt(Date.now());
+    for (let i = 0; i < count; i++) {
+      const from = addDays(today, 20 + (i % 5) * 3);
+      await changeRates(ctx, properties[i % properties.length]!, from, addDays(from, i % 3), 5000 + i);
+    }
+    return;
+  }
+  if (ctx.target.capabilities.includes('write') && properties.length > 0) {
+    for (let i = 0; i < Math.ceil(count / 2); i++) await createBooking(ctx, bookingBody(ctx, farStay(ctx, 1, i * 7)));
+  }
+}
+
+export const sequencingChecks = [
+  defineCheck({
+    id: 'sequencing.strictly-increasing', title: 'Sequences are strictly increasing and never reused; latest_sequence equals /me last_sequence', suite,
+    clauses: ['1.R3a', '2.5.R1', '2.1.R3', '4.6.R6', '2.6.R1'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      // Watch the log grow one change at a time: a sequence, once issued, keeps its event for good.
+      const issued = new Map<number, string>();
+      const watch = async () => {
+        const before = issued.size === 0 ? -1 : Math.max(...issued.keys());
+        for (const r of await allEvents(ctx, { include_superseded: true })) {
+          const id = issued.get(r.sequence);
+          if (id !== undefined && id !== r.event.id) ctx.fail('SequenceReused', `sequence ${r.sequence} now holds event ${r.event.id}, earlier ${id}`, 'a sequence is never reused', '1.R3a');
+          issued.set(r.sequence, r.event.id);
+        }
+        return before;
+      };
+      if (ctx.staff) {
+        const property = knownProperty(ctx)!;
+        const from = addDays(dateAt(Date.now()), 20);
+        await watch();
+        for (let i = 0; i < 12; i++) {
+          const before = issued.size === 0 ? 0 : Math.max(...issued.keys());
+          await changeRates(ctx, property, addDays(from, i * 2), addDays(from, i * 2), 5000 + i);
+          await watch();
+          const after = Math.max(0, ...issued.keys());
+          if (after <= before) ctx.fail('NoNewSequence', `latest sequence stayed ${before} after a change`, 'every change recorded under a new, higher sequence', '1.R3a');
+        }
+      } else await someEvents(ctx);
+      const rows = await allEvents(ctx, { include_superseded: true });
+      for (let i = 1; i < rows.length; i++) {
+        if (rows[i].sequence <= rows[i - 1].sequence) ctx.fail('SequenceNotIncreasing', `sequence ${rows[i].sequence} after ${rows[i - 1].sequence}`, 'strictly increasing, never reused', '1.R3a');
+      }
+      for (const r of rows) if (r.event.sequence !== r.sequence) ctx.fail('RowSequenceMismatch', `row ${r.sequence} holds event ${r.event.sequence}`, 'the row sequence is its event’s sequence', '2.6.R1');
+      const me = await ctx.api.get('/me');
+      const page = await ctx.api.get('/events', { query: { limit: 1 } });
+      const last = rows.at(-1)?.sequence ?? 0;
+      if (me.body.data.webhook.last_sequence !== page.body.cursor.latest_sequence || (rows.length > 0 && page.body.cursor.latest_sequence !== last)) {
+        ctx.fail('LatestSequenceMismatch', `/me last_sequence ${me.body.data.webhook.last_sequence}, cursor latest_sequence ${page.body.cursor.latest_sequence}, newest row ${last}`, 'all three equal', '4.6.R6');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'sequencing.paging-exactly-once', title: 'Paging from any cursor with any limit visits every non-superseded event exactly once, in order', suite,
+    clauses: ['4.6.Q1', '4.6.Q2', '4.6.R3', '4.6.R4', '4.6.R5', '3.3.R2'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      await someEvents(ctx, 20);
+      const all = (await allEvents(ctx)).map((r) => r.sequence);
+      await ctx.forAll(fc.tuple(fc.nat({ max: Math.max(0, all.length) }), fc.integer({ min: 1, max: 7 })), async ([skip, limit]) => {
+        const after = skip === 0 ? 0 : all[skip - 1]!;
+        const seen: number[] = [];
+        let cursor = after;
+        for (let guard = 0; guard < 10_000; guard++) {
+          const res = await ctx.api.get('/events', { query: { after_sequence: cursor, limit } });
+          expectStatus(ctx, res, 200, null, '4.6.R1', 'a replay page');
+          if (res.body.cursor.after_sequence !== cursor) ctx.fail('CursorEchoWrong', `after_sequence ${res.body.cursor.after_sequence}`, `the echo ${cursor}`, '4.6.R3');
+          if (res.body.data.length > limit) ctx.fail('PageTooLong', `${res.body.data.length} rows`, `at most limit = ${limit}`, '4.6.Q2');
+          seen.push(...res.body.data.map((r: any) => r.sequence));
+          cursor = res.body.cursor.next_after_sequence;
+          if (!res.body.cursor.has_more) break;
+        }
+        const expected = all.filter((s) => s > after);
+        if (JSON.stringify(seen) !== JSON.stringify(expected)) {
+          ctx.fail('PagingNotExactlyOnce', `visited ${seen.join(',')}`, `every event after ${after} exactly once, in order: ${expected.join(',')}`, '4.6.R4');
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'sequencing.filters-exact', title: 'types[] and property_id return exactly the matching events', suite,
+    clauses: ['4.6.Q3', '4.6.Q4'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      await someEvents(ctx);
+      const all = await allEvents(ctx);
+      const property = knownProperty(ctx) ?? all[0]?.event.property.doorloom_id;
+      const cases: [Record<string, string | number | string[]>, (r: any) => boolean, string][] = [
+        [{ 'types[]': ['rates.changed'] }, (r) => r.event.type === 'rates.changed', '4.6.Q4'],
+        [{ 'types[]': ['booking.changed', 'availability.changed'] }, (r) => ['booking.changed', 'availability.changed'].includes(r.event.type), '4.6.Q4'],
+      ];
+      if (property !== undefined) cases.push([{ property_id: property }, (r) => r.event.property.doorloom_id === property, '4.6.Q3']);
+      for (const [query, match, clause] of cases) {
+        const got = (await allEvents(ctx, query)).map((r) => r.sequence);
+        const want = all.filter(match).map((r) => r.sequence);
+        if (JSON.stringify(got) !== JSON.stringify(want)) ctx.fail('FilterNotExact', `${JSON.stringify(query)} gave ${got.join(',')}`, `exactly ${want.join(',')}`, clause);
+      }
+    },
+  }),
+  defineCheck({
+    id: 'sequencing.replay-limits', title: 'limit is 1 to 200 (default 100); retention_days is 30', suite,
+    clauses: ['4.6.Q2', '8.L2', '4.6.R7', '4.6.R8', '8.L3', '6.R7'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      for (const limit of [0, 201]) expectStatus(ctx, await ctx.api.get('/events', { query: { limit } }), 422, 'VALIDATION_FAILED', '8.L2', `GET /events?limit=${limit}`);
+      const ok = await ctx.api.get('/events', { query: { limit: 200 } });
+      expectStatus(ctx, ok, 200, null, '8.L2', 'GET /events?limit=200');
+      if (ok.body.cursor.retention_days !== 30) ctx.fail('WrongRetention', String(ok.body.cursor.retention_days), 'retention_days 30', '4.6.R7');
+    },
+  }),
+  defineCheck({
+    id: 'sequencing.retention-30-days', title: 'Events older than 30 days leave replay; an older cursor resumes at the oldest retained event', suite,
+    clauses: ['6.R7', '6.R7a', '8.L3'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const property = knownProperty(ctx)!;
+      const from = addDays(dateAt(Date.now()), 40);
+      await changeRates(ctx, property, from, from, 1111);
+      const old = await allEvents(ctx);
+      await ctx.staff!.post('/clock/advance', { body: { seconds: 31 * 86_400 } });
+      await changeRates(ctx, property, addDays(from, 1), addDays(from, 1), 2222);
+      const rows = await allEvents(ctx, { include_superseded: true });
+      const stale = rows.filter((r) => old.some((o) => o.sequence === r.sequence));
+      if (stale.length > 0) ctx.fail('RetentionExceeded', `events ${stale.map((r) => r.sequence).join(',')} still replayed after 31 days`, 'retained 30 days', '6.R7');
+      if (rows.length === 0) ctx.fail('RecentEventMissing', 'no event after the change', 'the new event replayed', '6.R7');
+    },
+  }),
+];

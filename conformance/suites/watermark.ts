@@ -1,0 +1,89 @@
+/**
+ * Snapshot watermarks (§2.7, §4.8): data.sequence is read before the
+ * payload; applying later events (apply-if-newer) onto a snapshot equals a
+ * later snapshot; data.data is byte-identical to the matching event.
+ */
+import fc from 'fast-check';
+import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
+import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
+
+const suite = 'watermark';
+
+/** Per night: the dates[] entry and, for availability, the units held that night. */
+function byNight(payload: any): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of payload.dates) {
+    const held = payload.units?.filter((u: any) => u.unavailable_dates.includes(entry.date)).map((u: any) => u.inventory_id).sort();
+    out.set(entry.date, JSON.stringify({ entry, held }));
+  }
+  return out;
+}
+
+async function snapshotOf(ctx: CheckContext, kind: string, property: number, from: string, to: string) {
+  const res = await ctx.api.get(`/properties/${property}/${kind}`, { query: { from, to } });
+  expectStatus(ctx, res, 200, null, '4.8.R1', `a ${kind} snapshot`);
+  return res;
+}
+
+export const watermarkChecks = [
+  defineCheck({
+    id: 'watermark.later-events-converge', title: 'A snapshot plus every event above its watermark (apply-if-newer) equals a later snapshot', suite,
+    clauses: ['4.8.R7', '4.8.R8', '4.8.R9', '6.R4', '6.R4a'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const property = knownProperty(ctx)!;
+      await ctx.forAll(fc.array(fc.record({ slot: fc.integer({ min: 0, max: 6 }), nights: fc.integer({ min: 1, max: 2 }) }), { minLength: 1, maxLength: 5 }), async (stays) => {
+        const base = horizonStay(ctx, 1, Math.floor(Math.random() * 90));
+        const from = base.check_in;
+        const to = addDays(from, 8);
+        const before = await snapshotOf(ctx, 'availability', property, from, to);
+        const watermark = before.body.data.sequence as number;
+        for (const s of stays) await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: addDays(from, s.slot), check_out: addDays(from, s.slot + s.nights) }));
+        const state = byNight(before.body.data.data);
+        for (const r of await allEvents(ctx, { 'types[]': ['availability.changed'], property_id: property }, watermark)) {
+          for (const [date, value] of byNight(r.event.data)) if (state.has(date)) state.set(date, value);
+        }
+        const after = byNight((await snapshotOf(ctx, 'availability', property, from, to)).body.data.data);
+        for (const [date, value] of after) {
+          if (state.get(date) !== value) ctx.fail('WatermarkDiverged', `night ${date}: snapshot + events gives ${state.get(date)}`, `the later snapshot's ${value} (watermark ${watermark})`, '4.8.R8');
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'watermark.payload-equals-event', title: 'Snapshot data.data is byte-identical to the data of the event for the same window and state', suite,
+    clauses: ['2.7.R3', '2.7.R1', '4.8.R2'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const property = knownProperty(ctx)!;
+      const from = addDays(dateAt(Date.now()), 25);
+      await changeRates(ctx, property, from, addDays(from, 2), 6100);
+      await ctx.staff!.request('PUT', `/properties/${property}/nights`, { body: { from, to: addDays(from, 2), units_cap: 1 } });
+      await ctx.staff!.request('PUT', `/properties/${property}/restrictions`, { body: { from, to: addDays(from, 2), min_stay: 2 } });
+      const rows = await allEvents(ctx, { property_id: property });
+      for (const kind of ['availability', 'rates', 'restrictions']) {
+        const event = rows.filter((r) => r.event.type === `${kind}.changed`).at(-1)?.event;
+        if (!event) ctx.fail('NoEvent', `no ${kind}.changed after a ${kind} change`, `a ${kind}.changed event`, '6.R1');
+        const res = await snapshotOf(ctx, kind, property, event.window.from, event.window.to);
+        const start = res.text.indexOf('"data":', res.text.indexOf('"window"')) + 7;
+        const bytes = res.text.slice(start, res.text.lastIndexOf('}', res.text.length - 2));
+        if (bytes !== JSON.stringify(event.data)) ctx.fail('SnapshotNotByteIdentical', `${kind} data.data differs from event ${event.sequence}'s data`, 'byte-identical to the matching event', '2.7.R3');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'watermark.window-limits', title: 'A window over 92 nights or `to` beyond 730 days ahead is 422 against `to`', suite,
+    clauses: ['4.8.Q4', '4.8.Q5', '8.L13', '8.L14', '4.8.R4'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const property = knownProperty(ctx);
+      if (property === null) return ctx.fail('NoProperty', 'no property named', 'a property to snapshot (--property ID)', '4.8.Q4');
+      const today = dateAt(Date.now());
+      const ok = await ctx.api.get(`/properties/${property}/availability`, { query: { from: addDays(today, 2), to: addDays(today, 93) } });
+      expectStatus(ctx, ok, 200, null, '8.L13', 'a 92-night window');
+      for (const [from, to, what] of [[addDays(today, 2), addDays(today, 94), 'a 93-night window'], [addDays(today, 700), addDays(today, 732), '`to` 732 days ahead']] as const) {
+        const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to } });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '4.8.Q4', what);
+        if (!res.body.errors?.to) ctx.fail('WrongErrorField', JSON.stringify(res.body.errors), 'reported against field to', '4.8.Q5');
+      }
+    },
+  }),
+];

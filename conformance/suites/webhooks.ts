@@ -1,0 +1,125 @@
+/**
+ * Webhooks (§3.1, §5.4, §6.2, §6.3, §6.6) through a loopback receiver:
+ * order under failures, signatures (both values during rotation),
+ * X-Service-Integration, the stored envelope byte for byte, pause and
+ * resume through the clock, the ping.
+ */
+import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { defineCheck } from '../check.ts';
+import { advance, allEvents, bookingBody, changeRates, createBooking, knownProperty } from './support.ts';
+import { receiverFor } from './receiver.ts';
+
+const suite = 'webhooks';
+
+export const webhookChecks = [
+  defineCheck({
+    id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration and is the replayed envelope byte for byte', suite,
+    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 0);
+      const rows = await allEvents(ctx);
+      if (receiver.received.length === 0) ctx.fail('NothingDelivered', 'no delivery after a create', 'availability.changed and booking.changed posted to the webhook', '6.R5');
+      for (const d of receiver.received) {
+        if (!d.slugOk) ctx.fail('WrongIntegrationHeader', 'X-Service-Integration differs from the slug', 'the integration slug on every delivery', '6.R3');
+        const row = rows.find((r) => r.sequence === d.sequence);
+        if (!row || JSON.stringify(row.event) !== d.body) ctx.fail('DeliveryNotReplayBytes', `delivery of ${d.sequence} differs from its replay row`, 'the exact envelope, byte for byte', '2.6.R1');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.signed', title: 'Every delivery carries X-Service-Signature verifying with the webhook secret', suite,
+    clauses: ['5.R4', '2.2.R1'], level: 'assumption', needs: ['staff'],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 0);
+      if (receiver.received.length === 0) ctx.fail('NothingDelivered', 'no delivery after a create', 'deliveries to verify', '6.R2');
+      const bad = receiver.received.find((d) => !d.verdict.ok);
+      if (bad && !bad.verdict.ok) ctx.fail('SignatureInvalid', `delivery ${bad.sequence}: signature ${bad.verdict.reason}`, 'X-Service-Signature t=…,v1=HMAC-SHA256(secret, "t.body") verifying with the secret', '5.R4');
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.ordered-under-failures', title: 'No event overtakes an unacknowledged one; failures are redelivered in order', suite,
+    clauses: ['6.R2', '6.R2a', '3.1.R3'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      const property = knownProperty(ctx)!;
+      const from = addDays(dateAt(Date.now()), 30);
+      receiver.setMode('fail');
+      for (let i = 0; i < 4; i++) await changeRates(ctx, property, addDays(from, i * 3), addDays(from, i * 3), 1000 + i);
+      await advance(ctx, 0);
+      await advance(ctx, 15);
+      receiver.setMode('ok');
+      await advance(ctx, 120);
+      const seen = receiver.received.map((d) => d.sequence!);
+      for (let i = 1; i < seen.length; i++) {
+        if (seen[i]! < seen[i - 1]!) ctx.fail('DeliveryOvertook', `sequence ${seen[i - 1]} delivered before ${seen[i]}`, 'one at a time in sequence order, each waiting for a 2xx', '6.R2a');
+      }
+      const accepted = receiver.received.filter((d) => d.answered === 200).map((d) => d.sequence);
+      const firstFailed = receiver.received.find((d) => d.answered !== 200)?.sequence;
+      if (firstFailed !== undefined && !accepted.includes(firstFailed)) ctx.fail('NotRedelivered', `sequence ${firstFailed} never accepted`, 'a failed delivery retried until accepted', '6.R2');
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.rotation-dual-signature', title: 'For 24 hours after a secret rotation each delivery carries two v1 values; a second rotation drops the oldest', suite,
+    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17'], level: 'assumption', needs: ['staff'],
+    async run(ctx) {
+      const first = ctx.target.webhookSecret!;
+      const second = (await ctx.staff!.post('/integrations/1/rotate-webhook-secret')).body.data.webhook_secret as string;
+      ctx.target.secrets.push(second);
+      const both = await receiverFor(ctx, [first]);
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 0);
+      const delivered = both.received[0];
+      if (!delivered?.verdict.ok) ctx.fail('OldSecretRejected', 'the previous secret does not verify during rotation', 'previous secret valid 24 hours', '5.R4');
+      const newOnly = await receiverFor(ctx, [second]);
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 0);
+      if (!newOnly.received[0]?.verdict.ok) ctx.fail('NewSecretRejected', 'the new secret does not verify', 'the current secret verifies', '5.R4a');
+      const third = (await ctx.staff!.post('/integrations/1/rotate-webhook-secret')).body.data.webhook_secret as string;
+      ctx.target.secrets.push(third);
+      const oldest = await receiverFor(ctx, [first]);
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 0);
+      if (oldest.received.some((d) => d.verdict.ok)) ctx.fail('OldestSecretStillValid', 'the first secret still verifies after two rotations', 'pushed out of the previous slot at once', '5.R4b');
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.pause-and-resume', title: 'A 410 pauses delivery (gone) while the API keeps working; staff resume drains in order', suite,
+    clauses: ['3.1.T3', '3.1.R2', '3.1.R3', '2.1.R6'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      receiver.setMode('gone');
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 60);
+      const me = (await ctx.api.get('/me')).body.data;
+      if (me.status !== 'paused' || me.webhook.paused_reason !== 'gone') ctx.fail('NotPausedGone', `status ${me.status}, paused_reason ${me.webhook.paused_reason}`, 'paused with paused_reason gone after a 410', '3.1.T3');
+      await createBooking(ctx, bookingBody(ctx));
+      receiver.setMode('ok');
+      await ctx.staff!.post('/integrations/1/resume');
+      await advance(ctx, 0);
+      const accepted = receiver.received.filter((d) => d.answered === 200).map((d) => d.sequence!);
+      const latest = (await ctx.api.get('/me')).body.data.webhook;
+      if (latest.undelivered_events !== 0 || accepted.join() !== [...accepted].sort((a, b) => a - b).join()) {
+        ctx.fail('NotDrainedInOrder', `accepted ${accepted.join(',')}, undelivered ${latest.undelivered_events}`, 'every event delivered in order after resume', '3.1.R3');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.ping-consumes-no-sequence', title: 'A ping reports last_sequence and consumes no sequence number', suite,
+    clauses: ['6.R6'], level: 'normative', needs: ['staff'],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      await createBooking(ctx, bookingBody(ctx));
+      await advance(ctx, 0);
+      const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      await ctx.staff!.post('/integrations/1/ping');
+      const ping = receiver.received.find((d) => d.type === 'ping');
+      const after = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      if (!ping) return ctx.fail('NoPing', 'no ping received', 'a ping posted to the webhook', '6.R6');
+      if (after !== before || JSON.parse(ping.body).last_sequence !== before) ctx.fail('PingConsumedSequence', `last_sequence ${before} → ${after}; ping said ${JSON.parse(ping.body).last_sequence}`, 'the ping reports last_sequence without consuming one', '6.R6');
+    },
+  }),
+];

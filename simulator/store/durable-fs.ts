@@ -1,0 +1,61 @@
+/**
+ * The few file-system steps durability rests on: write a whole buffer, sync a
+ * directory (so a created, renamed or removed name survives a power loss),
+ * and replace a small file atomically.
+ */
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** `write` may stop short of the whole buffer; loop until it is all written. */
+export async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+  for (let off = 0; off < buf.length;) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    off += bytesWritten;
+  }
+}
+
+/** fsync of a directory: makes the names created, renamed or removed in it durable. */
+export async function syncDir(dir: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch (e) {
+    // Windows cannot open a directory for syncing; its renames are as durable as they get.
+    if (process.platform !== 'win32') throw e;
+  } finally {
+    await fh?.close();
+  }
+}
+
+export function syncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch (e) {
+    if (process.platform !== 'win32') throw e;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `path` with `text` so that a kill or a power loss leaves either the
+ * old or the new content, never a torn one: temp file, fsync, rename, fsync dir.
+ */
+export function writeFileDurablySync(path: string, text: string, mode = 0o600): void {
+  const tmp = join(dirname(path), `.${basename(path)}.tmp`);
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    fchmodSync(fd, mode); // exactly `mode`, whatever the umask
+    const buf = Buffer.from(text, 'utf8');
+    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  syncDirSync(dirname(path));
+}

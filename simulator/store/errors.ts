@@ -1,0 +1,16 @@
+/** What a file store can refuse with at open; the CLI prints the message and exits 2. */
+
+/** The data directory is held by another live simulator (its lock names the process). */
+export class DataDirLockedError extends Error {
+  override readonly name = 'DataDirLockedError';
+}
+
+/** A snapshot or journal file cannot be read back; the store never starts empty over it. */
+export class StoreDamagedError extends Error {
+  override readonly name = 'StoreDamagedError';
+}
+
+/** The journal could not be written or synced: nothing after the last durable transaction is acknowledged. */
+export class JournalFailedError extends Error {
+  override readonly name = 'JournalFailedError';
+}

@@ -1,0 +1,306 @@
+/**
+ * The append-only journal of committed transactions: one line per
+ * transaction, exactly the puts and deletes of its overlay, in order.
+ *
+ *   <crc32 of the JSON, 8 hex> {"n":42,"ops":[["put","bookings","5001",{...}],["del","holds","1001:2026-10-01"]]}\n
+ *
+ * `n` numbers transactions across journal files without a gap, so a missing
+ * or reordered file is noticed. Writes are group-committed: commits append
+ * to a buffer; one write + fdatasync round makes everything buffered so far
+ * durable, and every flush that was waiting for any of it resolves together.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { syncDir, writeAll } from './durable-fs.ts';
+import { JournalFailedError, StoreDamagedError } from './errors.ts';
+import { DELETED, type Overlay } from './memory-store.ts';
+
+export const JOURNAL_NAME = /^journal\.(\d{6,})\.log$/;
+
+export function journalFileName(generation: number): string {
+  return `journal.${String(generation).padStart(6, '0')}.log`;
+}
+
+export type JournalOp = ['put', string, string, unknown] | ['del', string, string];
+
+export interface JournalTransaction {
+  n: number;
+  ops: JournalOp[];
+}
+
+/** One transaction as its journal line (newline included). Throws on a value JSON cannot hold. */
+export function encodeTransaction(n: number, overlay: Overlay): string {
+  const ops: string[] = [];
+  for (const [table, rows] of overlay) {
+    const t = JSON.stringify(table);
+    for (const [key, value] of rows) {
+      if (value === DELETED) {
+        ops.push(`["del",${t},${JSON.stringify(key)}]`);
+        continue;
+      }
+      const json = JSON.stringify(value);
+      if (json === undefined) throw new TypeError(`cannot store ${table}/${key}: the value has no JSON form`);
+      ops.push(`["put",${t},${JSON.stringify(key)},${json}]`);
+    }
+  }
+  const body = `{"n":${n},"ops":[${ops.join(',')}]}`;
+  return `${crc32(body).toString(16).padStart(8, '0')} ${body}\n`;
+}
+
+/** Decodes one line (without its newline); a string says why it is not a transaction. */
+export function decodeLine(line: Buffer): JournalTransaction | string {
+  if (line.length < 10 || line[8] !== 0x20) return 'no checksum prefix';
+  const expected = Number.parseInt(line.subarray(0, 8).toString('latin1'), 16);
+  const body = line.subarray(9);
+  if (!/^[0-9a-f]{8}$/.test(line.subarray(0, 8).toString('latin1')) || crc32(body) !== expected) return 'checksum mismatch';
+  let tx: JournalTransaction;
+  try {
+    tx = JSON.parse(body.toString('utf8')) as JournalTransaction;
+  } catch (e) {
+    return `not JSON (${(e as Error).message})`;
+  }
+  if (!Number.isInteger(tx?.n) || !Array.isArray(tx.ops)) return 'not a transaction';
+  for (const op of tx.ops) {
+    const ok = Array.isArray(op) && typeof op[1] === 'string' && typeof op[2] === 'string'
+      && ((op[0] === 'put' && op.length === 4) || (op[0] === 'del' && op.length === 3));
+    if (!ok) return `not a put or a delete: ${JSON.stringify(op).slice(0, 80)}`;
+  }
+  return tx;
+}
+
+export interface JournalScan {
+  path: string;
+  transactions: number;
+  firstN: number | null;
+  lastN: number | null;
+  /** Bytes up to the end of the last complete transaction. */
+  validBytes: number;
+  fileBytes: number;
+  /** What follows the last complete transaction, if anything: a write cut short. */
+  torn: { bytes: number; reason: string } | null;
+}
+
+const READ_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * Reads a journal file and hands every complete transaction to `apply`, in
+ * order. What follows the last complete transaction (a partial line, or a
+ * last line that fails its checksum) is reported as torn; a damaged line
+ * with complete transactions after it, or a numbering gap, is an error: the
+ * store cannot skip it without losing what comes later.
+ */
+export function scanJournal(path: string, expectedFirstN: number | null, apply: (tx: JournalTransaction) => void): JournalScan {
+  const fd = openSync(path, 'r');
+  try {
+    const fileBytes = fstatSync(fd).size;
+    const scan: JournalScan = { path, transactions: 0, firstN: null, lastN: null, validBytes: 0, fileBytes, torn: null };
+    let expected = expectedFirstN;
+    let bad: { offset: number; reason: string } | null = null;
+    const line = (bytes: Buffer, offset: number) => {
+      if (bad) {
+        throw new StoreDamagedError(`${path} is damaged at byte ${bad.offset} (${bad.reason}) and complete transactions follow it at byte ${offset}; `
+          + 'the store will not skip it and lose them. Restore the data directory from a backup, or move it away to start afresh.');
+      }
+      const tx = decodeLine(bytes);
+      if (typeof tx === 'string') {
+        bad = { offset, reason: tx };
+        return;
+      }
+      if (expected !== null && tx.n !== expected) {
+        throw new StoreDamagedError(`${path} holds transaction ${tx.n} at byte ${offset} where ${expected} was expected: `
+          + 'a journal file or the snapshot is missing, or files from another data directory were mixed in.');
+      }
+      apply(tx);
+      scan.transactions += 1;
+      scan.firstN ??= tx.n;
+      scan.lastN = tx.n;
+      scan.validBytes = offset + bytes.length + 1;
+      expected = tx.n + 1;
+    };
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(fileBytes, 1)));
+    let carry: Buffer | null = null;
+    let offset = 0; // file offset of the first byte of `carry` (or of the next line)
+    for (let pos = 0; pos < fileBytes;) {
+      const len = readSync(fd, buf, 0, Math.min(buf.length, fileBytes - pos), pos);
+      if (len === 0) break;
+      pos += len;
+      const data: Buffer = carry ? Buffer.concat([carry, buf.subarray(0, len)]) : buf.subarray(0, len);
+      let start = 0;
+      for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
+        line(data.subarray(start, nl), offset + start);
+        start = nl + 1;
+      }
+      offset += start;
+      carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
+    }
+    const badLine = bad as { offset: number; reason: string } | null;
+    if (badLine) scan.torn = { bytes: fileBytes - scan.validBytes, reason: `its last line is damaged (${badLine.reason})` };
+    else if (carry) scan.torn = { bytes: carry.length, reason: 'its last line is incomplete' };
+    return scan;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface Rotation {
+  /** The first transaction the new file gets. */
+  firstN: number;
+  /** Size of the file rotated out. */
+  previousBytes: number;
+}
+
+interface Waiter {
+  n: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * Appends transaction lines to the current journal file with group commit,
+ * and rotates to a new file on request (compaction) between two rounds, so
+ * a rotated-out file is always complete and synced.
+ */
+export class JournalWriter {
+  private pending: string[] = [];
+  private pendingChars = 0;
+  /** Numbers of the last transaction appended, and of the last one written and synced. */
+  private lastN: number;
+  private durableN: number;
+  private waiters: Waiter[] = [];
+  private running = false;
+  private loop: Promise<void> = Promise.resolve();
+  private rotation: { generation: number; resolve: (r: Rotation) => void; reject: (e: Error) => void } | null = null;
+  private failure: JournalFailedError | null = null;
+  /** Write + fdatasync rounds so far (group commit makes this far fewer than flushes). */
+  rounds = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private fh: FileHandle,
+    public generation: number,
+    nextN: number,
+    /** Bytes in the current file. */
+    public fileBytes: number,
+  ) {
+    this.lastN = nextN - 1;
+    this.durableN = nextN - 1;
+  }
+
+  /** Opens journal `generation` for appending (creating it, and syncing the directory, when new). */
+  static async open(dir: string, generation: number, nextN: number): Promise<JournalWriter> {
+    const { fh, bytes } = await openForAppend(dir, generation);
+    return new JournalWriter(dir, fh, generation, nextN, bytes);
+  }
+
+  get path(): string {
+    return join(this.dir, journalFileName(this.generation));
+  }
+
+  /** The number the next transaction gets. */
+  get nextN(): number {
+    return this.lastN + 1;
+  }
+
+  /** Bytes in the current file plus what waits to be written. */
+  get bytes(): number {
+    return this.fileBytes + this.pendingChars;
+  }
+
+  get failed(): JournalFailedError | null {
+    return this.failure;
+  }
+
+  append(n: number, line: string): void {
+    if (this.failure) throw this.failure;
+    if (n !== this.lastN + 1) throw new Error(`journal: transaction ${n} appended after ${this.lastN}`);
+    this.pending.push(line);
+    this.pendingChars += line.length;
+    this.lastN = n;
+  }
+
+  /** Resolves once every transaction appended so far is written and synced. */
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.durableN >= this.lastN) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ n: this.lastN, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /**
+   * Moves appending to journal `generation` after the round in progress;
+   * resolves once the new file takes the appends.
+   */
+  rotate(generation: number): Promise<Rotation> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.rotation = { generation, resolve, reject };
+      this.kick();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.loop;
+    await this.fh.close();
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.rotation) {
+          const { generation, resolve } = this.rotation;
+          this.rotation = null;
+          const next = await openForAppend(this.dir, generation);
+          await this.fh.close();
+          const previousBytes = this.fileBytes;
+          this.fh = next.fh;
+          this.generation = generation;
+          this.fileBytes = next.bytes;
+          // Everything written so far is synced (each round syncs): the new file starts after it.
+          resolve({ firstN: this.durableN + 1, previousBytes });
+          continue;
+        }
+        if (this.pending.length === 0) break;
+        const upTo = this.lastN;
+        const buf = Buffer.from(this.pending.join(''), 'utf8');
+        this.pending = [];
+        this.pendingChars = 0;
+        await writeAll(this.fh, buf);
+        await this.fh.datasync();
+        this.fileBytes += buf.length;
+        this.durableN = upTo;
+        this.rounds += 1;
+        const still: Waiter[] = [];
+        for (const w of this.waiters) (w.n <= upTo ? w.resolve() : still.push(w));
+        this.waiters = still;
+      }
+    } catch (e) {
+      this.failure = new JournalFailedError(`the journal ${this.path} could not be written or synced (${(e as Error).message}); `
+        + `nothing after transaction ${this.durableN} is acknowledged. Restart the simulator: it recovers what is on disk.`);
+      for (const w of this.waiters.splice(0)) w.reject(this.failure);
+      this.rotation?.reject(this.failure);
+      this.rotation = null;
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+async function openForAppend(dir: string, generation: number): Promise<{ fh: FileHandle; bytes: number }> {
+  const path = join(dir, journalFileName(generation));
+  const fh = await open(path, 'a');
+  const { size } = await fh.stat();
+  // A new file's name must be durable before anything acknowledged lives only in it.
+  if (size === 0) await syncDir(dir);
+  return { fh, bytes: size };
+}

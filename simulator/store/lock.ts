@@ -1,0 +1,168 @@
+/**
+ * One simulator per data directory: an exclusive `LOCK` file naming the
+ * process that holds it. A second opener refuses while that process lives;
+ * a lock left by a dead process (a kill, a crash, a reboot) is taken over.
+ *
+ * "Lives" is checked by pid and, where Linux tells us, by the process start
+ * time and the boot id, so a pid reused by an unrelated process (common in
+ * containers, where the simulator is often pid 1) does not hold the lock.
+ */
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { DataDirLockedError } from './errors.ts';
+
+export const LOCK_FILE = 'LOCK';
+
+/** What the lock file records about its holder. */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  /** Process start time in clock ticks since boot (Linux /proc), when known. */
+  start_ticks: string | null;
+  boot_id: string | null;
+  locked_at: string;
+}
+
+export interface DataDirLock {
+  readonly path: string;
+  readonly owner: LockOwner;
+  /** True when the lock was taken over from a process that is gone. */
+  readonly tookOver: LockOwner | null;
+  release(): void;
+}
+
+function readProc(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Field 22 of /proc/<pid>/stat (starttime), read after the command name, which may hold spaces. */
+function startTicks(pid: number): string | null {
+  const stat = readProc(`/proc/${pid}/stat`);
+  if (!stat) return null;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+}
+
+function bootId(): string | null {
+  return readProc('/proc/sys/kernel/random/boot_id');
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists but belongs to someone else.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the recorded holder is still running (on this machine). */
+export function ownerAlive(owner: LockOwner): boolean {
+  if (owner.hostname !== hostname()) return true; // a shared directory: we cannot tell, so we do not steal
+  const boot = bootId();
+  if (owner.boot_id && boot && owner.boot_id !== boot) return false; // held before a reboot
+  if (!pidAlive(owner.pid)) return false;
+  const ticks = startTicks(owner.pid);
+  return !(owner.start_ticks && ticks && owner.start_ticks !== ticks); // the pid now names another process
+}
+
+function parseOwner(text: string): LockOwner | null {
+  try {
+    const o = JSON.parse(text) as LockOwner;
+    return Number.isInteger(o.pid) && o.pid > 0 ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+function describe(owner: LockOwner): string {
+  return `pid ${owner.pid} on ${owner.hostname}, since ${owner.locked_at}`;
+}
+
+function tryCreate(path: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/**
+ * Takes the lock of `dir` or throws DataDirLockedError naming the holder.
+ * A stale lock is moved aside under a unique name before it is removed, so
+ * two starters racing for the same stale lock cannot both win: the loser
+ * finds it moved a live lock, puts it back and refuses.
+ */
+export function lockDataDir(dir: string): DataDirLock {
+  const path = join(dir, LOCK_FILE);
+  const owner: LockOwner = {
+    pid: process.pid, hostname: hostname(), start_ticks: startTicks(process.pid), boot_id: bootId(), locked_at: new Date().toISOString(),
+  };
+  const text = JSON.stringify(owner) + '\n';
+  let tookOver: LockOwner | null = null;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (tryCreate(path, text)) {
+      let released = false;
+      return {
+        path, owner, tookOver,
+        release() {
+          if (released) return;
+          released = true;
+          // Only our own lock: never remove one another process took over meanwhile.
+          if (readText(path) === text) unlinkSync(path);
+        },
+      };
+    }
+    const current = readText(path);
+    if (current === null) continue; // released meanwhile
+    const holder = parseOwner(current);
+    // An unreadable lock is one torn by a kill between create and write: nobody holds it.
+    if (holder && ownerAlive(holder)) {
+      const who = holder.pid === process.pid && holder.start_ticks === owner.start_ticks ? 'this process' : `another simulator (${describe(holder)})`;
+      const hint = holder.hostname !== owner.hostname ? `; this machine cannot check a process on ${holder.hostname}: if no simulator runs there, delete ${path}` : ` (lock file: ${path})`;
+      throw new DataDirLockedError(`the data directory ${dir} is in use by ${who}; stop it first or use another --data DIR${hint}`);
+    }
+    const aside = `${path}.stale-${process.pid}-${attempt}`;
+    try {
+      renameSync(path, aside);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw e;
+    }
+    if (readText(aside) === current) {
+      unlinkSync(aside);
+      tookOver = holder;
+      continue;
+    }
+    // We moved a fresh lock someone took meanwhile: give it back.
+    try {
+      linkSync(aside, path);
+    } catch {
+      // Someone else holds the name by now; theirs stands.
+    }
+    unlinkSync(aside);
+  }
+  throw new DataDirLockedError(`the data directory ${dir} could not be locked: its lock file ${path} keeps changing (another simulator starting?)`);
+}
