@@ -121,7 +121,7 @@ describe('against a live target', () => {
     expect(report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored').map((r) => r.id)).toEqual([]);
     const created = Array.from(sim.store.values('bookings')).filter((b) => !before.has(b.id));
     expect(created.length).toBeGreaterThan(0);
-    const soon = new Date(Date.now() + 300 * 86_400_000).toISOString().slice(0, 10);
+    const soon = new Date(Date.now() + 240 * 86_400_000).toISOString().slice(0, 10);
     for (const b of created) {
       expect(b.property_id).toBe(named);
       expect(b.external_booking_id.startsWith(report.runId)).toBe(true);

@@ -1,6 +1,6 @@
 /** Auth and visibility (§1, §5, §7): 401/403 variants, the switch, cross-integration 404s. */
 import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
-import { bookingBody, createBooking, describe, everyOperation, farStay } from './support.ts';
+import { bookingBody, createBooking, describe, everyOperation, horizonStay } from './support.ts';
 
 const suite = 'auth';
 
@@ -112,7 +112,7 @@ export const authChecks = [
       const mine = new Set(ctx.target.properties.map((p) => p.doorloom_id));
       const foreign = (world.body.data.properties as any[]).find((p) => !mine.has(p.id));
       if (!foreign) throw new NotApplicable('no foreign property on this target');
-      const stay = farStay(ctx);
+      const stay = horizonStay(ctx);
       for (const kind of ['availability', 'rates', 'restrictions']) {
         const res = await ctx.api.get(`/properties/${foreign.id}/${kind}`, { query: { from: stay.check_in, to: stay.check_in } });
         expectStatus(ctx, res, 404, 'NOT_FOUND', '4.8.R3', `a ${kind} snapshot of another integration's property`);

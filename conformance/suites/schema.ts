@@ -4,7 +4,7 @@
  * is exercised at least once, successes and errors alike.
  */
 import { defineCheck, expectStatus } from '../check.ts';
-import { farStay, knownProperty, writableProperty } from './support.ts';
+import { horizonStay, knownProperty, writableProperty } from './support.ts';
 
 const suite = 'schema';
 
@@ -21,7 +21,7 @@ export const schemaChecks = [
       // A live run that names no property still checks everything else.
       const property = knownProperty(ctx);
       if (property === null) return;
-      const stay = farStay(ctx, 3);
+      const stay = horizonStay(ctx, 3);
       const snap = await ctx.api.get(`/properties/${property}/availability`, { query: { from: stay.check_in, to: stay.check_out } });
       expectStatus(ctx, snap, 200, null, '4.8.R1', 'GET availability snapshot');
       if (snap.body.data?.data?.dates?.length !== 4) ctx.fail('WrongWindow', `${snap.body.data?.data?.dates?.length} dates`, '4 nights for an inclusive window of 4 days', '2.7.R2');
@@ -32,7 +32,7 @@ export const schemaChecks = [
     clauses: ['4.8.R5', '4.8.R6'], level: 'assumption', needs: ['read'],
     async run(ctx) {
       const property = writableProperty(ctx);
-      const stay = farStay(ctx, 2);
+      const stay = horizonStay(ctx, 2);
       for (const kind of ['rates', 'restrictions']) {
         expectStatus(ctx, await ctx.api.get(`/properties/${property}/${kind}`, { query: { from: stay.check_in, to: stay.check_out } }), 200, null, '4.8.R5', `GET ${kind} snapshot`);
       }

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
-import { allEvents, bookingBody, changeRates, createBooking, farStay, knownProperty } from './support.ts';
+import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'sequencing';
 
@@ -22,7 +22,7 @@ async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
     return;
   }
   if (ctx.target.capabilities.includes('write') && properties.length > 0) {
-    for (let i = 0; i < Math.ceil(count / 2); i++) await createBooking(ctx, bookingBody(ctx, farStay(ctx, 1, i * 7)));
+    for (let i = 0; i < Math.ceil(count / 2); i++) await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1, i * 7)));
   }
 }
 

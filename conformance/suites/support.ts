@@ -17,12 +17,17 @@ export function writableProperty(ctx: CheckContext, index = 0): number {
   return property.doorloom_id;
 }
 
+let nextSlot = Math.floor(Math.random() * 200) * 6;
+
 /**
- * A stay far in the future (400 to 700 days ahead), so live writes never
+ * A stay far in the future (400 to about 1,700 days ahead), so live writes never
  * touch real near-term inventory; `slot` spreads checks over distinct nights.
  */
-export function farStay(ctx: CheckContext, nights = 1, slot = Math.floor(Math.random() * 300)): { check_in: string; check_out: string } {
-  const start = addDays(dateAt(Date.now()), 400 + slot);
+export function farStay(ctx: CheckContext, nights = 1, slot?: number): { check_in: string; check_out: string } {
+  // Without a slot, successive stays of a run never share a night, so one check filling a night cannot refuse another's.
+  // Explicit slots live past the counter's range (1,300 days on), so the two never share a night.
+  const offset = slot === undefined ? (nextSlot = (nextSlot + 6) % 1200) : 1300 + slot;
+  const start = addDays(dateAt(Date.now()), 400 + offset);
   return { check_in: start, check_out: addDays(start, nights) };
 }
 
@@ -56,7 +61,7 @@ export function describe(res: Response): string {
 /** Every partner operation with a request that is valid apart from authentication. */
 export function everyOperation(ctx: CheckContext): { name: string; method: 'GET' | 'POST'; path: string; body?: unknown }[] {
   const property = ctx.target.properties[0]?.doorloom_id ?? 1;
-  const stay = farStay(ctx);
+  const stay = horizonStay(ctx);
   return [
     { name: 'GET /me', method: 'GET', path: '/me' },
     { name: 'GET /bookings/{doorloom_id}', method: 'GET', path: '/bookings/1' },

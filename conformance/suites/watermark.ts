@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
-import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'watermark';
@@ -75,7 +75,7 @@ export const watermarkChecks = [
     clauses: ['4.8.Q4', '4.8.Q5', '8.L13', '8.L14', '4.8.R4'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const property = knownProperty(ctx);
-      if (property === null) return ctx.fail('NoProperty', 'no property named', 'a property to snapshot (--property ID)', '4.8.Q4');
+      if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
       const today = dateAt(Date.now());
       const ok = await ctx.api.get(`/properties/${property}/availability`, { query: { from: addDays(today, 2), to: addDays(today, 93) } });
       expectStatus(ctx, ok, 200, null, '8.L13', 'a 92-night window');
