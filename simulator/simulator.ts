@@ -14,6 +14,7 @@ import { EventLog } from './domain/event-log.ts';
 import { eventHandlers } from './http/event-routes.ts';
 import { loadContract } from '../spec/contract.ts';
 import { SyncWorker } from './sync-worker.ts';
+import { CallJournal } from './journal.ts';
 import { faultSet } from './domain/faults.ts';
 import { faultMiddleware } from './faults.ts';
 import { DeliveryWorker } from './webhooks/delivery-worker.ts';
@@ -56,6 +57,8 @@ export interface Simulator {
   events: EventApi;
   sync: SyncWorker;
   webhooks: DeliveryWorker;
+  /** Every partner API call, per integration (certification reads it). */
+  journal: CallJournal;
   /** The staff token in the clear when this process created it; null when the store already had one. */
   staffToken: string | null;
 }
@@ -98,14 +101,16 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? fetchTransport, timeoutMs: options.deliveryTimeoutMs, faults });
   const sync = new SyncWorker(events);
   const contract = loadContract();
+  const journal = new CallJournal();
   const app = createApp({
     platform, contract,
     before: options.faults?.length ? [faultMiddleware(faults)] : [],
     extraRouters: [staffRouter({ platform, clock, webhooks })],
     extraHandlers: eventHandlers({ events, worker: sync, contract }),
     onContractViolation: options.onContractViolation,
+    journal,
   });
   // Syncs accepted before a restart carry on.
   sync.kick();
-  return { app, platform, clock, store, changes, eventLog, events, sync, webhooks, staffToken };
+  return { app, platform, clock, store, changes, eventLog, events, sync, webhooks, journal, staffToken };
 }

@@ -128,6 +128,7 @@ export function rotateApiKey(tx: Transaction, entropy: Entropy, id: number): str
   const integration = integrationById(tx, id);
   const apiKey = newApiKey(entropy);
   tx.delete('apiKeys', integration.api_key_hash);
+  tx.put('retiredKeys', integration.api_key_hash, { integration_id: id });
   const next = { ...integration, api_key_hash: hashToken(apiKey) };
   tx.put('integrations', String(id), next);
   tx.put('apiKeys', next.api_key_hash, { integration_id: id });

@@ -10,6 +10,9 @@ import { DomainError } from '../domain/errors.ts';
 import { failure, type Reply } from '../domain/envelope.ts';
 import type { Platform } from '../domain/platform.ts';
 import { partnerHandlers, type Handler } from './partner-routes.ts';
+import type { CallJournal } from '../journal.ts';
+import { hashToken } from '../domain/credentials.ts';
+import { fingerprint } from '../domain/idempotency.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 
@@ -32,6 +35,8 @@ export interface AppOptions {
   before?: Koa.Middleware[];
   /** Handlers of further operations (replay, sync, snapshots), keyed by operationId. */
   extraHandlers?: Record<string, Handler>;
+  /** Records every partner call (certification grades API usage from it). */
+  journal?: CallJournal;
   /** Waits `ms` (real time) while a create is in progress; injected so the domain has no timers. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -91,7 +96,7 @@ export function createApp(options: AppOptions): Koa {
     const handler = handlers[op.id];
     if (!handler) continue;
     const path = op.path.replace(/\{([^}]+)\}/g, ':$1');
-    api[op.method](op.id, path, guard(op, contract, options.onContractViolation), authenticated(platform, handler, op));
+    api[op.method](op.id, path, journaled(op, platform, options.journal), guard(op, contract, options.onContractViolation), authenticated(platform, handler, op));
   }
 
   app.use(async (ctx, next) => {
@@ -109,6 +114,46 @@ export function createApp(options: AppOptions): Koa {
   for (const router of options.extraRouters ?? []) app.use(router.routes());
   app.use(api.routes());
   return app;
+}
+
+/** Records the call once answered, attributed to the integration whose key (current or retired) it carried. */
+function journaled(op: Operation, platform: Platform, journal: CallJournal | undefined): RouterMiddleware {
+  if (!journal) return (_ctx, next) => next();
+  return async (ctx, next) => {
+    await next();
+    const token = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
+    if (!token) return;
+    const digest = hashToken(token);
+    const current = platform.store.get('apiKeys', digest)?.integration_id;
+    const retired = platform.store.get('retiredKeys', digest)?.integration_id;
+    const integrationId = current ?? retired;
+    if (integrationId === undefined) return;
+    let body: any;
+    try {
+      body = typeof ctx.body === 'string' && ctx.body !== '' ? JSON.parse(ctx.body) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const request = ctx.state.requestBody as unknown;
+    const retryAfter = Number(ctx.response.get('Retry-After'));
+    journal.record({
+      integration_id: integrationId,
+      at: platform.deps.clock.now(),
+      operation: op.id,
+      method: ctx.method,
+      path: ctx.path,
+      query: { ...ctx.query } as Record<string, string | string[]>,
+      idempotency_key: op.id === 'createBooking' ? (ctx.get('idempotency-key') || null) : null,
+      body_fingerprint: request === undefined ? null : fingerprint(request),
+      status: ctx.status,
+      code: typeof body?.code === 'string' ? body.code : null,
+      credential: current !== undefined ? 'current' : 'retired',
+      retry_after: Number.isFinite(retryAfter) && ctx.response.get('Retry-After') !== '' ? retryAfter : null,
+      ...(op.id === 'listEvents' && body?.cursor ? { cursor: { ...body.cursor, first: body.data[0]?.sequence ?? null, last: body.data.at(-1)?.sequence ?? null } } : {}),
+      ...(op.id.endsWith('Snapshot') && body?.data ? { watermark: body.data.sequence } : {}),
+      ...(op.id === 'listBookings' && Array.isArray(body?.data) ? { max_updated_at: body.data.map((b: { updated_at: string }) => b.updated_at).sort().at(-1) ?? null } : {}),
+    });
+  };
 }
 
 /** §5 on every partner route: bearer auth, then one request charged to the rate-limit window. */

@@ -94,6 +94,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
     createBooking: async (ctx, caller, op) => {
       const keyHeader = ctx.headers['idempotency-key'];
       const body = await readJson(ctx);
+      ctx.state.requestBody = body;
       const claimed = platform.claimCreate(caller, keyHeader, body);
       if ('body' in claimed) return replay(ctx, claimed);
       const latency = platform.settings()?.create_latency_ms ?? 0;

@@ -14,6 +14,8 @@ export interface Tables {
   integrations: Integration;
   /** key: SHA-256 of an API key → the integration it authenticates. */
   apiKeys: { integration_id: number };
+  /** key: SHA-256 of a rotated-out API key → its integration (so refused calls can be attributed). */
+  retiredKeys: { integration_id: number };
   properties: Property;
   units: Unit;
   /** key: property id → its unit ids, ascending (an index: no scan of every unit). */
