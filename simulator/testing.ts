@@ -11,6 +11,7 @@ import type { ContractViolation } from './http/app.ts';
 import { API_ROOT } from './http/app.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
+import { ChangeLog } from './domain/changes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { seedDemoWorld, type Fixtures } from './demo-world.ts';
 import type { Store } from './store/store.ts';
@@ -44,7 +45,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const clock = new VirtualClock(() => Date.now(), { offsetMs: 0, frozenAt: options.now ?? TEST_NOW });
   const sim = createSimulator({
     store: options.store, clock, staffToken: 'stf_test_staff_token', onContractViolation: (v) => violations.push(v),
-    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs,
+    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(),
   });
   const fixtures = seedDemoWorld(sim, { baseUrl: API_ROOT, staffToken: 'stf_test_staff_token' });
   const http = supertest(sim.app.callback());
