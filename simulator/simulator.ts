@@ -15,6 +15,7 @@ import { eventHandlers } from './http/event-routes.ts';
 import { loadContract } from '../spec/contract.ts';
 import { SyncWorker } from './sync-worker.ts';
 import { CallJournal } from './journal.ts';
+import { purgeExpired } from './domain/idempotency.ts';
 import { faultSet } from './domain/faults.ts';
 import { faultMiddleware } from './faults.ts';
 import { DeliveryWorker } from './webhooks/delivery-worker.ts';
@@ -59,6 +60,8 @@ export interface Simulator {
   webhooks: DeliveryWorker;
   /** Every partner API call, per integration (certification reads it). */
   journal: CallJournal;
+  /** Housekeeping a long-running simulator does now and then: forget expired idempotency keys. */
+  maintain(): number;
   /** The staff token in the clear when this process created it; null when the store already had one. */
   staffToken: string | null;
 }
@@ -113,5 +116,6 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   });
   // Syncs accepted before a restart carry on.
   sync.kick();
-  return { app, platform, clock, store, changes, eventLog, events, sync, webhooks, journal, staffToken };
+  const maintain = () => store.transaction((tx) => purgeExpired(tx, clock.now()));
+  return { app, platform, clock, store, changes, eventLog, events, sync, webhooks, journal, maintain, staffToken };
 }

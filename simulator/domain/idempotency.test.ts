@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.ts';
-import { KEY_MEMORY_MS, canonicalJson, claim, fingerprint, release, settle, usableKey } from './idempotency.ts';
+import { KEY_MEMORY_MS, canonicalJson, claim, fingerprint, purgeExpired, release, settle, usableKey } from './idempotency.ts';
+import { MemoryStore } from '../store/memory-store.ts';
 import { MemoryStore } from '../store/memory-store.ts';
 
 const NOW = Date.parse('2026-09-15T06:30:00Z');
@@ -204,5 +205,20 @@ describe('claim, settle, release (§4.5 rules 1 and 3)', () => {
     const store = fresh();
     settleIn(store, 'key-0001', 201, 'orphan');
     expect(store.get('idempotency', '1:key-0001')).toBeUndefined();
+  });
+});
+
+describe('purgeExpired', () => {
+  it('§4.5 rule 1: forgets answered keys past 24 hours and keeps the rest', () => {
+    const store = new MemoryStore();
+    store.transaction((tx) => {
+      claim(tx, 1, 'old-key-1', 'f', 0);
+      settle(tx, 1, 'old-key-1', 201, '{}');
+      claim(tx, 1, 'new-key-1', 'f', KEY_MEMORY_MS);
+      settle(tx, 1, 'new-key-1', 201, '{}');
+    });
+    expect(store.transaction((tx) => purgeExpired(tx, KEY_MEMORY_MS + 1))).toBe(1);
+    expect(store.get('idempotency', '1:old-key-1')).toBeUndefined();
+    expect(store.get('idempotency', '1:new-key-1')).toBeDefined();
   });
 });

@@ -73,6 +73,19 @@ export function release(tx: Transaction, integrationId: number, key: string): vo
   if (record?.state === 'in_progress') tx.delete('idempotency', recordKey(integrationId, key));
 }
 
+/** Forgets keys past their 24 hours (§4.5 rule 1): a bounded sweep, so memory does not grow with every create. */
+export function purgeExpired(tx: Transaction, now: number, budget = 10_000): number {
+  let purged = 0;
+  for (const record of tx.values('idempotency')) {
+    if (purged >= budget) break;
+    if (record.expires_at <= now && record.state === 'done') {
+      tx.delete('idempotency', recordKey(record.integration_id, record.key));
+      purged += 1;
+    }
+  }
+  return purged;
+}
+
 function live(r: StoreReader, integrationId: number, key: string, now: number): IdempotencyRecord | undefined {
   const record = r.get('idempotency', recordKey(integrationId, key));
   return record && record.expires_at > now ? record : undefined;
