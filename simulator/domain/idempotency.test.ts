@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.ts';
 import { KEY_MEMORY_MS, canonicalJson, claim, fingerprint, purgeExpired, release, settle, usableKey } from './idempotency.ts';
 import { MemoryStore } from '../store/memory-store.ts';
-import { MemoryStore } from '../store/memory-store.ts';
 
 const NOW = Date.parse('2026-09-15T06:30:00Z');
 const PRINT_A = fingerprint({ a: 1 });
