@@ -9,7 +9,7 @@ import { invalid, notFound } from './errors.ts';
 import { nextId } from './ids.ts';
 import { nightKey } from './inventory.ts';
 import type { BlockScope, Brand, NightRates, NightRestrictions, Property, Unit } from './model.ts';
-import type { StoreReader, Transaction } from '../store/store.ts';
+import type { StoreReader, Tables, Transaction } from '../store/store.ts';
 import { integrationById } from './integrations.ts';
 
 export interface CatalogContext {
@@ -154,23 +154,23 @@ export function setNights(tx: Transaction, ctx: CatalogContext, propertyId: numb
 }
 
 export function setRates(tx: Transaction, ctx: CatalogContext, propertyId: number, from: string, to: string, patch: Partial<NightRates>): void {
-  const property = propertyById(tx, propertyId);
-  for (const date of checkWindow(from, to)) {
-    const key = nightKey(propertyId, date);
-    const current = tx.get('rates', key) ?? { ...property.default_rates, property_id: propertyId, date };
-    tx.put('rates', key, { ...current, ...patch });
-  }
-  ctx.changes.record(tx, { kind: 'rates', property_id: propertyId, from, to });
+  overrideNights(tx, ctx, 'rates', propertyId, from, to, patch);
 }
 
 export function setRestrictions(tx: Transaction, ctx: CatalogContext, propertyId: number, from: string, to: string, patch: Partial<NightRestrictions>): void {
+  overrideNights(tx, ctx, 'restrictions', propertyId, from, to, patch);
+}
+
+/** Per-night overrides of a property's default rates or restrictions, then one change for the window. */
+function overrideNights<T extends 'rates' | 'restrictions'>(tx: Transaction, ctx: CatalogContext, kind: T, propertyId: number, from: string, to: string, patch: Partial<Tables[T]>): void {
   const property = propertyById(tx, propertyId);
+  const defaults = kind === 'rates' ? property.default_rates : property.default_restrictions;
   for (const date of checkWindow(from, to)) {
     const key = nightKey(propertyId, date);
-    const current = tx.get('restrictions', key) ?? { ...property.default_restrictions, property_id: propertyId, date };
-    tx.put('restrictions', key, { ...current, ...patch });
+    const current = tx.get(kind, key) ?? ({ ...defaults, property_id: propertyId, date } as Tables[T]);
+    tx.put(kind, key, { ...current, ...patch });
   }
-  ctx.changes.record(tx, { kind: 'restrictions', property_id: propertyId, from, to });
+  ctx.changes.record(tx, { kind, property_id: propertyId, from, to });
 }
 
 /** Rates of one night: the override or the property default. */
