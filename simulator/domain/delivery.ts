@@ -9,6 +9,7 @@ import { eventKey, API_VERSION } from './event-log.ts';
 import type { StoredEvent } from './event-records.ts';
 import type { Integration } from './model.ts';
 import { settleSupersedable } from './supersession.ts';
+import { enforceRetention } from './replay.ts';
 import type { Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
 
@@ -68,6 +69,8 @@ export function nextWork(tx: Transaction, integration: Integration, now: number,
   const w = integration.webhook;
   if (integration.disabled || w.url === null) return null;
   if (w.paused_at !== null) return w.paused_reason === 'auto' ? { kind: 'probe', due: w.next_probe_at ?? now } : null;
+  // §6.7: what left retention is not delivered either.
+  enforceRetention(tx, integration.id, now);
   const head = headEvent(tx, integration);
   if (!head || head.status === 'delivering') return null;
   if (faults.has('webhook-overtakes') && head.status === 'failed' && (head.next_attempt_at ?? 0) > now) {
@@ -96,11 +99,13 @@ export function isSuccess(o: Outcome): boolean {
 
 export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outcome, now: number, faults: Faults = NO_FAULTS): void {
   const key = eventKey(event.integration_id, event.sequence);
-  const current = tx.get('events', key) ?? event;
+  // Gone from the log (past retention) while in flight: only the webhook's health is recorded.
+  const stored = tx.get('events', key);
+  const current = stored ?? event;
   const integration = tx.get('integrations', String(event.integration_id))!;
   const w = integration.webhook;
   if (isSuccess(outcome)) {
-    tx.put('events', key, { ...current, status: 'delivered', delivered_at: now, next_attempt_at: null });
+    if (stored) tx.put('events', key, { ...current, status: 'delivered', delivered_at: now, next_attempt_at: null });
     if (!faults.has('supersede-delivered')) settleSupersedable(tx, current);
     const stream = tx.get('eventStreams', String(event.integration_id))!;
     tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: Math.max(0, stream.undelivered - 1), next_delivery: event.sequence + 1 });
@@ -111,7 +116,7 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
     return;
   }
   const gone = 'status' in outcome && outcome.status === 410;
-  tx.put('events', key, { ...current, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
+  if (stored) tx.put('events', key, { ...current, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
   const failures = w.consecutive_failures + 1;
   const failingSince = w.failing_since ?? now;
   let webhook = { ...w, consecutive_failures: failures, last_failure_at: now, failing_since: failingSince };

@@ -38,13 +38,14 @@ export function enforceRetention(tx: Transaction, integrationId: number, now: nu
   const cutoff = now - RETENTION_DAYS * DAY_MS;
   let first = stream.first_retained;
   let undelivered = stream.undelivered;
-  for (let e = tx.get('events', eventKey(integrationId, first)); e && e.occurred_at < cutoff; e = tx.get('events', eventKey(integrationId, first))) {
+  // An attempt in flight stops the sweep: its outcome lands on the event first.
+  for (let e = tx.get('events', eventKey(integrationId, first)); e && e.occurred_at < cutoff && e.status !== 'delivering'; e = tx.get('events', eventKey(integrationId, first))) {
     // An event that leaves retention undelivered is dead (spec EventRow status x-assumption); it is then gone.
-    if (e.status === 'pending' || e.status === 'failed' || e.status === 'delivering') undelivered -= 1;
+    if (e.status === 'pending' || e.status === 'failed') undelivered -= 1;
     tx.delete('events', eventKey(integrationId, first));
     first += 1;
   }
-  if (first !== stream.first_retained) tx.put('eventStreams', String(integrationId), { first_retained: first, undelivered });
+  if (first !== stream.first_retained) tx.put('eventStreams', String(integrationId), { ...stream, first_retained: first, undelivered });
   return first;
 }
 

@@ -212,6 +212,26 @@ describe('webhook delivery', () => {
     expect(v1s(got.at(-1)!)).toHaveLength(1);
   });
 
+  it('§6.7: an event that leaves the 30-day retention undelivered is not delivered later', async () => {
+    const h = makeHarness();
+    const got = receiver(h, [], 500);
+    await configure(h);
+    await booking(h, 1);
+    await h.sim.webhooks.settle();
+    await h.staff('post', '/integrations/1/pause');
+    await h.sim.webhooks.advance(31 * 24 * HOUR);
+    nock.cleanAll();
+    const after = receiver(h, []);
+    await h.staff('post', '/integrations/1/resume');
+    await h.sim.webhooks.settle();
+    expect(sequences(after)).toEqual([]);
+    expect(got.length).toBeGreaterThan(0);
+    expect((await me(h)).webhook.undelivered_events).toBe(0);
+    await booking(h, 25);
+    await h.sim.webhooks.settle();
+    expect(sequences(after)).toEqual([3, 4]);
+  });
+
   it('§6.6: a ping reports last_sequence without consuming a sequence', async () => {
     const h = makeHarness();
     const got = receiver(h, []);
