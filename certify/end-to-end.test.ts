@@ -1,0 +1,192 @@
+/**
+ * End to end, as a partner runs it: `npm run certify` (certify/cli.ts) as one
+ * process, the reference partner (scenarios/partner/, deployed by
+ * certify/reference-partner-cli.ts) as another, talking over loopback; the
+ * reports and the signed certificate on disk; `--verify` on it, on a
+ * tampered copy and with a wrong key. Then the reference partner with one of
+ * its own deliberate breakages, certified in-process, failing exactly the
+ * requirement it breaks.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PartnerDouble } from './partner-double.ts';
+import { REQUIREMENTS } from './requirements.ts';
+import { runCertification } from './run.ts';
+import { freePort } from './test-support.ts';
+import type { CertReport, Certificate } from './types.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'certify-e2e-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What the reference partner cannot show in a run this short: it learns of a withheld webhook from GET /me (once a minute) and polls bookings only on a cold start. */
+const SLOW_TO_SHOW = ['recovery.outage-replay', 'usage.updated-since'];
+
+function tsx(script: string, args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => void (out += d.toString()));
+  const exited = new Promise<number>((ok) => child.once('exit', (code) => ok(code ?? -1)));
+  return { child, out: () => out, exited };
+}
+
+async function until(done: () => boolean, what: string, ms = 30_000): Promise<void> {
+  for (const end = Date.now() + ms; !done(); await sleep(50)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+}
+
+function referencePartner(credentials: string, port: number, statePort: number, breakages: string[] = []) {
+  return tsx('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b])]);
+}
+
+function expectCertifiedReference(report: CertReport): void {
+  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+  expect(report.results.filter((r) => r.outcome === 'fail'), explain).toEqual([]);
+  for (const r of REQUIREMENTS) {
+    const outcome = report.results.find((x) => x.id === r.id)!.outcome;
+    expect(SLOW_TO_SHOW.includes(r.id) ? ['pass', 'not_observed'] : ['pass'], `${r.id}\n${explain}`).toContain(outcome);
+  }
+}
+
+describe.concurrent('certification end to end', () => {
+  it('npm run certify against the reference partner as a separate process: no requirement fails; reports and a signed certificate that --verify accepts, and refuses tampered or with a wrong key', async () => {
+    const keys = generateKeyPairSync('ed25519');
+    const signKey = join(dir, 'sign.pem');
+    const publicKey = join(dir, 'sign.pub.pem');
+    const wrongKey = join(dir, 'wrong.pub.pem');
+    writeFileSync(signKey, keys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(publicKey, keys.publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(wrongKey, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
+    const [port, statePort] = [await freePort(), await freePort()];
+    const credentials = join(dir, 'cli-credentials.json');
+    const reportDir = join(dir, 'reports');
+
+    const certify = tsx('certify/cli.ts', [
+      '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
+      '--duration', '30', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
+    ]);
+    await until(() => existsSync(credentials), 'the certification file');
+    const partner = referencePartner(credentials, port, statePort);
+    const code = await certify.exited;
+    partner.child.kill('SIGTERM');
+    expect(code, certify.out()).toBe(0);
+    expect(certify.out()).toMatch(/verdict: certified/);
+
+    const latest = join(reportDir, 'certify', 'latest');
+    const report = JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8')) as CertReport;
+    expectCertifiedReference(report);
+    expect(report.plan.seed).toBe(4242);
+    expect(report.target.kind).toBe('in-process');
+    const junit = readFileSync(join(latest, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<testsuite name="certify.receiver"');
+    expect(junit).toContain('receiver.refuses-bad-signature');
+    const html = readFileSync(join(latest, 'index.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|<link|src=/);
+    for (const text of [readFileSync(join(latest, 'report.json'), 'utf8'), junit, html]) expect(text).not.toMatch(/(dlk|whsec|stf)_[0-9a-f]{16,}/);
+    expect(existsSync(join(reportDir, 'certify', report.runId, 'certificate.json'))).toBe(true);
+
+    const certificatePath = join(latest, 'certificate.json');
+    const certificate = JSON.parse(readFileSync(certificatePath, 'utf8')) as Certificate;
+    expect(certificate.body).toMatchObject({ apiVersion: '2026-09', seed: 4242, verdict: report.verdict, runId: report.runId });
+    expect(certificate.body.specDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(certificate.body.results.map((r) => r.id)).toEqual(REQUIREMENTS.map((r) => r.id));
+
+    const verify = async (args: string[]) => {
+      const run = tsx('certify/cli.ts', ['--verify', ...args]);
+      return { code: await run.exited, out: run.out() };
+    };
+    const untouched = await verify([certificatePath, '--public-key', publicKey]);
+    expect(untouched.code, untouched.out).toBe(0);
+    expect(untouched.out).toMatch(/^OK .*signature verified/);
+    expect((await verify([certificatePath])).code).toBe(0);
+
+    const tampered = join(dir, 'tampered.json');
+    writeFileSync(tampered, JSON.stringify({ ...certificate, body: { ...certificate.body, verdict: 'certified', seed: 1 } }));
+    const refused = await verify([tampered]);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toMatch(/^FAILED .*digest mismatch/);
+    const wrong = await verify([certificatePath, '--public-key', wrongKey]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toMatch(/^FAILED .*does not verify with the given public key/);
+  }, 120_000);
+
+  it.each<[string, string]>([
+    ['skipSignatureVerification', 'receiver.refuses-bad-signature'],
+    ['newKeyPerRetry', 'usage.retry-same-key'],
+  ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement) => {
+    const [port, statePort] = [await freePort(), await freePort()];
+    let partner: ReturnType<typeof referencePartner> | null = null;
+    try {
+      const { report } = await runCertification({
+        webhookUrl: `http://127.0.0.1:${port}/webhook`,
+        stateUrl: `http://127.0.0.1:${statePort}/state`,
+        durationSeconds: 25,
+        seed: 77,
+        reportDir: null,
+        credentialsOut: join(dir, `${breakage}.json`),
+        onCredentials: (path) => void (partner = referencePartner(path, port, statePort, [breakage])),
+      });
+      const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+      expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), explain).toEqual([requirement]);
+    } finally {
+      (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it('against a simulator already running (npm start): the receiver is graded, usage is not observed (the journal is in that process), nothing fails', async () => {
+    const fixtures = join(dir, 'running-sim.json');
+    const sim = tsx('simulator/cli.ts', ['--port', '0', '--memory', '--fixtures-out', fixtures]);
+    await until(() => existsSync(fixtures) && sim.out().includes('base URL'), 'the simulator');
+    const { baseUrl, staffToken } = JSON.parse(readFileSync(fixtures, 'utf8')) as { baseUrl: string; staffToken: string };
+    const port = await freePort();
+    let double: PartnerDouble | null = null;
+    try {
+      const { report } = await runCertification({
+        webhookUrl: `http://127.0.0.1:${port}/webhook`,
+        stateUrl: `http://127.0.0.1:${port}/state`,
+        running: { baseUrl, staffToken },
+        durationSeconds: 40,
+        seed: 5,
+        reportDir: null,
+        credentialsOut: join(dir, 'running-credentials.json'),
+        onCredentials: async (path) => void (double = await PartnerDouble.start({ credentialsPath: path, port })),
+      });
+      expect(report.target).toEqual({ kind: 'running', baseUrl });
+      const outcomes = Object.fromEntries(report.results.map((r) => [r.id, r.outcome]));
+      for (const r of REQUIREMENTS) expect(outcomes[r.id], r.id).toBe(r.group === 'receiver' ? 'pass' : 'not_observed');
+      expect(report.plan.steps.map((s) => s.id)).not.toContain('drill.lost-answer');
+      // The run's integration no longer delivers anywhere once the run is over.
+      const after = await fetch(`${baseUrl.replace('/api/integrations/v1', '')}/_staff/integrations/${report.partner.integration.id}`, { headers: { Authorization: `Bearer ${staffToken}` } });
+      expect(((await after.json()) as { data: unknown }).data).toMatchObject({ status: 'disabled', webhook: { url: null } });
+    } finally {
+      await (double as PartnerDouble | null)?.stop();
+      sim.child.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it('bad flags exit 2 naming the flag, before anything runs', async () => {
+    for (const [args, says] of [
+      [['--duration', '5'], /--webhook-url is required/],
+      [['--webhook-url', 'ftp://x'], /--webhook-url must be an http\(s\) URL/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--duration', 'soon'], /--duration must be a positive number/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--base-url', 'http://127.0.0.1:2/api/integrations/v1'], /--base-url and --staff-token go together/],
+      [['--verify', join(dir, 'missing.json')], /--verify cannot read/],
+    ] as Array<[string[], RegExp]>) {
+      const run = tsx('certify/cli.ts', args);
+      expect(await run.exited, run.out()).toBe(2);
+      expect(run.out()).toMatch(says);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,139 @@
+/**
+ * The grading rules, table by table on hand-made journals: for each
+ * requirement a pass case, a fail case and a case without evidence (or a
+ * journal that cannot be read), as the house style asks of every check.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptyObservations, gradeAll, verdictOf, type Observations } from './grade.ts';
+import { REQUIREMENTS } from './requirements.ts';
+import type { DeliveryEvidence, JournalEntry, Outcome } from './types.ts';
+
+const T0 = Date.parse('2026-11-21T06:00:00Z');
+let counter = 0;
+
+function call(at: number, partial: Partial<JournalEntry>): JournalEntry {
+  counter += 1;
+  return {
+    n: counter, integration_id: 4, at: T0 + at, operation: 'getMe', method: 'GET', path: '/api/integrations/v1/me', query: {},
+    idempotency_key: null, body_fingerprint: null, status: 200, code: null, credential: 'current', retry_after: null, ...partial,
+  };
+}
+
+const create = (at: number, key: string | null, fp: string | null, status = 201, code: string | null = null) =>
+  call(at, { operation: 'createBooking', method: 'POST', path: '/api/integrations/v1/bookings', idempotency_key: key, body_fingerprint: fp, status, code });
+const me = (at: number, status = 200) => call(at, { operation: 'getMe', status });
+const events = (at: number, after: number, next: number, hasMore: boolean, limit = '100', extra: Record<string, string> = {}) =>
+  call(at, { operation: 'listEvents', path: '/api/integrations/v1/events', query: { after_sequence: String(after), limit, ...extra }, cursor: { after_sequence: after, next_after_sequence: next, has_more: hasMore, first: after + 1, last: next } });
+const snapshot = (at: number, watermark: number) => call(at, { operation: 'getRatesSnapshot', path: '/api/integrations/v1/properties/101/rates', watermark });
+const bookings = (at: number, since: string | undefined, maxUpdated: string | null, page = '1') =>
+  call(at, { operation: 'listBookings', path: '/api/integrations/v1/bookings', query: { ...(since ? { updated_since: since } : {}), page }, max_updated_at: maxUpdated });
+
+function probe(name: string, status: number | null, sequence: number | null = 3): DeliveryEvidence {
+  return { source: 'probe', name, at: new Date(T0).toISOString(), type: 'rates.changed', sequence, status };
+}
+
+function delivered(sequence: number, at: number, status: number | null = 200): DeliveryEvidence {
+  return { source: 'platform', name: 'delivery', at: new Date(T0 + at).toISOString(), type: 'event', sequence, status };
+}
+
+function grade(id: string, o: Partial<Observations>): { outcome: Outcome; summary: string } {
+  const r = gradeAll({ ...emptyObservations(), ...o }).find((x) => x.id === id)!;
+  return { outcome: r.outcome, summary: r.summary };
+}
+
+type Case = [string, { id: string; given: Partial<Observations>; want: Outcome; says?: RegExp }];
+
+const cases: Case[] = [
+  // receiver
+  ['valid deliveries all 2xx', { id: 'receiver.accepts-valid', given: { probes: [probe('valid-ping', 200, null)], platformDeliveries: [delivered(1, 0), delivered(2, 10)] }, want: 'pass' }],
+  ['a platform delivery timed out', { id: 'receiver.accepts-valid', given: { probes: [probe('valid-ping', 200, null)], platformDeliveries: [delivered(1, 0), { ...delivered(2, 10, null), error: 'no answer within 10000 ms' }] }, want: 'fail', says: /no answer/ }],
+  ['no valid delivery sent', { id: 'receiver.accepts-valid', given: {}, want: 'not_observed' }],
+  ['bad signatures refused', { id: 'receiver.refuses-bad-signature', given: { probes: [probe('wrong-signature', 400), probe('missing-signature', 401), probe('stale-timestamp', 403)] }, want: 'pass' }],
+  ['a stale timestamp accepted', { id: 'receiver.refuses-bad-signature', given: { probes: [probe('wrong-signature', 400), probe('missing-signature', 400), probe('stale-timestamp', 200)] }, want: 'fail', says: /stale-timestamp .* answered 200/ }],
+  ['refused with a 5xx is not a 4xx', { id: 'receiver.refuses-bad-signature', given: { probes: [probe('wrong-signature', 500)] }, want: 'fail' }],
+  ['signature probes not sent', { id: 'receiver.refuses-bad-signature', given: { probes: [probe('redelivery', 200)] }, want: 'not_observed' }],
+  ['another integration refused', { id: 'receiver.checks-integration', given: { probes: [probe('wrong-integration', 400)] }, want: 'pass' }],
+  ['another integration accepted', { id: 'receiver.checks-integration', given: { probes: [probe('wrong-integration', 204)] }, want: 'fail' }],
+  ['the integration probe not sent', { id: 'receiver.checks-integration', given: { probes: [probe('wrong-signature', 400)] }, want: 'not_observed' }],
+  ['rotation: every delivery accepted', { id: 'receiver.rotation', given: { secretRotatedAt: T0, probes: [probe('rotation-new-old', 200), probe('rotation-old-new', 200), probe('rotation-new-only', 200)], platformDeliveries: [delivered(9, 5)] }, want: 'pass' }],
+  ['rotation: only the first v1 checked', { id: 'receiver.rotation', given: { secretRotatedAt: T0, probes: [probe('rotation-new-old', 200), probe('rotation-old-new', 400), probe('rotation-new-only', 200)] }, want: 'fail', says: /rotation-old-new/ }],
+  ['rotation: a platform delivery after it refused', { id: 'receiver.rotation', given: { secretRotatedAt: T0, probes: [probe('rotation-new-old', 200)], platformDeliveries: [delivered(8, -5, 400), delivered(9, 5, 400)] }, want: 'fail', says: /sequence 9/ }],
+  ['rotation drill not run', { id: 'receiver.rotation', given: { probes: [probe('rotation-new-old', 200)] }, want: 'not_observed' }],
+  ['redelivery accepted', { id: 'receiver.redelivery', given: { probes: [probe('redelivery', 200)] }, want: 'pass' }],
+  ['redelivery refused as a duplicate', { id: 'receiver.redelivery', given: { probes: [probe('redelivery', 409)] }, want: 'fail' }],
+  ['nothing delivered to re-send', { id: 'receiver.redelivery', given: {}, want: 'not_observed' }],
+  ['no regression, probe says newest', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 7500 }] }, want: 'pass' }],
+  ['superseded value held', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after the replay', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 7000 }] }, want: 'fail', says: /holds base_rate 7000/ }],
+  ['older event refused', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 400)] }, want: 'fail' }],
+  ['no state probe', { id: 'receiver.no-regression', given: { probes: [probe('older-event', 200)] }, want: 'not_observed', says: /state probe/ }],
+  ['not caught up is no regression', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 6000 }] }, want: 'not_observed', says: /not caught up/ }],
+  ['state probe holds nothing', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: undefined }] }, want: 'not_observed' }],
+  // usage: idempotency keys
+  ['every create keyed', { id: 'usage.idempotency-key', given: { journal: [create(0, 'k-000001', 'a'), create(5, 'k-000002', 'b')] }, want: 'pass' }],
+  ['a create without a key', { id: 'usage.idempotency-key', given: { journal: [create(0, 'k-000001', 'a'), create(5, null, 'b', 422, 'IDEMPOTENCY_KEY_REQUIRED')] }, want: 'fail' }],
+  ['no creates', { id: 'usage.idempotency-key', given: { journal: [me(0)] }, want: 'not_observed' }],
+  ['journal unreadable', { id: 'usage.idempotency-key', given: { journal: null }, want: 'not_observed', says: /in-process/ }],
+  ['429 then the same key and body', { id: 'usage.retry-same-key', given: { journal: [create(0, 'k-1', null, 429, 'RATE_LIMITED'), create(2000, 'k-1', 'a')] }, want: 'pass' }],
+  ['lost answer retried with the same key', { id: 'usage.retry-same-key', given: { lostAnswers: [counter + 1], journal: [create(0, 'k-1', 'a'), create(1000, 'k-1', 'a')] }, want: 'pass' }],
+  ['lost answer retried under a new key', { id: 'usage.retry-same-key', given: { lostAnswers: [counter + 1], journal: [create(0, 'k-1', 'a'), create(1000, 'k-2', 'a', 200)] }, want: 'fail', says: /2 Idempotency-Keys/ }],
+  ['retry changed its body', { id: 'usage.retry-same-key', given: { journal: [create(0, 'k-1', 'a', 409, 'IN_PROGRESS'), create(1000, 'k-1', 'b', 422, 'IDEMPOTENCY_KEY_REUSED')] }, want: 'fail', says: /changed the body/ }],
+  ['nothing ever failed', { id: 'usage.retry-same-key', given: { journal: [create(0, 'k-1', 'a'), create(1000, 'k-2', 'b')] }, want: 'not_observed' }],
+  ['keys kept apart', { id: 'usage.new-key-per-booking', given: { journal: [create(0, 'k-1', 'a'), create(1000, 'k-2', 'b')] }, want: 'pass' }],
+  ['a key reused for another booking', { id: 'usage.new-key-per-booking', given: { journal: [create(0, 'k-1', 'a'), create(1000, 'k-1', 'b', 422, 'IDEMPOTENCY_KEY_REUSED')] }, want: 'fail' }],
+  ['one booking only', { id: 'usage.new-key-per-booking', given: { journal: [create(0, 'k-1', 'a')] }, want: 'not_observed' }],
+  // usage: polling and limits
+  ['GET /me a minute apart', { id: 'usage.me-interval', given: { journal: [me(0), me(60_000), me(125_000)] }, want: 'pass' }],
+  ['GET /me every second', { id: 'usage.me-interval', given: { journal: [me(0), me(1_000), me(2_000)] }, want: 'fail', says: /1\.0 s apart/ }],
+  ['a 401 retried at once is not a poll', { id: 'usage.me-interval', given: { journal: [me(0, 401), me(5)] }, want: 'pass' }],
+  ['GET /me never called', { id: 'usage.me-interval', given: { journal: [create(0, 'k-1', 'a')] }, want: 'not_observed' }],
+  ['Retry-After waited out', { id: 'usage.retry-after', given: { journal: [call(0, { status: 429, code: 'RATE_LIMITED', retry_after: 2 }), me(2_001)] }, want: 'pass' }],
+  ['Retry-After ignored', { id: 'usage.retry-after', given: { journal: [call(0, { status: 429, code: 'RATE_LIMITED', retry_after: 2 }), me(300)] }, want: 'fail', says: /0\.30 s later/ }],
+  ['never rate limited', { id: 'usage.retry-after', given: { journal: [me(0)] }, want: 'not_observed' }],
+  // usage: replay, snapshots, polling by updated_since
+  ['replay follows next_after_sequence', { id: 'usage.replay-walk', given: { journal: [events(0, 0, 1, true, '1'), events(10, 5, 105, true), events(20, 105, 205, true), events(30, 205, 212, false)] }, want: 'pass' }],
+  ['replay re-reads a page', { id: 'usage.replay-walk', given: { journal: [events(0, 5, 105, true), events(10, 5, 105, true)] }, want: 'fail', says: /re-read/ }],
+  ['replay skips events', { id: 'usage.replay-walk', given: { journal: [events(0, 5, 105, true), events(10, 150, 212, false)] }, want: 'fail', says: /skipping sequence 106/ }],
+  ['a jump over delivered events is no gap', { id: 'usage.replay-walk', given: { platformDeliveries: [delivered(106, 5), delivered(107, 6)], journal: [events(0, 5, 105, true), events(10, 107, 150, false)] }, want: 'pass' }],
+  ['only peeks', { id: 'usage.replay-walk', given: { journal: [events(0, 0, 1, true, '1')] }, want: 'not_observed' }],
+  ['replay from the watermark', { id: 'usage.snapshot-watermark', given: { journal: [snapshot(0, 7), snapshot(5, 9), events(10, 7, 20, false)] }, want: 'pass' }],
+  ['replay from past the watermark', { id: 'usage.snapshot-watermark', given: { journal: [snapshot(0, 7), events(10, 12, 20, false)] }, want: 'fail', says: /skipping sequence 8/ }],
+  ['no snapshot', { id: 'usage.snapshot-watermark', given: { journal: [events(10, 12, 20, false)] }, want: 'not_observed' }],
+  ['updated_since moves forward', { id: 'usage.updated-since', given: { journal: [bookings(0, undefined, '2026-11-21T11:00:00.000+05:30'), bookings(3000, '2026-11-21T11:00:00.000+05:30', '2026-11-21T11:05:00.000+05:30'), bookings(6000, '2026-11-21T11:05:00.000+05:30', null)] }, want: 'pass' }],
+  ['polls from the beginning every time', { id: 'usage.updated-since', given: { journal: [bookings(0, undefined, '2026-11-21T11:00:00.000+05:30'), bookings(3000, undefined, '2026-11-21T11:00:00.000+05:30')] }, want: 'fail', says: /from the beginning/ }],
+  ['later pages count towards the highest read', { id: 'usage.updated-since', given: { journal: [bookings(0, undefined, '2026-11-21T11:00:00.000+05:30'), bookings(1, undefined, '2026-11-21T11:09:00.000+05:30', '2'), bookings(3000, '2026-11-21T11:05:00.000+05:30', null)] }, want: 'fail' }],
+  ['one poll', { id: 'usage.updated-since', given: { journal: [bookings(0, undefined, null)] }, want: 'not_observed' }],
+  // usage: rotation and refusals
+  ['one call discovers the rotation', { id: 'usage.rotated-key', given: { keyRotatedAt: T0 + 100, journal: [me(0), call(200, { credential: 'retired', status: 401, code: 'UNAUTHENTICATED' }), create(210, 'k-9', 'z')] }, want: 'pass' }],
+  ['the old key kept in use', { id: 'usage.rotated-key', given: { keyRotatedAt: T0 + 100, journal: [call(200, { credential: 'retired', status: 401 }), call(300, { credential: 'retired', status: 401 })] }, want: 'fail', says: /2 calls with the rotated-out key/ }],
+  ['no call after the rotation', { id: 'usage.rotated-key', given: { keyRotatedAt: T0 + 100, journal: [me(0)] }, want: 'not_observed' }],
+  ['UNAVAILABLE is final', { id: 'usage.unavailable-final', given: { unavailable: { issuedAt: T0, afterN: 0 }, journal: [create(10, 'k-5', 'e', 409, 'UNAVAILABLE')] }, want: 'pass' }],
+  ['UNAVAILABLE sent again', { id: 'usage.unavailable-final', given: { unavailable: { issuedAt: T0, afterN: 0 }, journal: [create(10, 'k-5', 'e', 409, 'UNAVAILABLE'), create(1010, 'k-6', 'e', 409, 'UNAVAILABLE')] }, want: 'fail' }],
+  ['the order never placed', { id: 'usage.unavailable-final', given: { unavailable: { issuedAt: T0, afterN: 1_000_000 }, journal: [] }, want: 'not_observed' }],
+  // recovery
+  ['the outage replayed', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 300 }, journal: [events(100, 9, 109, true), events(120, 109, 209, true), events(140, 209, 221, false)] }, want: 'pass' }],
+  ['replayed only part, given long enough', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 80_000, before: 9, latest: 221, propertyId: 101, waitedMs: 75_000 }, journal: [events(100, 221, 221, false)] }, want: 'fail', says: /sequence 10/ }],
+  ['no replay, but too short a wait to tell', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 5_000 }, journal: [] }, want: 'not_observed', says: /--duration/ }],
+];
+
+describe('grading', () => {
+  it.each(cases)('%s', (_name, { id, given, want, says }) => {
+    const got = grade(id, given);
+    expect(got.outcome, got.summary).toBe(want);
+    if (says) expect(got.summary).toMatch(says);
+    if (want === 'fail') expect(got.summary).toMatch(/^Received: .* \/ Documented: /);
+  });
+
+  it('has a pass, a fail and a no-evidence case for every requirement', () => {
+    for (const r of REQUIREMENTS) {
+      const outcomes = new Set(cases.filter(([, c]) => c.id === r.id).map(([, c]) => c.want));
+      expect([...outcomes].sort(), r.id).toEqual(['fail', 'not_observed', 'pass']);
+    }
+  });
+
+  it('the verdict: any fail is not certified; not observed leaves gaps', () => {
+    const all = gradeAll(emptyObservations());
+    expect(verdictOf(all)).toBe('certified-with-gaps');
+    expect(verdictOf(all.map((r) => ({ ...r, outcome: 'pass' as const })))).toBe('certified');
+    expect(verdictOf(all.map((r, i) => ({ ...r, outcome: i === 3 ? 'fail' as const : 'pass' as const })))).toBe('not-certified');
+  });
+});

@@ -1,0 +1,574 @@
+/**
+ * Grading: pure functions from what a run observed to one result per
+ * requirement. Nothing here does I/O or reads a clock, so every rule is
+ * tested table by table (grade.test.ts) on hand-made journals.
+ *
+ * A failure says what was received against what the document says
+ * ("Received: ... / Documented: ..."); a requirement the run gave no
+ * evidence for is `not_observed`, never passed.
+ */
+import type { DeliveryEvidence, Evidence, JournalEntry, Outcome, RequirementResult, StateCheck } from './types.ts';
+import { REQUIREMENTS, requirement } from './requirements.ts';
+
+/** GET /me calls closer than this are a breach of §5.7 (a minute, less clock jitter). */
+export const ME_INTERVAL_MS = 60_000;
+export const ME_TOLERANCE_MS = 500;
+/** Retry-After is whole seconds rounded up; a call this close to its end is not early. */
+export const RETRY_AFTER_TOLERANCE_MS = 100;
+/** A partner that learns of a paused webhook from GET /me needs this long to notice (§5.7 once a minute, plus the replay). */
+export const OUTAGE_FAIR_WAIT_MS = 65_000;
+/** Evidence lists are cut at this many journal entries. */
+export const EVIDENCE_LIMIT = 24;
+
+/** Answers of a create after which the partner must retry (with the same key and body). */
+export function retryable(e: JournalEntry): boolean {
+  return e.status === 429 || e.status >= 500 || (e.status === 409 && e.code === 'IN_PROGRESS');
+}
+
+export interface OutageDrill {
+  /** When delivery was withheld (platform ms). */
+  pausedAt: number;
+  /** When it was given back. */
+  resumedAt: number;
+  /** The highest sequence the partner had been sent before the outage. */
+  before: number;
+  /** The newest sequence recorded during the outage (revealed by one delivery). */
+  latest: number;
+  /** The property every outage event is about. */
+  propertyId: number;
+  /** How long the partner was given to replay. */
+  waitedMs: number;
+}
+
+export interface UnavailableDrill {
+  /** When the order for blocked nights was handed to the partner. */
+  issuedAt: number;
+  /** Journal entries (n) that existed before it: the order's attempt is a create after them with a new body. */
+  afterN: number;
+}
+
+export interface Observations {
+  /** The partner's API calls during the run, oldest first; null when the journal cannot be read (a running simulator). */
+  journal: JournalEntry[] | null;
+  /** Deliveries the certifier crafted and posted straight to the partner. */
+  probes: DeliveryEvidence[];
+  /** The platform's own event deliveries to the partner. */
+  platformDeliveries: DeliveryEvidence[];
+  /** Sequences the platform superseded (never delivered, §3.3). */
+  superseded: number[];
+  /** Journal entries whose answer the certifier withheld on purpose (the lost-answer drill). */
+  lostAnswers: number[];
+  /** When the API key was rotated (platform ms), or null when the drill did not run. */
+  keyRotatedAt: number | null;
+  /** When the webhook secret was rotated, or null. */
+  secretRotatedAt: number | null;
+  outage: OutageDrill | null;
+  unavailable: UnavailableDrill | null;
+  /** Reads of the partner's state; empty when it exposes none. */
+  state: StateCheck[];
+  /** Whether the partner exposes a state probe at all. */
+  stateProbe: boolean;
+}
+
+export function emptyObservations(): Observations {
+  return {
+    journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
+    outage: null, unavailable: null, state: [], stateProbe: false,
+  };
+}
+
+/** Every requirement graded, in catalogue order. */
+export function gradeAll(o: Observations, drills: Record<string, string[]> = {}): RequirementResult[] {
+  return REQUIREMENTS.map((r) => ({ ...GRADERS[r.id]!(o), drills: drills[r.id] ?? [] }));
+}
+
+type Graded = Omit<RequirementResult, 'drills'>;
+type Grader = (o: Observations) => Graded;
+
+const GRADERS: Record<string, Grader> = {
+  'receiver.accepts-valid': acceptsValid,
+  'receiver.refuses-bad-signature': refusesBadSignature,
+  'receiver.checks-integration': checksIntegration,
+  'receiver.rotation': rotation,
+  'receiver.redelivery': redelivery,
+  'receiver.no-regression': noRegression,
+  'usage.idempotency-key': idempotencyKey,
+  'usage.retry-same-key': retrySameKey,
+  'usage.new-key-per-booking': newKeyPerBooking,
+  'usage.me-interval': meInterval,
+  'usage.retry-after': retryAfter,
+  'usage.replay-walk': replayWalk,
+  'usage.snapshot-watermark': snapshotWatermark,
+  'usage.updated-since': updatedSince,
+  'usage.rotated-key': rotatedKey,
+  'usage.unavailable-final': unavailableFinal,
+  'recovery.outage-replay': outageReplay,
+};
+
+// ------------------------------------------------------------ helpers
+
+function result(id: string, outcome: Outcome, summary: string, evidence: Partial<Evidence> = {}): Graded {
+  const calls = evidence.calls ?? [];
+  return {
+    ...requirement(id),
+    outcome,
+    summary,
+    evidence: {
+      calls: calls.slice(0, EVIDENCE_LIMIT),
+      deliveries: evidence.deliveries ?? [],
+      state: evidence.state ?? [],
+      notes: evidence.notes ?? [],
+      omitted: Math.max(0, calls.length - EVIDENCE_LIMIT) + (evidence.omitted ?? 0),
+    },
+  };
+}
+
+const NO_JOURNAL = 'The call journal is kept inside the simulator process: run certify with its in-process simulator to grade API usage.';
+
+function is2xx(d: DeliveryEvidence): boolean {
+  return d.status !== null && d.status >= 200 && d.status < 300;
+}
+
+function is4xx(d: DeliveryEvidence): boolean {
+  return d.status !== null && d.status >= 400 && d.status < 500;
+}
+
+function answered(d: DeliveryEvidence): string {
+  return d.status === null ? `no answer (${d.error ?? 'none'})` : String(d.status);
+}
+
+function probes(o: Observations, ...names: string[]): DeliveryEvidence[] {
+  return o.probes.filter((p) => names.includes(p.name));
+}
+
+/** Probes of `names`: fail when one was answered other than `want`, pass when all were, not observed when none was sent. */
+function gradeProbes(id: string, o: Observations, names: string[], want: '2xx' | '4xx', documented: string, extra: DeliveryEvidence[] = []): Graded {
+  const sent = [...probes(o, ...names), ...extra];
+  if (sent.length === 0) return result(id, 'not_observed', 'The run ended before these deliveries were sent.');
+  const ok = want === '2xx' ? is2xx : is4xx;
+  const bad = sent.filter((d) => !ok(d));
+  // Every crafted probe and every bad answer; of the platform's good deliveries, the first few.
+  const good = sent.filter((d) => ok(d));
+  const shown = [...bad, ...good.filter((d) => d.source === 'probe'), ...good.filter((d) => d.source === 'platform').slice(0, 10)];
+  const evidence = { deliveries: shown, notes: shown.length < sent.length ? [`${sent.length - shown.length} more platform deliveries, all answered ${want}, left out.`] : [] };
+  if (bad.length > 0) {
+    const received = bad.slice(0, 5).map((d) => `${d.name}${d.sequence !== null ? ` (sequence ${d.sequence})` : ''} answered ${answered(d)}`).join('; ');
+    return result(id, 'fail', `Received: ${received}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''} / Documented: ${documented}`, evidence);
+  }
+  return result(id, 'pass', `${sent.length} deliver${sent.length === 1 ? 'y' : 'ies'} (${[...new Set(sent.map((d) => d.name))].join(', ')}), each answered ${want}.`, evidence);
+}
+
+function query(e: JournalEntry, name: string): string | undefined {
+  const v = e.query[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** The filter a replay or list call reads under (pages of one walk share it). */
+function filterKey(e: JournalEntry, names: string[]): string {
+  return names.map((n) => `${n}=${query(e, n) ?? query(e, `${n}[]`) ?? ''}`).join('&');
+}
+
+/**
+ * Sequences the partner had been given by `at`: delivered to it with a 2xx,
+ * read in a replay page, or superseded (never to be delivered or applied).
+ */
+export function seenBy(o: Observations, at: number): (sequence: number) => boolean {
+  const seen = new Set<number>(o.superseded);
+  for (const d of o.platformDeliveries) if (d.sequence !== null && is2xx(d) && Date.parse(d.at) <= at) seen.add(d.sequence);
+  const pages = (o.journal ?? []).filter((e) => e.operation === 'listEvents' && e.cursor && e.at <= at);
+  return (s) => seen.has(s) || pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence);
+}
+
+function missingBetween(from: number, to: number, seen: (s: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let s = from + 1; s <= to && out.length < 20; s++) if (!seen(s)) out.push(s);
+  return out;
+}
+
+// ------------------------------------------------------------ receiver
+
+function acceptsValid(o: Observations): Graded {
+  const id = 'receiver.accepts-valid';
+  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx within 10 s (§6.2)', o.platformDeliveries);
+  if (graded.outcome !== 'pass') return graded;
+  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${o.platformDeliveries.length} platform deliveries, every one answered 2xx within the time-out.` };
+}
+
+function refusesBadSignature(o: Observations): Graded {
+  return gradeProbes('receiver.refuses-bad-signature', o, ['wrong-signature', 'missing-signature', 'stale-timestamp'], '4xx',
+    'refused with a 4xx: the signature does not verify (§5.4; scheme and 5-minute tolerance per spec x-assumption)');
+}
+
+function checksIntegration(o: Observations): Graded {
+  return gradeProbes('receiver.checks-integration', o, ['wrong-integration'], '4xx', 'refused with a 4xx: X-Service-Integration names another integration (§6.3)');
+}
+
+function rotation(o: Observations): Graded {
+  const id = 'receiver.rotation';
+  if (o.secretRotatedAt === null) return result(id, 'not_observed', 'The secret rotation drill did not run.');
+  const after = o.platformDeliveries.filter((d) => Date.parse(d.at) >= o.secretRotatedAt!);
+  return gradeProbes(id, o, ['rotation-new-old', 'rotation-old-new', 'rotation-new-only'], '2xx',
+    'during the 24 hours after a rotation a delivery is accepted if any v1= matches any secret (§5.4); the new secret is in the credentials file', after);
+}
+
+function redelivery(o: Observations): Graded {
+  return gradeProbes('receiver.redelivery', o, ['redelivery'], '2xx', 're-applying a full-state event is a no-op: acknowledged with a 2xx (§6.4)');
+}
+
+function noRegression(o: Observations): Graded {
+  const id = 'receiver.no-regression';
+  const sent = probes(o, 'older-event');
+  const refused = sent.filter((d) => !is2xx(d));
+  const regressed = o.state.filter((s) => s.error === undefined && s.held !== undefined && s.held === s.older);
+  const deliveries = sent;
+  if (refused.length > 0) {
+    return result(id, 'fail', `Received: the older event (sequence ${refused[0]!.sequence}) answered ${answered(refused[0]!)} / Documented: an event older than what is held is acknowledged and dropped (§6.4)`, { deliveries, state: o.state });
+  }
+  if (regressed.length > 0) {
+    const r = regressed[0]!;
+    return result(id, 'fail', `Received: the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date} ${r.when} / Documented: the newest value ${JSON.stringify(r.expected)}; superseded and older events must not be applied (§3.3, §6.4)`, { deliveries, state: o.state });
+  }
+  if (!o.stateProbe) {
+    return result(id, 'not_observed', sent.length > 0
+      ? 'The older event was acknowledged (2xx), but whether it was applied is not observable: the partner exposes no state probe (--state-url).'
+      : 'Not observable: no older event was sent and the partner exposes no state probe.', { deliveries });
+  }
+  // Holding neither value is not a regression: the partner had not caught up yet when it was read.
+  const readable = o.state.filter((s) => s.error === undefined && s.held === s.expected);
+  if (readable.length === 0) {
+    const why = o.state.find((s) => s.error)?.error
+      ?? (o.state.some((s) => s.held !== undefined) ? `it held ${o.state.map((s) => JSON.stringify(s.held)).join(' and ')}, neither the newest nor the superseded value (not caught up)` : 'the partner holds nothing for the night checked');
+    return result(id, 'not_observed', `The partner's state could not be compared: ${why}.`, { deliveries, state: o.state });
+  }
+  const behind = o.state.length - readable.length;
+  return result(id, 'pass', `The superseded value was never held: ${readable.length} read${readable.length === 1 ? '' : 's'} of the partner's copy (after the replay with superseded rows, after the older event was re-sent) show${readable.length === 1 ? 's' : ''} the newest value${behind ? `, ${behind} show${behind === 1 ? 's' : ''} it not caught up yet` : ''}.`, { deliveries, state: o.state });
+}
+
+// ------------------------------------------------------------ usage
+
+function creates(o: Observations): JournalEntry[] {
+  return (o.journal ?? []).filter((e) => e.operation === 'createBooking');
+}
+
+function idempotencyKey(o: Observations): Graded {
+  const id = 'usage.idempotency-key';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const all = creates(o);
+  if (all.length === 0) return result(id, 'not_observed', 'The partner sent no POST /bookings.');
+  const bad = all.filter((e) => e.idempotency_key === null || e.code === 'IDEMPOTENCY_KEY_REQUIRED');
+  if (bad.length > 0) {
+    return result(id, 'fail', `Received: ${bad.length} of ${all.length} creates without a usable Idempotency-Key (call #${bad[0]!.n}: ${bad[0]!.status} ${bad[0]!.code ?? ''}) / Documented: Idempotency-Key is required, 8 to 128 characters (§4.5 rule 2)`, { calls: bad });
+  }
+  return result(id, 'pass', `All ${all.length} creates carried an Idempotency-Key.`, { calls: all });
+}
+
+interface KeyAnalysis {
+  /** Bodies (fingerprints) sent under more than one key. */
+  bodyUnderKeys: Array<{ fingerprint: string; entries: JournalEntry[] }>;
+  /** A key whose first answer called for a retry, sent again with another body. */
+  retryChangedBody: Array<{ key: string; entries: JournalEntry[] }>;
+  /** A key whose first answer was final, sent again with another body: a new booking reusing it. */
+  keyReused: Array<{ key: string; entries: JournalEntry[] }>;
+  /** Creates that were retried (a body sent more than once) or answered in a way that calls for a retry. */
+  retries: JournalEntry[];
+  bodies: number;
+}
+
+/** Links create attempts by body fingerprint and by key (the journal holds no bodies; identical bodies are one booking). */
+export function analyseKeys(all: JournalEntry[], lostAnswers: number[]): KeyAnalysis {
+  const lost = new Set(lostAnswers);
+  const byFingerprint = new Map<string, JournalEntry[]>();
+  const byKey = new Map<string, JournalEntry[]>();
+  for (const e of all) {
+    if (e.body_fingerprint) byFingerprint.set(e.body_fingerprint, [...(byFingerprint.get(e.body_fingerprint) ?? []), e]);
+    if (e.idempotency_key) byKey.set(e.idempotency_key, [...(byKey.get(e.idempotency_key) ?? []), e]);
+  }
+  const out: KeyAnalysis = { bodyUnderKeys: [], retryChangedBody: [], keyReused: [], retries: [], bodies: byFingerprint.size };
+  for (const [fingerprint, entries] of byFingerprint) {
+    if (new Set(entries.map((e) => e.idempotency_key)).size > 1) out.bodyUnderKeys.push({ fingerprint, entries });
+    if (entries.length > 1) out.retries.push(...entries);
+  }
+  for (const [key, entries] of byKey) {
+    // A create refused before its body was read (429, 401) has no fingerprint: it cannot differ.
+    const known = entries.filter((e) => e.body_fingerprint !== null);
+    const first = known[0];
+    const other = known.find((e) => e.body_fingerprint !== first?.body_fingerprint);
+    if (!first || !other) continue;
+    // Every answer before the different body called for a retry: a retry that changed its body; else a new booking reusing the key.
+    const before = entries.filter((e) => e.n < other.n);
+    const needsRetry = before.every((e) => retryable(e) || lost.has(e.n) || e.status === 401);
+    (needsRetry ? out.retryChangedBody : out.keyReused).push({ key, entries: [...before, other] });
+  }
+  for (const entries of byKey.values()) if (entries.length > 1) out.retries.push(...entries.filter((e) => !out.retries.includes(e)));
+  for (const e of all) if ((retryable(e) || lost.has(e.n)) && !out.retries.includes(e)) out.retries.push(e);
+  out.retries.sort((a, b) => a.n - b.n);
+  return out;
+}
+
+function retrySameKey(o: Observations): Graded {
+  const id = 'usage.retry-same-key';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const a = analyseKeys(creates(o), o.lostAnswers);
+  const notes = o.lostAnswers.length > 0 ? [`The certifier withheld the answer of call${o.lostAnswers.length === 1 ? '' : 's'} #${o.lostAnswers.join(', #')} (the booking was made; the partner saw the connection drop).`] : [];
+  if (a.bodyUnderKeys.length > 0) {
+    const g = a.bodyUnderKeys[0]!;
+    return result(id, 'fail', `Received: the same create body was sent under ${new Set(g.entries.map((e) => e.idempotency_key)).size} Idempotency-Keys (calls #${g.entries.map((e) => e.n).join(', #')}) / Documented: a retry reuses its key with the identical body, so the platform replays the original answer (§4.5 rule 1)`, { calls: g.entries, notes });
+  }
+  if (a.retryChangedBody.length > 0) {
+    const g = a.retryChangedBody[0]!;
+    return result(id, 'fail', `Received: a retry under key ${g.key} changed the body (calls #${g.entries.map((e) => e.n).join(', #')}) / Documented: the identical body, or the platform answers IDEMPOTENCY_KEY_REUSED (§4.5 rule 1)`, { calls: g.entries, notes });
+  }
+  const all = creates(o);
+  const sameKeyAgain = (e: JournalEntry) => all.some((x) => x.n > e.n && x.idempotency_key !== null && x.idempotency_key === e.idempotency_key);
+  const retried = a.retries.filter((e) => sameKeyAgain(e));
+  // A refused create whose key never comes back: abandoned, or retried under a key the journal cannot link (a 429 is refused before its body is read).
+  const dropped = a.retries.filter((e) => (retryable(e) || o.lostAnswers.includes(e.n)) && !sameKeyAgain(e) && e.n !== all.at(-1)?.n);
+  const dropNotes = dropped.map((e) => `call #${e.n} (${e.status}${e.code ? ` ${e.code}` : ''}, key ${e.idempotency_key}) was not sent again under its key.`);
+  if (retried.length === 0) {
+    return result(id, 'not_observed', a.retries.length > 0
+      ? `${a.retries.length} create${a.retries.length === 1 ? ' was' : 's were'} answered in a way that calls for a retry (or lost), but the partner never sent ${a.retries.length === 1 ? 'it' : 'them'} again under the same key.`
+      : 'No create failed or timed out, so no retry was observed.', { calls: a.retries, notes: [...notes, ...dropNotes] });
+  }
+  return result(id, 'pass', `${retried.length} failed or lost create${retried.length === 1 ? ' was' : 's were'} retried, each with its key and the identical body.`, { calls: a.retries, notes: [...notes, ...dropNotes] });
+}
+
+function newKeyPerBooking(o: Observations): Graded {
+  const id = 'usage.new-key-per-booking';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const all = creates(o);
+  const a = analyseKeys(all, o.lostAnswers);
+  if (a.keyReused.length > 0) {
+    const g = a.keyReused[0]!;
+    return result(id, 'fail', `Received: key ${g.key} was used again for another booking after a final answer (calls #${g.entries.map((e) => e.n).join(', #')}: ${g.entries.map((e) => `${e.status}${e.code ? ` ${e.code}` : ''}`).join(', ')}) / Documented: each new booking has its own key (§4.5)`, { calls: g.entries });
+  }
+  if (a.bodies < 2) return result(id, 'not_observed', `The partner created ${a.bodies === 0 ? 'no booking' : 'one booking'}; at least two are needed to see keys kept apart.`, { calls: all });
+  return result(id, 'pass', `${a.bodies} different bookings, each under its own key.`, { calls: all });
+}
+
+function meInterval(o: Observations): Graded {
+  const id = 'usage.me-interval';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  // A call refused before it was served (401 after a rotation, 429) is not a poll.
+  const polls = o.journal.filter((e) => e.operation === 'getMe' && e.status !== 401 && e.status !== 429);
+  if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me.');
+  const close: JournalEntry[] = [];
+  for (let i = 1; i < polls.length; i++) {
+    if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) close.push(polls[i - 1]!, polls[i]!);
+  }
+  if (close.length > 0) {
+    const gaps = [];
+    for (let i = 1; i < polls.length; i++) gaps.push(polls[i]!.at - polls[i - 1]!.at);
+    const shortest = Math.min(...gaps);
+    return result(id, 'fail', `Received: ${polls.length} GET /me calls, the closest ${(shortest / 1000).toFixed(1)} s apart / Documented: polled no more than once a minute (§5.7)`, { calls: [...new Set(close)] });
+  }
+  return result(id, 'pass', polls.length === 1 ? 'One GET /me during the run.' : `${polls.length} GET /me calls, never closer than a minute.`, { calls: polls });
+}
+
+function retryAfter(o: Observations): Graded {
+  const id = 'usage.retry-after';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const limited = o.journal.filter((e) => e.status === 429 && e.retry_after !== null);
+  if (limited.length === 0) return result(id, 'not_observed', 'The partner was never answered 429 with a Retry-After.');
+  const early: Array<{ refusal: JournalEntry; call: JournalEntry }> = [];
+  for (const r of limited) {
+    const until = r.at + r.retry_after! * 1000 - RETRY_AFTER_TOLERANCE_MS;
+    const call = o.journal.find((e) => e.n > r.n && e.at < until);
+    if (call) early.push({ refusal: r, call });
+  }
+  if (early.length > 0) {
+    const { refusal, call } = early[0]!;
+    return result(id, 'fail', `Received: after 429 (call #${refusal.n}, Retry-After ${refusal.retry_after} s) the next call #${call.n} came ${((call.at - refusal.at) / 1000).toFixed(2)} s later; ${early.length} of ${limited.length} refusals were not waited out / Documented: no call before Retry-After has passed (§7)`, { calls: early.flatMap((x) => [x.refusal, x.call]) });
+  }
+  const around = o.journal.filter((e) => limited.some((r) => e.n >= r.n && e.n <= r.n + 1));
+  return result(id, 'pass', `${limited.length} refusal${limited.length === 1 ? '' : 's'} with Retry-After, each waited out before the next call.`, { calls: around });
+}
+
+function replayWalk(o: Observations): Graded {
+  const id = 'usage.replay-walk';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const pages = o.journal.filter((e) => e.operation === 'listEvents' && e.cursor && e.status === 200);
+  // A page of one is how partners read latest_sequence (a peek), not a walk.
+  const walks = pages.filter((e) => query(e, 'limit') !== '1');
+  if (walks.length === 0) return result(id, 'not_observed', 'The partner read no replay page (GET /events with more than one row).');
+  const problems: string[] = [];
+  const involved: JournalEntry[] = [];
+  const last = new Map<string, JournalEntry>();
+  let continued = 0;
+  for (const e of pages) {
+    const key = filterKey(e, ['property_id', 'types']);
+    const prev = last.get(key);
+    last.set(key, e);
+    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1') continue;
+    const next = prev.cursor!.next_after_sequence;
+    const after = e.cursor!.after_sequence;
+    continued += 1;
+    if (after < next) {
+      problems.push(`call #${e.n} re-read from after_sequence ${after} where #${prev.n} handed out next_after_sequence ${next}`);
+      involved.push(prev, e);
+    } else if (after > next) {
+      const missing = missingBetween(next, after, seenBy(o, e.at));
+      if (missing.length > 0) {
+        problems.push(`call #${e.n} jumped to after_sequence ${after} past next_after_sequence ${next} of #${prev.n}, skipping sequence ${missing.join(', ')}`);
+        involved.push(prev, e);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    return result(id, 'fail', `Received: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''} / Documented: while has_more, read the next page with after_sequence = next_after_sequence (§4.6)`, { calls: involved, notes: problems });
+  }
+  return result(id, 'pass', continued > 0
+    ? `${walks.length} replay pages; each of ${continued} continuation${continued === 1 ? '' : 's'} started at the previous next_after_sequence.`
+    : `${walks.length} replay page${walks.length === 1 ? '' : 's'}, each walk ended on has_more false (no continuation needed).`, { calls: walks });
+}
+
+function snapshotWatermark(o: Observations): Graded {
+  const id = 'usage.snapshot-watermark';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const problems: string[] = [];
+  const involved: JournalEntry[] = [];
+  let judged = 0;
+  let batch: JournalEntry[] = [];
+  for (const e of o.journal) {
+    if (e.operation.endsWith('Snapshot') && e.status === 200 && typeof e.watermark === 'number') {
+      batch.push(e);
+      continue;
+    }
+    if (e.operation !== 'listEvents' || !e.cursor || batch.length === 0) continue;
+    if (query(e, 'limit') === '1') continue;
+    const lowest = Math.min(...batch.map((s) => s.watermark!));
+    const after = e.cursor.after_sequence;
+    judged += 1;
+    if (after > lowest) {
+      const missing = missingBetween(lowest, after, seenBy(o, e.at));
+      if (missing.length > 0) {
+        problems.push(`after snapshots with watermark ${lowest} (call #${batch.find((s) => s.watermark === lowest)!.n}) the replay #${e.n} started at after_sequence ${after}, skipping sequence ${missing.join(', ')}`);
+        involved.push(...batch, e);
+      }
+    }
+    batch = [];
+  }
+  if (problems.length > 0) {
+    return result(id, 'fail', `Received: ${problems[0]} / Documented: after a snapshot the cursor is its data.sequence; events above it are applied on top (§4.8)`, { calls: involved, notes: problems });
+  }
+  if (judged === 0) return result(id, 'not_observed', 'The partner took no snapshot followed by a replay.');
+  const snapshots = o.journal.filter((e) => e.operation.endsWith('Snapshot'));
+  return result(id, 'pass', `${judged} replay${judged === 1 ? '' : 's'} after snapshots, each from at or below the watermark (or past it only over events already delivered).`, { calls: snapshots });
+}
+
+function updatedSince(o: Observations): Graded {
+  const id = 'usage.updated-since';
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const lists = o.journal.filter((e) => e.operation === 'listBookings' && e.status === 200);
+  // A poll is a first page; later pages of the same poll add to what it read.
+  interface Poll { first: JournalEntry; since: number | null; highest: number | null }
+  const polls = new Map<string, Poll[]>();
+  for (const e of lists) {
+    const key = filterKey(e, ['status', 'property_id', 'check_in_from', 'check_in_to']);
+    const list = polls.get(key) ?? [];
+    polls.set(key, list);
+    const raw = query(e, 'updated_since');
+    const since = raw === undefined ? null : Date.parse(raw);
+    const page = Number(query(e, 'page') ?? '1');
+    const seen = e.max_updated_at ? Date.parse(e.max_updated_at) : null;
+    const current = list.at(-1);
+    if (page > 1 && current) {
+      if (seen !== null) current.highest = Math.max(current.highest ?? seen, seen);
+      continue;
+    }
+    list.push({ first: e, since: since !== null && Number.isNaN(since) ? null : since, highest: seen });
+  }
+  const problems: string[] = [];
+  const involved: JournalEntry[] = [];
+  let judged = 0;
+  for (const list of polls.values()) {
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1]!;
+      const poll = list[i]!;
+      judged += 1;
+      const floor = Math.max(prev.since ?? -Infinity, prev.highest ?? -Infinity);
+      if (floor === -Infinity) continue;
+      if (poll.since === null || poll.since < floor) {
+        const from = poll.since === null ? 'no updated_since (from the beginning)' : `updated_since ${query(poll.first, 'updated_since')}`;
+        problems.push(`poll #${poll.first.n} read with ${from} although #${prev.first.n} had read up to ${new Date(floor).toISOString()}`);
+        involved.push(prev.first, poll.first);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    return result(id, 'fail', `Received: ${problems[0]} / Documented: store the highest updated_at processed and poll from it (§6.9)`, { calls: involved, notes: problems });
+  }
+  if (judged === 0) return result(id, 'not_observed', lists.length === 0 ? 'The partner never polled GET /bookings.' : 'The partner polled GET /bookings once; two polls are needed to see it move forward.', { calls: lists });
+  return result(id, 'pass', `${judged + polls.size} polls; each started at or after the highest updated_at read before it.`, { calls: lists });
+}
+
+function rotatedKey(o: Observations): Graded {
+  const id = 'usage.rotated-key';
+  if (o.keyRotatedAt === null) return result(id, 'not_observed', 'The API key rotation drill did not run.');
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const after = o.journal.filter((e) => e.at >= o.keyRotatedAt!);
+  const retired = after.filter((e) => e.credential === 'retired');
+  const current = after.filter((e) => e.credential === 'current');
+  if (retired.length > 1) {
+    return result(id, 'fail', `Received: ${retired.length} calls with the rotated-out key after the rotation (#${retired.map((e) => e.n).join(', #')}) / Documented: the previous key stops working at once (§5.3); one call may discover it, the next carries the new key from the credentials file`, { calls: retired });
+  }
+  if (current.length === 0) {
+    return result(id, 'not_observed', retired.length === 1
+      ? 'The partner made one call with the old key and none after it, so taking the new key into use was not observed.'
+      : 'The partner made no call after the rotation.', { calls: retired });
+  }
+  return result(id, 'pass', `${retired.length === 0 ? 'No call' : 'One call'} with the old key after the rotation, then ${current.length} with the new one.`, { calls: [...retired, ...current.slice(0, 3)] });
+}
+
+function unavailableFinal(o: Observations): Graded {
+  const id = 'usage.unavailable-final';
+  if (o.unavailable === null) return result(id, 'not_observed', 'The 409 UNAVAILABLE drill did not run.');
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const before = new Set(creates(o).filter((e) => e.n <= o.unavailable!.afterN).map((e) => e.body_fingerprint));
+  const attempt = creates(o).find((e) => e.n > o.unavailable!.afterN && !before.has(e.body_fingerprint));
+  if (!attempt) return result(id, 'not_observed', 'The partner did not place the order for the blocked nights.');
+  if (attempt.status !== 409 || attempt.code !== 'UNAVAILABLE') {
+    return result(id, 'not_observed', `The order's create was answered ${attempt.status} ${attempt.code ?? ''}, not 409 UNAVAILABLE (the partner booked something else than the nights blocked?).`, { calls: [attempt] });
+  }
+  const again = creates(o).filter((e) => e.n > attempt.n && (e.body_fingerprint === attempt.body_fingerprint || e.idempotency_key === attempt.idempotency_key));
+  if (again.length > 0) {
+    return result(id, 'fail', `Received: after 409 UNAVAILABLE (call #${attempt.n}) the same create was sent ${again.length} more time${again.length === 1 ? '' : 's'} (#${again.map((e) => e.n).join(', #')}) / Documented: no free unit is a final answer; nothing was written and the refusal is stored under the key (§4.5 rules 1 and 7)`, { calls: [attempt, ...again] });
+  }
+  return result(id, 'pass', `The create for the blocked nights was refused 409 UNAVAILABLE (call #${attempt.n}) and not sent again.`, { calls: [attempt] });
+}
+
+// ------------------------------------------------------------ recovery
+
+function outageReplay(o: Observations): Graded {
+  const id = 'recovery.outage-replay';
+  const d = o.outage;
+  if (d === null) return result(id, 'not_observed', 'The webhook outage drill did not run.');
+  if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
+  const gap = probes(o, 'gap-delivery');
+  const pages = o.journal.filter((e) => e.operation === 'listEvents' && e.cursor && e.status === 200 && e.at >= d.pausedAt && e.at <= d.resumedAt
+    && [undefined, String(d.propertyId)].includes(query(e, 'property_id'))
+    && (query(e, 'types') ?? query(e, 'types[]') ?? 'rates.changed').split(',').includes('rates.changed'));
+  const covered = (s: number) => pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence);
+  const missing = missingBetween(d.before, d.latest, covered);
+  if (missing.length === 0) {
+    return result(id, 'pass', `While delivery was withheld the partner replayed sequence ${d.before + 1} to ${d.latest} by GET /events (${pages.length} page${pages.length === 1 ? '' : 's'}).`, { calls: pages, deliveries: gap });
+  }
+  const read = pages.length === 0 ? 'no GET /events' : `GET /events covering up to ${Math.max(...pages.map((e) => e.cursor!.next_after_sequence))} but not sequence ${missing.join(', ')}`;
+  if (d.waitedMs < OUTAGE_FAIR_WAIT_MS) {
+    return result(id, 'not_observed', `Within the ${(d.waitedMs / 1000).toFixed(0)} s the drill could wait, the partner made ${read}. A partner that notices a pause only by GET /me (once a minute) needs at least ${OUTAGE_FAIR_WAIT_MS / 1000} s: run with a longer --duration.`, { calls: pages, deliveries: gap });
+  }
+  return result(id, 'fail', `Received: in ${(d.waitedMs / 1000).toFixed(0)} s of withheld delivery (sequence ${d.before + 1} to ${d.latest}, one delivery of ${d.latest} revealing the gap, GET /me showing the pause) the partner made ${read} / Documented: ordinary outage: GET /events from the stored cursor (§6.8)`, { calls: pages, deliveries: gap });
+}
+
+export function summarise(results: RequirementResult[]): { total: number; pass: number; fail: number; not_observed: number } {
+  return {
+    total: results.length,
+    pass: results.filter((r) => r.outcome === 'pass').length,
+    fail: results.filter((r) => r.outcome === 'fail').length,
+    not_observed: results.filter((r) => r.outcome === 'not_observed').length,
+  };
+}
+
+export function verdictOf(results: RequirementResult[]): 'certified' | 'certified-with-gaps' | 'not-certified' {
+  if (results.some((r) => r.outcome === 'fail')) return 'not-certified';
+  return results.some((r) => r.outcome === 'not_observed') ? 'certified-with-gaps' : 'certified';
+}

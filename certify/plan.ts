@@ -1,0 +1,120 @@
+/**
+ * The certification plan: the steps and drills of a run, fixed by the seed
+ * before it starts (the certificate holds them), and the concrete choices
+ * they use: stays for the orders, rates and nights of the outage drill.
+ * Pure: dates are computed from the platform's "today".
+ */
+import { addDays } from '../simulator/domain/calendar.ts';
+import type { BookingBody } from './credentials-file.ts';
+import type { Plan, PlanStep } from './types.ts';
+
+export const DEFAULT_DURATION_SECONDS = 120;
+/** Events recorded while delivery is withheld: more than one replay page at any limit (§4.6: 1 to 200). */
+export const OUTAGE_EVENTS = 210;
+/** The rate limit of the Retry-After drill: one call per window. */
+export const DRILL_RATE_LIMIT = { limit: 1, window_seconds: 2 } as const;
+/** What the integration gets back after the drill (the simulator's default). */
+export const NORMAL_RATE_LIMIT = { limit: 6000, window_seconds: 60 } as const;
+
+export const STEPS: readonly PlanStep[] = [
+  { id: 'ready', title: 'Receiver up', expects: 'A signed ping posted to the webhook URL is answered 2xx; then the URL is registered and the platform delivers to it.' },
+  { id: 'first-booking', title: 'First order', expects: 'Order 1 is placed with POST /bookings and an Idempotency-Key; its events are delivered and answered 2xx.' },
+  { id: 'receiver-checks', title: 'Receiver checks', expects: 'A valid ping and a re-sent event: 2xx. Wrong signature, no signature, a stale timestamp, another integration in X-Service-Integration: 4xx.' },
+  { id: 'drill.lost-answer', title: 'Drill: lost answer', expects: 'The answer of order 2\'s create is withheld (connection dropped after the booking was made); the partner retries with the same Idempotency-Key and the identical body and gets the original answer (§4.5 rule 1).' },
+  { id: 'drill.rate-limit', title: 'Drill: rate limited', expects: 'With one call allowed per 2 s, orders 3 and 4 meet 429 RATE_LIMITED; the partner waits the Retry-After before any further call, then places them (§7).' },
+  { id: 'drill.unavailable', title: 'Drill: 409 UNAVAILABLE', expects: 'Order 5\'s nights are blocked; its create is refused 409 UNAVAILABLE and the partner does not send it again (§4.5 rule 7).' },
+  { id: 'drill.webhook-outage', title: 'Drill: webhook outage', expects: `Delivery is withheld (staff pause; GET /me shows it) while ${OUTAGE_EVENTS + 2} events are recorded, two of them superseded-and-superseding rates. When the run has time the partner first gets a minute to notice the pause by GET /me; then one delivery reveals the gap. The partner replays GET /events from its cursor, walking next_after_sequence, without applying the superseded event (§6.8, §4.6, §3.3).` },
+  { id: 'older-event', title: 'Older event after a newer one', expects: 'The superseded rates event is re-sent after the newer one: 2xx, and the partner keeps the newer rates (§6.4).' },
+  { id: 'drill.key-rotation', title: 'Drill: API key rotation', expects: 'Staff rotate the API key; the new key is written to the certification file. At most one call with the old key, then order 6 with the new one (§5.3).' },
+  { id: 'drill.secret-rotation', title: 'Drill: webhook secret rotation', expects: 'Staff rotate the webhook secret; the file lists both. Deliveries with two v1= values (either order), one signed with the new secret only, and the platform\'s next delivery: all 2xx (§5.4).' },
+];
+
+/** mulberry32: a small seeded generator, so a seed repeats a plan exactly. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface PlanChoices {
+  /** The property every order and outage event uses (the covered one with most active units). */
+  propertyId: number;
+  /** Seven stays, one per order (index 4 is the blocked one). */
+  stays: Array<{ check_in: string; check_out: string }>;
+  /** Rates drill: two nights, first rate X then rate Y over the same window (X superseded). */
+  ratesWindow: { from: string; to: string };
+  rateX: number;
+  rateY: number;
+  /** One night each, while delivery is withheld. */
+  fillerNights: string[];
+  /** The night changed to produce the first delivery signed with two secrets. */
+  rotationNight: string;
+}
+
+/**
+ * The seed's choices, from the platform's today: stays 3 to 25 days ahead
+ * (before the demo world's festive minimum stays at +30), the rates drill at
+ * +26 and +27, filler nights from +130 (inside the 365-day event horizon).
+ */
+export function choose(seed: number, today: string, propertyId: number): PlanChoices {
+  const rnd = seeded(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+  const base = int(3, 4);
+  const stays = Array.from({ length: 7 }, (_, i) => {
+    const checkIn = addDays(today, base + 3 * i);
+    return { check_in: checkIn, check_out: addDays(checkIn, int(1, 2)) };
+  });
+  const rateX = 7000 + 10 * int(0, 49);
+  return {
+    propertyId,
+    stays,
+    ratesWindow: { from: addDays(today, 26), to: addDays(today, 27) },
+    rateX,
+    rateY: rateX + 500 + 10 * int(0, 9),
+    fillerNights: Array.from({ length: OUTAGE_EVENTS }, (_, i) => addDays(today, 130 + i)),
+    rotationNight: addDays(today, 350),
+  };
+}
+
+export function buildPlan(seed: number, durationSeconds: number, choices: PlanChoices, inProcess: boolean): Plan {
+  return {
+    seed,
+    durationSeconds,
+    steps: STEPS.filter((s) => inProcess || s.id !== 'drill.lost-answer').map((s) => ({ ...s })),
+    parameters: {
+      property_id: choices.propertyId,
+      stays: choices.stays,
+      rates_window: choices.ratesWindow,
+      rate_x: choices.rateX,
+      rate_y: choices.rateY,
+      outage_events: choices.fillerNights.length + 2,
+      filler_nights: { from: choices.fillerNights[0], to: choices.fillerNights.at(-1) },
+      rotation_night: choices.rotationNight,
+      drill_rate_limit: DRILL_RATE_LIMIT,
+    },
+  };
+}
+
+/** The POST /bookings body of order `n` (1-based). */
+export function orderBody(runId: string, n: number, choices: PlanChoices): BookingBody {
+  const stay = choices.stays[n - 1]!;
+  return {
+    external_booking_id: `CERT-${runId}-${n}`,
+    property: { doorloom_id: choices.propertyId },
+    units: [{ adults: 2 }],
+    check_in: stay.check_in,
+    check_out: stay.check_out,
+    guest: { name: `Certification Guest ${n}`, mobile: `98765${String(43210 + n).slice(-5)}` },
+    pricing: { total: 6000 * nights(stay), currency: 'INR' },
+    source: { channel: 'certification' },
+  };
+}
+
+function nights(stay: { check_in: string; check_out: string }): number {
+  return Math.round((Date.parse(`${stay.check_out}T00:00:00Z`) - Date.parse(`${stay.check_in}T00:00:00Z`)) / 86_400_000);
+}

@@ -1,0 +1,113 @@
+/**
+ * The reference partner (scenarios/partner/) deployed as its own process
+ * for a certification run: the deployment glue a partner writes around it,
+ * and nothing more. It changes none of the reference partner's behaviour.
+ *
+ *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--breakage NAME]...
+ *
+ * - credentials come from the certification file, read again whenever the
+ *   partner asks its vault (after a 401, and for every delivery's secrets);
+ * - orders in the file are handed to `createBooking`, one at a time;
+ * - the minute timer (`tick`: GET /me at most once a minute) runs every 60 s;
+ *   all API work (orders, ticks) goes through one queue, so no call of one
+ *   overtakes a Retry-After another was told to wait;
+ * - `--state-port` serves the state probe (GET /state?property_id&type=rates&date)
+ *   from the partner's copy;
+ * - `--breakage` switches on the reference partner's own deliberate
+ *   breakages (config.ts `Breakages`), for certification tests.
+ *
+ * Prints `webhook <url>` (and `state <url>`) once listening; stops on SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { BREAKAGE_NAMES, MemoryStateStore, ReferencePartner, realSleep, systemClock, type Breakages, type Credentials } from '../scenarios/partner/index.ts';
+import type { BookingRequest } from '../scenarios/partner/bookings.ts';
+import type { CertificationFile } from './credentials-file.ts';
+
+const { values } = parseArgs({
+  options: {
+    credentials: { type: 'string' },
+    port: { type: 'string', default: '0' },
+    'state-port': { type: 'string' },
+    breakage: { type: 'string', multiple: true, default: [] },
+  },
+});
+if (!values.credentials) {
+  process.stderr.write('error: --credentials FILE (the certification file) is required\n');
+  process.exit(2);
+}
+const bad = values.breakage.filter((b) => !(BREAKAGE_NAMES as readonly string[]).includes(b));
+if (bad.length > 0) {
+  process.stderr.write(`error: --breakage must be one of ${BREAKAGE_NAMES.join(', ')}; got ${bad.join(', ')}\n`);
+  process.exit(2);
+}
+const path = values.credentials;
+const read = (): CertificationFile => JSON.parse(readFileSync(path, 'utf8')) as CertificationFile;
+let file = read();
+const reread = (): CertificationFile => {
+  try {
+    file = read();
+  } catch {
+    // Replaced at this instant (write, then rename): the last good copy serves.
+  }
+  return file;
+};
+
+/** The partner's vault is the certification file. */
+const credentials: Credentials = {
+  apiKey: () => reread().apiKey,
+  webhookSecrets: () => reread().webhookSecrets,
+};
+
+const partner = await ReferencePartner.start({
+  baseUrl: file.baseUrl,
+  slug: file.integration.slug,
+  credentials,
+  clock: systemClock,
+  sleep: realSleep,
+  store: new MemoryStateStore(),
+  receiver: { port: Number(values.port), path: '/webhook' },
+  breakages: Object.fromEntries(values.breakage.map((b) => [b, true])) as Partial<Breakages>,
+  observer: { note: (m) => process.stderr.write(`partner: ${m}\n`) },
+});
+
+let queue: Promise<unknown> = Promise.resolve();
+const enqueue = (what: string, work: () => Promise<unknown>) => {
+  queue = queue.then(work).catch((e) => process.stderr.write(`partner: ${what} failed: ${(e as Error).message}\n`));
+};
+enqueue('tick', () => partner.tick());
+const placed = new Set<number>();
+const timers = [
+  setInterval(() => enqueue('tick', () => partner.tick()), 60_000),
+  setInterval(() => {
+    for (const order of reread().orders) {
+      if (placed.has(order.n)) continue;
+      placed.add(order.n);
+      enqueue(`order ${order.n}`, () => partner.createBooking(order.request as unknown as BookingRequest));
+    }
+  }, 250),
+];
+
+let stateUrl: string | null = null;
+const stateServer = values['state-port'] === undefined ? null : createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const night = url.pathname === '/state' && url.searchParams.get('type') === 'rates'
+    ? partner.state.properties[url.searchParams.get('property_id') ?? '']?.nights.rates[url.searchParams.get('date') ?? '']
+    : undefined;
+  res.writeHead(night ? 200 : 404, { 'Content-Type': 'application/json' }).end(night ? JSON.stringify(night.value) : '{}');
+});
+if (stateServer) {
+  await new Promise<void>((ok) => stateServer.listen(Number(values['state-port']), '127.0.0.1', ok));
+  stateUrl = `http://127.0.0.1:${(stateServer.address() as AddressInfo).port}/state`;
+}
+process.stdout.write(`webhook ${partner.url}\n${stateUrl ? `state ${stateUrl}\n` : ''}`);
+
+const stop = () => {
+  for (const t of timers) clearInterval(t);
+  stateServer?.close();
+  void partner.stop().then(() => process.exit(0));
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

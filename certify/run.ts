@@ -1,0 +1,577 @@
+/**
+ * `runCertification()`: one certification run. It sets up a dedicated
+ * integration on the platform (in-process simulator or a running one),
+ * writes the certification file the partner's own system works from, waits
+ * for the partner's receiver, carries out the plan (plan.ts) while the
+ * partner uses the API, then grades every requirement (grade.ts) and writes
+ * the reports and the certificate. It returns the report; it never exits
+ * the process (only the CLI does).
+ */
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dateAt } from '../simulator/domain/calendar.ts';
+import { API_VERSION } from '../simulator/domain/event-log.ts';
+import { issueCertificate, sha256Hex } from './certificate.ts';
+import { CertificationFileWriter, type CertificationFile, type CoveredProperty } from './credentials-file.ts';
+import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
+import { buildPlan, choose, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
+import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
+import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
+import { httpStateProbe, type StateProbe } from './state-probe.ts';
+import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
+import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
+
+const SPEC_URL = new URL('../spec/openapi.yaml', import.meta.url);
+/** How long one step waits for the partner to act, at most. */
+const STEP_WAIT_MS = 8_000;
+/** Quiet time after a refusal, to see whether the partner sends the same create again. */
+const QUIET_MS = 2_500;
+/** The outage drill waits this long at most for a replay (a GET /me poller needs a minute). */
+const OUTAGE_WAIT_MS = 75_000;
+/** Kept for the steps after the outage drill. */
+const RESERVE_MS = 12_000;
+
+export interface CertifyOptions {
+  /** The partner's receiver, registered as the integration's webhook. */
+  webhookUrl: string;
+  /** Upper bound of the run in real seconds (it ends as soon as the plan is done). */
+  durationSeconds?: number;
+  seed?: number;
+  /** Reports go to `<reportDir>/certify/<run-id>/` and `latest/`; null writes nothing. */
+  reportDir?: string | null;
+  /** Where the certification file goes (default `<reportDir>/certify/credentials.json`). */
+  credentialsOut?: string;
+  /** Port of the in-process simulator (0: any free one). */
+  port?: number;
+  /** A running simulator instead of the in-process one. */
+  running?: { baseUrl: string; staffToken: string };
+  /** The partner's state probe, as a URL (`GET <url>?property_id=&type=rates&date=`) or in-process. */
+  stateUrl?: string | null;
+  stateProbe?: StateProbe | null;
+  /** An Ed25519 private key (PEM) to sign the certificate with. */
+  signingKeyPem?: string | null;
+  /** Seconds to wait for the receiver to answer its first ping. */
+  readyTimeoutSeconds?: number;
+  /** Progress lines (the CLI prints them). */
+  log?: (line: string) => void;
+  /** Called once the certification file is written, before waiting for the partner (tests start their partner here). */
+  onCredentials?: (path: string, file: CertificationFile) => void | Promise<void>;
+}
+
+export interface CertifyResult {
+  report: CertReport;
+  certificate: Certificate;
+  credentialsPath: string;
+  files: WrittenCertification | null;
+}
+
+interface Ctx {
+  stage: Stage;
+  file: CertificationFileWriter;
+  integrationId: number;
+  slug: string;
+  probeCtx: ProbeContext;
+  obs: Observations;
+  drills: DrillRecord[];
+  choices: PlanChoices;
+  runId: string;
+  since: number;
+  deadline: number;
+  stateProbe: StateProbe | null;
+  /** Another integration's slug, for the wrong X-Service-Integration probe. */
+  otherSlug: string;
+  /** The superseded rates event of the outage drill, re-sent afterwards as an older event. */
+  xSequence: number | null;
+  log: (line: string) => void;
+}
+
+export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
+  const started = performance.now();
+  const durationSeconds = options.durationSeconds ?? DEFAULT_DURATION_SECONDS;
+  if (!(durationSeconds > 0)) throw new Error(`durationSeconds must be positive, got ${durationSeconds}`);
+  const seed = options.seed ?? randomInt(0, 2 ** 31);
+  const log = options.log ?? (() => undefined);
+  const stage = options.running
+    ? await connectRunningStage(options.running.baseUrl, options.running.staffToken)
+    : await startInProcessStage({ port: options.port });
+  try {
+    return await certify(stage, options, { started, durationSeconds, seed, log });
+  } finally {
+    stage.disarm();
+    await stage.close();
+  }
+}
+
+async function certify(stage: Stage, options: CertifyOptions, run: { started: number; durationSeconds: number; seed: number; log: (l: string) => void }): Promise<CertifyResult> {
+  const { log, seed } = run;
+  const startedAt = stage.now();
+  const runId = `${new Date(Date.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${seed.toString(16).padStart(8, '0')}`;
+  const warnings: string[] = [];
+  if (Math.abs(stage.now() - Date.now()) > 60_000) {
+    warnings.push(`The simulator's clock is ${Math.round((stage.now() - Date.now()) / 1000)} s away from real time: a partner checking signature timestamps against its own clock will refuse every delivery.`);
+  }
+
+  // A dedicated integration: its own key, secret, sequence and journal.
+  const world = await stage.staff<World>('GET', '/world');
+  const { brandId, properties } = pickBrand(world);
+  const slug = `certify-${runId.slice(-8)}`;
+  const created = await stage.staff<{ id: number; api_key: string; webhook_secret: string }>('POST', '/integrations', { brand_id: brandId, name: `Certification ${runId}`, slug });
+  await stage.staff('PUT', `/integrations/${created.id}/coverage`, { property_ids: properties.map((p) => p.doorloom_id) });
+  const busiest = [...properties].sort((a, b) => b.units.filter((u) => u.active).length - a.units.filter((u) => u.active).length)[0]!;
+  const choices = choose(seed, dateAt(stage.now()), busiest.doorloom_id);
+  const plan = buildPlan(seed, run.durationSeconds, choices, stage.kind === 'in-process');
+  const otherSlug = world.integrations.map((i) => i.slug).find((s) => s !== slug) ?? `not-${slug}`;
+
+  const credentialsPath = resolve(options.credentialsOut ?? join(options.reportDir ?? 'reports', 'certify', 'credentials.json'));
+  const file = new CertificationFileWriter(credentialsPath, {
+    certification: { runId, apiVersion: API_VERSION, readme: 'README.md, "Certify your integration"' },
+    baseUrl: stage.baseUrl,
+    integration: { id: created.id, slug },
+    apiKey: created.api_key,
+    webhookSecret: created.webhook_secret,
+    webhookSecrets: [created.webhook_secret],
+    properties,
+    orders: [],
+  });
+  log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}`);
+  log(`  base URL          ${stage.baseUrl}`);
+  log(`  integration       #${created.id} ${slug}`);
+  log(`  API key           ${created.api_key}`);
+  log(`  webhook secret    ${created.webhook_secret}`);
+  log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
+  log(`  webhook URL       ${options.webhookUrl}`);
+  await options.onCredentials?.(credentialsPath, file.current);
+
+  const ctx: Ctx = {
+    stage, file, integrationId: created.id, slug, choices, runId,
+    probeCtx: { url: options.webhookUrl, slug, now: () => stage.now(), stamp: (ms) => stage.stamp(ms) },
+    obs: { ...emptyObservations(), journal: stage.kind === 'in-process' ? [] : null, stateProbe: Boolean(options.stateProbe ?? options.stateUrl) },
+    drills: [],
+    since: startedAt,
+    deadline: run.started + run.durationSeconds * 1000,
+    stateProbe: options.stateProbe ?? (options.stateUrl ? httpStateProbe(options.stateUrl) : null),
+    otherSlug,
+    xSequence: null,
+    log,
+  };
+
+  const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000);
+  if (ready) {
+    await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: options.webhookUrl });
+    const steps: Array<[string, (c: Ctx) => Promise<void>]> = [
+      ['first-booking', firstBooking],
+      ['receiver-checks', receiverChecks],
+      ['drill.lost-answer', lostAnswerDrill],
+      ['drill.rate-limit', rateLimitDrill],
+      ['drill.unavailable', unavailableDrill],
+      ['drill.webhook-outage', outageDrill],
+      ['older-event', olderEvent],
+      ['drill.key-rotation', keyRotationDrill],
+      ['drill.secret-rotation', secretRotationDrill],
+    ];
+    for (const [id, step] of steps) {
+      if (!plan.steps.some((s) => s.id === id)) continue;
+      if (remaining(ctx) < 1_500) {
+        warnings.push(`The run's --duration ran out before step ${id}; it and the steps after it did not run.`);
+        break;
+      }
+      log(`step ${id}`);
+      await step(ctx);
+    }
+  } else {
+    warnings.push(`The partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx; nothing else was run.`);
+  }
+
+  // Everything the partner did, graded.
+  await sleep(200);
+  const obs: Observations = {
+    ...ctx.obs,
+    journal: stage.journal(created.id, startedAt),
+    platformDeliveries: await stage.deliveries(created.id),
+    superseded: await stage.superseded(created.id, file.current.apiKey),
+  };
+  if (stage.kind === 'running') {
+    // The simulator keeps running: the run's integration stops delivering to the partner.
+    await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: null }).catch(() => undefined);
+    await stage.staff('POST', `/integrations/${created.id}/disable`).catch(() => undefined);
+  }
+  const byRequirement: Record<string, string[]> = {};
+  for (const d of ctx.drills) (byRequirement[d.requirement] ??= []).push(d.id);
+  const results = gradeAll(obs, byRequirement);
+  for (const d of ctx.drills) if (d.outcome !== 'not_run') d.outcome = results.find((r) => r.id === d.requirement)!.outcome;
+  for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
+    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: 'Not run.', outcome: 'not_run', startedAt: null, finishedAt: null });
+  }
+  const finishedAt = stage.now();
+  const report: CertReport = {
+    runId,
+    startedAt: stage.stamp(startedAt),
+    finishedAt: stage.stamp(finishedAt),
+    apiVersion: API_VERSION,
+    specDigest: sha256Hex(readFileSync(SPEC_URL)),
+    target: { kind: stage.kind, baseUrl: stage.baseUrl },
+    partner: { webhookUrl: options.webhookUrl, integration: { id: created.id, slug }, stateUrl: options.stateUrl ?? (options.stateProbe ? 'in-process' : null) },
+    plan,
+    drills: ctx.drills,
+    results,
+    summary: { ...summarise(results), ms: Math.round(performance.now() - run.started) },
+    verdict: verdictOf(results),
+    warnings,
+  };
+  // The certificate binds the evidence: it carries the digest of report.json exactly as written.
+  const reportJson = renderReportJson(report);
+  // Built from the redacted report, so nothing shaped like a secret is ever digested or signed.
+  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson)), options.signingKeyPem);
+  const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate);
+  for (const r of results) log(`  ${r.outcome === 'pass' ? 'PASS' : r.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${r.id}  ${r.summary}`);
+  log(`verdict: ${report.verdict} (${report.summary.pass} pass, ${report.summary.fail} fail, ${report.summary.not_observed} not observed)`);
+  if (files) log(`reports in ${files.dir} (and ${files.latest}); certificate ${files.certificate}`);
+  return { report, certificate, credentialsPath, files };
+}
+
+export function certificateBody(report: CertReport, reportDigest: string): Certificate['body'] {
+  return {
+    runId: report.runId,
+    issuedAt: report.finishedAt,
+    apiVersion: report.apiVersion,
+    specDigest: report.specDigest,
+    seed: report.plan.seed,
+    target: report.target,
+    partner: report.partner,
+    plan: report.plan,
+    results: report.results.map((r) => ({ id: r.id, title: r.title, clauses: r.clauses, outcome: r.outcome, summary: r.summary })),
+    drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
+    verdict: report.verdict,
+    reportDigest,
+  };
+}
+
+const DRILL_REQUIREMENT: Record<string, string> = {
+  'drill.lost-answer': 'usage.retry-same-key',
+  'drill.rate-limit': 'usage.retry-after',
+  'drill.unavailable': 'usage.unavailable-final',
+  'drill.webhook-outage': 'recovery.outage-replay',
+  'drill.key-rotation': 'usage.rotated-key',
+  'drill.secret-rotation': 'receiver.rotation',
+};
+
+// ------------------------------------------------------------ world
+
+interface World {
+  brands: Array<{ id: number; name: string }>;
+  integrations: Array<{ id: number; slug: string }>;
+  properties: Array<{ id: number; brand_id: number; external_id: string; ownership: string; archived: boolean; units: Array<{ id: number; external_unit_id: string | null; active: boolean }> }>;
+}
+
+/** The brand with the most sellable properties (owned, not archived, an active unit): the demo world's Seaside Stays. */
+function pickBrand(world: World): { brandId: number; properties: CoveredProperty[] } {
+  const sellable = world.properties.filter((p) => p.ownership === 'owned' && !p.archived && p.units.some((u) => u.active));
+  const byBrand = new Map<number, typeof sellable>();
+  for (const p of sellable) byBrand.set(p.brand_id, [...(byBrand.get(p.brand_id) ?? []), p]);
+  const best = [...byBrand].sort((a, b) => b[1].length - a[1].length)[0];
+  if (!best) throw new Error('the simulator has no owned, unarchived property with an active unit to certify on');
+  return {
+    brandId: best[0],
+    properties: best[1].map((p) => ({ doorloom_id: p.id, external_id: p.external_id, units: p.units.map((u) => ({ inventory_id: u.id, external_unit_id: u.external_unit_id, active: u.active })) })),
+  };
+}
+
+// ------------------------------------------------------------ helpers
+
+function remaining(c: Ctx): number {
+  return Math.max(0, c.deadline - performance.now());
+}
+
+/** Polls `done` until it holds or `ms` (bounded by the run's deadline) passes; true when it held. */
+async function until(c: Ctx, ms: number, done: () => boolean | Promise<boolean>, every = 100): Promise<boolean> {
+  const end = performance.now() + Math.min(ms, remaining(c));
+  for (;;) {
+    if (await done()) return true;
+    if (performance.now() >= end) return false;
+    await sleep(every);
+  }
+}
+
+function journal(c: Ctx): JournalEntry[] {
+  return c.stage.journal(c.integrationId, c.since) ?? [];
+}
+
+function lastN(c: Ctx): number {
+  return journal(c).at(-1)?.n ?? 0;
+}
+
+function secrets(c: Ctx): string[] {
+  return c.file.current.webhookSecrets;
+}
+
+async function integration(c: Ctx): Promise<{ status: string; webhook: { last_sequence: number; undelivered_events: number } }> {
+  return c.stage.staff('GET', `/integrations/${c.integrationId}`);
+}
+
+/** Waits until every event is delivered; each round asks the platform to send what is due now (staff clock advance of 0 s). */
+async function drained(c: Ctx, ms: number): Promise<boolean> {
+  return until(c, ms, async () => {
+    await c.stage.staff('POST', '/clock/advance', { seconds: 0 });
+    return (await integration(c)).webhook.undelivered_events === 0;
+  }, 150);
+}
+
+async function probe(c: Ctx, spec: ProbeSpec, record = true): Promise<DeliveryEvidence> {
+  const d = await deliver(c.probeCtx, spec);
+  if (record) c.obs.probes.push(d);
+  c.log(`  probe ${spec.name.padEnd(18)} → ${d.status ?? `no answer (${d.error})`}`);
+  return d;
+}
+
+/** The newest event the platform delivered (else the newest at all), exactly as posted. */
+async function newestEvent(c: Ctx): Promise<{ sequence: number; body: string } | null> {
+  const latest = (await integration(c)).webhook.last_sequence;
+  let fallback: { sequence: number; body: string } | null = null;
+  for (let s = latest; s >= 1 && s > latest - 50; s--) {
+    const e = await c.stage.event(c.integrationId, s, c.file.current.apiKey);
+    if (!e) continue;
+    if (e.status === 'delivered') return e;
+    fallback ??= e;
+  }
+  return fallback;
+}
+
+/** Waits until the partner's create of a new booking after journal entry `afterN` has an answer, or the platform shows new events (no journal). */
+async function placed(c: Ctx, afterN: number, sequenceBefore: number, count = 1, ms = STEP_WAIT_MS): Promise<JournalEntry[]> {
+  let found: JournalEntry[] = [];
+  await until(c, ms, async () => {
+    if (c.stage.kind === 'running') return (await integration(c)).webhook.last_sequence >= sequenceBefore + 2 * count;
+    found = journal(c).filter((e) => e.n > afterN && e.operation === 'createBooking' && e.status >= 200 && e.status < 300);
+    return new Set(found.map((e) => e.body_fingerprint)).size >= count;
+  });
+  return found;
+}
+
+function drill(c: Ctx, id: string, title: string, action: string, expected: string): DrillRecord {
+  const record: DrillRecord = { id, title, requirement: DRILL_REQUIREMENT[id]!, action, expected, did: '', outcome: 'not_observed', startedAt: c.stage.stamp(), finishedAt: null };
+  c.drills.push(record);
+  return record;
+}
+
+function finish(c: Ctx, d: DrillRecord, did: string): void {
+  d.did = did;
+  d.finishedAt = c.stage.stamp();
+  c.log(`  ${did}`);
+}
+
+// ------------------------------------------------------------ steps
+
+async function waitForReceiver(c: Ctx, ms: number): Promise<boolean> {
+  let last: DeliveryEvidence | null = null;
+  const ok = await until(c, ms, async () => {
+    const t = Math.floor(c.stage.now() / 1000);
+    const body = pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
+    last = await deliver({ ...c.probeCtx, timeoutMs: 2_000 }, { name: 'valid-ping', body, signature: signed(secrets(c), t, body), integrationHeader: c.slug });
+    return last.status !== null && last.status >= 200 && last.status < 300;
+  }, 250);
+  if (last) c.obs.probes.push(last);
+  c.log(ok ? 'receiver answered a signed ping' : `receiver did not answer: ${(last as DeliveryEvidence | null)?.status ?? (last as DeliveryEvidence | null)?.error}`);
+  return ok;
+}
+
+async function firstBooking(c: Ctx): Promise<void> {
+  const before = (await integration(c)).webhook.last_sequence;
+  const n = lastN(c);
+  c.file.addOrder(orderBody(c.runId, 1, c.choices));
+  await placed(c, n, before);
+  await drained(c, 5_000);
+}
+
+async function receiverChecks(c: Ctx): Promise<void> {
+  const newest = await newestEvent(c);
+  const body = newest?.body ?? pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
+  const now = Math.floor(c.stage.now() / 1000);
+  for (const spec of receiverProbes({ slug: c.slug }, secrets(c), body, now, c.otherSlug)) {
+    if (spec.name === 'redelivery' && !newest) continue;
+    await probe(c, spec);
+  }
+}
+
+async function lostAnswerDrill(c: Ctx): Promise<void> {
+  const d = drill(c, 'drill.lost-answer', 'Lost answer of a create',
+    'The next POST /bookings (order 2) is processed and the booking made, then its connection is dropped before the answer leaves.',
+    'Retry with the same Idempotency-Key and the identical body; the platform replays the original 201 (§4.5 rule 1).');
+  const withheld = c.stage.withholdNextCreateAnswer(c.integrationId);
+  if (!withheld) return finish(c, d, 'Not run: only the in-process simulator can withhold an answer.');
+  c.file.addOrder(orderBody(c.runId, 2, c.choices));
+  const entry = await Promise.race([withheld, sleep(Math.min(STEP_WAIT_MS, remaining(c))).then(() => null)]);
+  c.stage.disarm();
+  if (!entry) return finish(c, d, 'The partner did not place order 2 in time.');
+  c.obs.lostAnswers.push(entry.n);
+  let retries: JournalEntry[] = [];
+  await until(c, STEP_WAIT_MS, () => {
+    retries = journal(c).filter((e) => e.n > entry.n && e.operation === 'createBooking' && (e.body_fingerprint === entry.body_fingerprint || e.idempotency_key === entry.idempotency_key));
+    return retries.some((e) => e.status < 300);
+  });
+  if (retries.length === 0) return finish(c, d, `Call #${entry.n} (answered ${entry.status}, withheld) was never retried.`);
+  const described = retries.map((e) => `#${e.n} ${e.idempotency_key === entry.idempotency_key ? 'same key' : 'NEW key'}, ${e.body_fingerprint === entry.body_fingerprint ? 'identical body' : 'CHANGED body'} → ${e.status}${e.code ? ` ${e.code}` : ''}`);
+  finish(c, d, `Call #${entry.n} withheld; retries: ${described.join('; ')}.`);
+}
+
+async function rateLimitDrill(c: Ctx): Promise<void> {
+  const d = drill(c, 'drill.rate-limit', 'Rate limited',
+    `The integration's rate limit is set to ${DRILL_RATE_LIMIT.limit} call per ${DRILL_RATE_LIMIT.window_seconds} s; orders 3 and 4 are handed over together.`,
+    'On 429 RATE_LIMITED, wait the Retry-After before any further call; then place both orders (§7).');
+  const before = (await integration(c)).webhook.last_sequence;
+  const n = lastN(c);
+  await c.stage.staff('PUT', `/integrations/${c.integrationId}/rate-limit`, DRILL_RATE_LIMIT);
+  c.file.addOrder(orderBody(c.runId, 3, c.choices));
+  c.file.addOrder(orderBody(c.runId, 4, c.choices));
+  try {
+    await placed(c, n, before, 2, 3 * STEP_WAIT_MS / 2);
+  } finally {
+    await c.stage.staff('PUT', `/integrations/${c.integrationId}/rate-limit`, NORMAL_RATE_LIMIT);
+  }
+  const calls = journal(c).filter((e) => e.n > n);
+  const refused = calls.filter((e) => e.status === 429);
+  if (c.stage.kind === 'running') return finish(c, d, 'Rate limit applied and lifted; the partner\'s calls cannot be seen on a running simulator.');
+  if (refused.length === 0) return finish(c, d, `${calls.length} calls, none refused: the partner's calls were spread out enough not to meet the limit.`);
+  const r = refused[0]!;
+  const next = calls.find((e) => e.n > r.n);
+  finish(c, d, `${refused.length} call${refused.length === 1 ? '' : 's'} answered 429; after the first (#${r.n}, Retry-After ${r.retry_after} s) the next call came ${next ? `${((next.at - r.at) / 1000).toFixed(2)} s later (#${next.n})` : 'never'}.`);
+}
+
+async function unavailableDrill(c: Ctx): Promise<void> {
+  const stay = c.choices.stays[4]!;
+  const d = drill(c, 'drill.unavailable', '409 UNAVAILABLE',
+    `Every night of order 5 (${stay.check_in} to ${stay.check_out}, property ${c.choices.propertyId}) is blocked before the order is handed over.`,
+    'The create is refused 409 UNAVAILABLE; the partner treats it as final and does not send it again (§4.5 rules 1 and 7).');
+  const lastNight = new Date(Date.parse(`${stay.check_out}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  await c.stage.staff('PUT', `/properties/${c.choices.propertyId}/nights`, { from: stay.check_in, to: lastNight, is_blocked: true, block_scope: 'everywhere' });
+  const n = lastN(c);
+  c.obs.unavailable = { issuedAt: c.stage.now(), afterN: n };
+  c.file.addOrder(orderBody(c.runId, 5, c.choices));
+  if (c.stage.kind === 'running') {
+    await sleep(Math.min(QUIET_MS * 2, remaining(c)));
+    return finish(c, d, 'Order handed over; the partner\'s calls cannot be seen on a running simulator.');
+  }
+  let attempt: JournalEntry | undefined;
+  const known = new Set(journal(c).filter((e) => e.operation === 'createBooking').map((e) => e.body_fingerprint));
+  await until(c, STEP_WAIT_MS, () => Boolean(attempt = journal(c).find((e) => e.n > n && e.operation === 'createBooking' && !known.has(e.body_fingerprint))));
+  if (!attempt) return finish(c, d, 'The partner did not place order 5 in time.');
+  await sleep(Math.min(QUIET_MS, remaining(c)));
+  const again = journal(c).filter((e) => e.n > attempt!.n && e.operation === 'createBooking' && (e.body_fingerprint === attempt!.body_fingerprint || e.idempotency_key === attempt!.idempotency_key));
+  finish(c, d, `Create #${attempt.n} answered ${attempt.status} ${attempt.code ?? ''}; sent again ${again.length} time${again.length === 1 ? '' : 's'}${again.length ? ` (#${again.map((e) => e.n).join(', #')})` : ''}.`);
+}
+
+async function outageDrill(c: Ctx): Promise<void> {
+  const { propertyId, ratesWindow, rateX, rateY, fillerNights } = c.choices;
+  const d = drill(c, 'drill.webhook-outage', 'Webhook outage',
+    `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} then ${rateY} over ${ratesWindow.from}..${ratesWindow.to}: the first superseded); unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
+    'Replay GET /events from the stored cursor, walking next_after_sequence through the newest sequence, without applying the superseded event (§6.8, §4.6, §3.3).');
+  await drained(c, 5_000);
+  const before = (await integration(c)).webhook.last_sequence;
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  const pausedAt = c.stage.now();
+  const put = (from: string, to: string, base_rate: number) => c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from, to, base_rate });
+  await put(ratesWindow.from, ratesWindow.to, rateX);
+  const xSequence = (await integration(c)).webhook.last_sequence;
+  await put(ratesWindow.from, ratesWindow.to, rateY);
+  for (const [i, night] of fillerNights.entries()) await put(night, night, 6100 + (i % 50) * 10);
+  const latest = (await integration(c)).webhook.last_sequence;
+  c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
+  c.xSequence = xSequence;
+  const waitStart = performance.now();
+  // A running simulator's journal cannot be read: give the partner a few seconds, nothing is graded.
+  const budget = c.stage.kind === 'running' ? Math.min(5_000, remaining(c)) : Math.max(2_000, Math.min(OUTAGE_WAIT_MS, remaining(c) - RESERVE_MS));
+  const covered = () => {
+    if (c.stage.kind === 'running') return false;
+    const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.cursor && e.at >= pausedAt);
+    for (let s = before + 1; s <= latest; s++) if (!pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence)) return false;
+    return true;
+  };
+  // With time for it, a partner that learns of the pause from GET /me (once a minute, §5.7) gets its minute before
+  // the gap is revealed: the revealing delivery skips past its cursor, which §6.2's order never does on its own.
+  const meWindow = budget >= OUTAGE_FAIR_WAIT_MS + 10_000 ? OUTAGE_FAIR_WAIT_MS : 0;
+  let replayed = meWindow > 0 && await until(c, meWindow, covered, 250);
+  let revealedAfter: number | null = null;
+  if (!replayed) {
+    revealedAfter = Math.round(performance.now() - waitStart);
+    const newest = await c.stage.event(c.integrationId, latest, c.file.current.apiKey);
+    if (newest) await probe(c, { name: 'gap-delivery', body: newest.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), newest.body), integrationHeader: c.slug });
+    replayed = await until(c, budget - (performance.now() - waitStart), covered, 200);
+  }
+  const waitedMs = Math.round(performance.now() - waitStart);
+  // §3.3: the copy right after the replay, before the platform drains the backlog over it.
+  await checkState(c, 'after the replay, before delivery resumed');
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+  c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
+  await drained(c, 15_000);
+  const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt && e.at <= c.obs.outage!.resumedAt);
+  finish(c, d, c.stage.kind === 'running'
+    ? 'Delivery withheld and resumed; replay cannot be seen on a running simulator.'
+    : `Sequence ${before + 1} to ${latest} recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
+      ? `the partner replayed them in ${pages.length} GET /events page${pages.length === 1 ? '' : 's'} within ${(waitedMs / 1000).toFixed(1)} s.`
+      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}`);
+}
+
+async function olderEvent(c: Ctx): Promise<void> {
+  if (c.xSequence === null) return;
+  const older = await c.stage.event(c.integrationId, c.xSequence, c.file.current.apiKey);
+  if (!older) return;
+  await probe(c, { name: 'older-event', body: older.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), older.body), integrationHeader: c.slug });
+  await checkState(c, 'after the older event was re-sent');
+}
+
+async function checkState(c: Ctx, when: string): Promise<void> {
+  if (!c.stateProbe) return;
+  const date = c.choices.ratesWindow.from;
+  const check: StateCheck = { when, property_id: c.choices.propertyId, type: 'rates', date, field: 'base_rate', expected: c.choices.rateY, older: c.choices.rateX, held: undefined };
+  try {
+    const night = await c.stateProbe({ property_id: c.choices.propertyId, type: 'rates', date });
+    check.held = night === null ? undefined : night.base_rate;
+  } catch (e) {
+    check.error = (e as Error).message;
+  }
+  c.obs.state.push(check);
+  c.log(`  state ${when}: base_rate ${check.error ?? JSON.stringify(check.held)} (newest ${check.expected})`);
+}
+
+async function keyRotationDrill(c: Ctx): Promise<void> {
+  const d = drill(c, 'drill.key-rotation', 'API key rotation',
+    'Staff rotate the API key (the old one is 401 at once); the new key is written to the certification file; order 6 is handed over.',
+    'At most one call with the old key (it answers 401); re-read the credentials file and carry on with the new key (§5.3).');
+  const before = (await integration(c)).webhook.last_sequence;
+  const n = lastN(c);
+  const { api_key } = await c.stage.staff<{ api_key: string }>('POST', `/integrations/${c.integrationId}/rotate-api-key`);
+  c.obs.keyRotatedAt = c.stage.now();
+  c.file.update(() => ({ apiKey: api_key }));
+  c.file.addOrder(orderBody(c.runId, 6, c.choices));
+  await placed(c, n, before);
+  const after = journal(c).filter((e) => e.n > n);
+  const retired = after.filter((e) => e.credential === 'retired');
+  finish(c, d, c.stage.kind === 'running'
+    ? 'Key rotated; which key the partner used cannot be seen on a running simulator.'
+    : `${retired.length} call${retired.length === 1 ? '' : 's'} with the old key, ${after.length - retired.length} with the new one${after.some((e) => e.operation === 'createBooking' && e.credential === 'current' && e.status < 300) ? '; order 6 placed with the new key' : ''}.`);
+}
+
+async function secretRotationDrill(c: Ctx): Promise<void> {
+  const d = drill(c, 'drill.secret-rotation', 'Webhook secret rotation',
+    'Staff rotate the webhook secret; the certification file lists the new and the old secret. Deliveries are sent with both v1= values in either order, then with the new secret only; the platform then delivers a new event signed with both.',
+    'Accept every one of them (2xx): any v1= matching any secret held is enough (§5.4); take the new secret from the file.');
+  const old = c.file.current.webhookSecret;
+  const { webhook_secret: fresh } = await c.stage.staff<{ webhook_secret: string }>('POST', `/integrations/${c.integrationId}/rotate-webhook-secret`);
+  c.obs.secretRotatedAt = c.stage.now();
+  c.file.update(() => ({ webhookSecret: fresh, webhookSecrets: [fresh, old] }));
+  const newest = await newestEvent(c);
+  const body = newest?.body ?? pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
+  const t = () => Math.floor(c.stage.now() / 1000);
+  const answers = [
+    await probe(c, { name: 'rotation-new-old', body, signature: signed([fresh, old], t(), body), integrationHeader: c.slug }),
+    await probe(c, { name: 'rotation-old-new', body, signature: signed([old, fresh], t(), body), integrationHeader: c.slug }),
+    await probe(c, { name: 'rotation-new-only', body, signature: signed([fresh], t(), body), integrationHeader: c.slug }),
+  ];
+  const before = (await integration(c)).webhook.last_sequence;
+  await c.stage.staff('PUT', `/properties/${c.choices.propertyId}/rates`, { from: c.choices.rotationNight, to: c.choices.rotationNight, base_rate: 6500 });
+  const sequence = before + 1;
+  let delivered: DeliveryEvidence | undefined;
+  await until(c, STEP_WAIT_MS, async () => Boolean(delivered = (await c.stage.deliveries(c.integrationId)).find((x) => x.sequence === sequence)), 150);
+  finish(c, d, `Probes answered ${answers.map((a) => `${a.name} ${a.status ?? 'none'}`).join(', ')}; the platform's delivery of sequence ${sequence} (two v1= values) answered ${delivered ? (delivered.status ?? delivered.error) : 'nothing yet'}.`);
+}

@@ -1,0 +1,211 @@
+/**
+ * The platform side of a certification run: a simulator started in this
+ * process (default) or one already running (`--base-url`, `--staff-token`).
+ * Everything the certifier does to the platform goes through the staff
+ * plane (spec/staff-openapi.yaml), so both kinds behave alike; what only an
+ * in-process simulator can give is said so: the call journal, the full
+ * delivery log, and withholding the answer of one create (the lost-answer
+ * drill), which this module does in its own HTTP server in front of the
+ * simulator's Koa app (no simulator code is touched).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { API_ROOT } from '../simulator/http/app.ts';
+import { STAFF_ROOT } from '../simulator/staff/routes.ts';
+import { createSimulator, type Simulator } from '../simulator/simulator.ts';
+import { seedDemoWorld } from '../simulator/demo-world.ts';
+import { timestamp } from '../simulator/domain/calendar.ts';
+import type { JournalEntry } from '../simulator/journal.ts';
+import type { DeliveryEvidence } from './types.ts';
+
+/** A staff-plane call that was not answered 2xx. */
+export class StaffError extends Error {
+  override name = 'StaffError';
+  constructor(readonly method: string, readonly path: string, readonly status: number, readonly body: string) {
+    super(`staff ${method} ${path} answered ${status}: ${body.slice(0, 300)}`);
+  }
+}
+
+export interface StoredEventView {
+  sequence: number;
+  status: string;
+  /** The envelope exactly as the platform posts it. */
+  body: string;
+}
+
+export interface Stage {
+  kind: 'in-process' | 'running';
+  /** `http://host:port` */
+  origin: string;
+  /** The partner API root, `{origin}/api/integrations/v1`. */
+  baseUrl: string;
+  /** Platform time (ms). */
+  now(): number;
+  /** Platform time as the platform writes it (ISO 8601, +05:30). */
+  stamp(ms?: number): string;
+  staff<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T>;
+  /** The integration's API calls from `since` on; null when the journal cannot be read (a running simulator). */
+  journal(integrationId: number, since?: number): JournalEntry[] | null;
+  /** One stored event, exactly as delivered (the API key reads it through GET /events on a running simulator). */
+  event(integrationId: number, sequence: number, apiKey: string): Promise<StoredEventView | null>;
+  /** Sequences of the integration the platform superseded. */
+  superseded(integrationId: number, apiKey: string): Promise<number[]>;
+  /** The platform's event deliveries to the integration's webhook. */
+  deliveries(integrationId: number): Promise<DeliveryEvidence[]>;
+  /**
+   * Arms the lost-answer drill: the next POST /bookings is processed, then
+   * its connection is dropped before the answer leaves. Resolves with the
+   * journal entry of that create. Null when the stage cannot (running simulator).
+   */
+  withholdNextCreateAnswer(integrationId: number): Promise<JournalEntry | null> | null;
+  /** Disarms a withheld answer that never happened. */
+  disarm(): void;
+  close(): Promise<void>;
+}
+
+export interface InProcessOptions {
+  /** Port on 127.0.0.1 (0 picks a free one). */
+  port?: number;
+}
+
+/** Starts a simulator with the demo world on 127.0.0.1, its clock on real time (partners check signature timestamps against theirs). */
+export async function startInProcessStage(options: InProcessOptions = {}): Promise<Stage & { sim: Simulator; staffToken: string }> {
+  const sim = createSimulator();
+  const staffToken = sim.staffToken!;
+  const app = sim.app.callback();
+  let withhold: { integrationId: number; resolve: (e: JournalEntry | null) => void } | null = null;
+  const server: Server = createServer((req, res) => {
+    const armed = withhold;
+    if (armed && req.method === 'POST' && (req.url ?? '').split('?')[0] === `${API_ROOT}/bookings`) {
+      withhold = null;
+      // The lost-answer drill: the create is processed (and journaled) in full; the answer never leaves.
+      res.end = ((..._args: unknown[]) => {
+        req.socket.destroy();
+        const entry = sim.journal.of(armed.integrationId).filter((e) => e.operation === 'createBooking').at(-1) ?? null;
+        armed.resolve(entry);
+        return res;
+      }) as typeof res.end;
+    }
+    void app(req, res);
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', fail);
+      ok();
+    });
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken });
+  // Deliveries in real time, as `npm start` does.
+  sim.webhooks.start(50);
+  const staff = staffClient(origin, staffToken);
+  return {
+    kind: 'in-process',
+    sim,
+    staffToken,
+    origin,
+    baseUrl: origin + API_ROOT,
+    now: () => sim.clock.now(),
+    stamp: (ms) => timestamp(ms ?? sim.clock.now()),
+    staff,
+    journal: (id, since) => sim.journal.of(id, since),
+    async event(integrationId, sequence) {
+      const e = sim.store.get('events', `${integrationId}:${sequence}`);
+      return e ? { sequence: e.sequence, status: e.status, body: e.body } : null;
+    },
+    async superseded(integrationId) {
+      const latest = sim.store.get('integrations', String(integrationId))?.last_sequence ?? 0;
+      const out: number[] = [];
+      for (let s = 1; s <= latest; s++) if (sim.store.get('events', `${integrationId}:${s}`)?.status === 'superseded') out.push(s);
+      return out;
+    },
+    async deliveries(integrationId) {
+      return sim.webhooks.log.filter((d) => d.integration_id === integrationId && d.kind === 'event').map((d) => platformDelivery(d.sequence, timestamp(d.at), d.outcome));
+    },
+    withholdNextCreateAnswer(integrationId) {
+      return new Promise((resolve) => void (withhold = { integrationId, resolve }));
+    },
+    disarm() {
+      withhold?.resolve(null);
+      withhold = null;
+    },
+    async close() {
+      sim.webhooks.stop();
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await sim.store.close();
+    },
+  };
+}
+
+/** A simulator that is already running: the staff plane only, no journal. */
+export async function connectRunningStage(baseUrl: string, staffToken: string): Promise<Stage> {
+  const root = baseUrl.replace(/\/+$/, '');
+  if (!root.endsWith(API_ROOT)) throw new Error(`--base-url must be the partner API root, ending in ${API_ROOT}; got "${baseUrl}"`);
+  const origin = root.slice(0, -API_ROOT.length);
+  const staff = staffClient(origin, staffToken);
+  const clock = await staff<{ epoch_ms: number }>('GET', '/clock');
+  const offset = clock.epoch_ms - Date.now();
+  const now = () => Date.now() + offset;
+  const api = async (apiKey: string, path: string) => {
+    const res = await fetch(root + path, { headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' } });
+    return (await res.json()) as { data: Array<{ sequence: number; status: string; event: unknown }>; cursor: { next_after_sequence: number; has_more: boolean } };
+  };
+  return {
+    kind: 'running',
+    origin,
+    baseUrl: root,
+    now,
+    stamp: (ms) => timestamp(ms ?? now()),
+    staff,
+    journal: () => null,
+    async event(_id, sequence, apiKey) {
+      // The same bytes as the delivery: §2.6 "the exact envelope ... byte for byte" (re-serialised without spaces, as posted).
+      const page = await api(apiKey, `/events?after_sequence=${sequence - 1}&limit=1&include_superseded=true`);
+      const row = page.data[0];
+      return row && row.sequence === sequence ? { sequence, status: row.status, body: JSON.stringify(row.event) } : null;
+    },
+    async superseded(_id, apiKey) {
+      const out: number[] = [];
+      for (let after = 0; ;) {
+        const page = await api(apiKey, `/events?after_sequence=${after}&limit=200&include_superseded=true`);
+        out.push(...page.data.filter((r) => r.status === 'superseded').map((r) => r.sequence));
+        if (!page.cursor.has_more) return out;
+        after = page.cursor.next_after_sequence;
+      }
+    },
+    async deliveries(integrationId) {
+      const rows = await staff<Array<{ kind: string; sequence: number | null; at: string; outcome: { status: number } | { error: string } }>>('GET', `/integrations/${integrationId}/deliveries`);
+      return rows.filter((d) => d.kind === 'event').map((d) => platformDelivery(d.sequence, d.at, d.outcome));
+    },
+    withholdNextCreateAnswer: () => null,
+    disarm: () => undefined,
+    close: async () => undefined,
+  };
+}
+
+function platformDelivery(sequence: number | null, at: string, outcome: { status: number } | { error: string }): DeliveryEvidence {
+  return {
+    source: 'platform',
+    name: 'delivery',
+    at,
+    type: 'event',
+    sequence,
+    status: 'status' in outcome ? outcome.status : null,
+    ...('error' in outcome ? { error: outcome.error } : {}),
+  };
+}
+
+function staffClient(origin: string, token: string): Stage['staff'] {
+  return async (method, path, body) => {
+    const res = await fetch(origin + STAFF_ROOT + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status < 200 || res.status >= 300) throw new StaffError(method, path, res.status, text);
+    return (JSON.parse(text) as { data: unknown }).data as never;
+  };
+}
