@@ -23,6 +23,8 @@ Target (default: the in-process simulator, fresh world per check, full staff con
   --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, allowWrites
   --allow-writes          let checks create bookings (live: only on --property, far-future dates, ids prefixed by the run id)
   --property ID           a platform property id a live run may use (repeatable)
+  --webhook-public-url U  live webhooks: the URL the platform delivers to (staff registered it)
+  --webhook-listen-port N live webhooks: where the runner's receiver listens behind that URL
 What to run
   --suite NAME            only this suite (repeatable): ${[...new Set(catalogue().map((c) => c.suite))].join(', ')}
   --check ID              only this check (repeatable); --list shows them all
@@ -45,6 +47,7 @@ async function main(): Promise<number> {
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
         'allow-writes': { type: 'boolean' }, property: { type: 'string', multiple: true },
+        'webhook-public-url': { type: 'string' }, 'webhook-listen-port': { type: 'string' },
         suite: { type: 'string', multiple: true }, check: { type: 'string', multiple: true }, 'normative-only': { type: 'boolean' },
         runs: { type: 'string' }, seed: { type: 'string' }, path: { type: 'string' }, 'time-budget': { type: 'string' },
         'report-dir': { type: 'string', default: 'reports' }, list: { type: 'boolean' },
@@ -77,6 +80,8 @@ async function main(): Promise<number> {
       apiKey: values['api-key'] ?? file.apiKey ?? process.env.PARTNER_API_KEY,
       webhookSecret: values['webhook-secret'] ?? file.webhookSecret ?? process.env.PARTNER_WEBHOOK_SECRET,
       otherApiKey: file.otherApiKey,
+      webhookPublicUrl: values['webhook-public-url'] ?? file.webhookPublicUrl,
+      webhookListenPort: int('webhook-listen-port', values['webhook-listen-port']) ?? file.webhookListenPort,
       properties,
       allowWrites: values['allow-writes'] ?? file.allowWrites ?? false,
       suites: values.suite, checks: values.check, normativeOnly: values['normative-only'],
@@ -129,7 +134,7 @@ function line(r: CheckResult): string {
   return out;
 }
 
-function readConfig(path: string): { target?: string; apiKey?: string; webhookSecret?: string; properties?: number[]; otherApiKey?: string; allowWrites?: boolean } {
+function readConfig(path: string): { target?: string; apiKey?: string; webhookSecret?: string; properties?: number[]; otherApiKey?: string; allowWrites?: boolean; webhookPublicUrl?: string; webhookListenPort?: number } {
   const text = readFileSync(path, 'utf8');
   const data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   if (data === null || typeof data !== 'object') throw new Error(`--config ${path} must hold an object`);

@@ -100,6 +100,33 @@ describe('against a live target', () => {
   });
   afterAll(() => close());
 
+  it('checks live webhook deliveries through the runner\'s receiver behind --webhook-public-url', async () => {
+    const probe = (await import('node:net')).createServer();
+    await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((ok) => probe.close(() => ok()));
+    const url = `http://127.0.0.1:${port}/webhook`;
+    sim.store.transaction((tx) => {
+      const i = tx.get('integrations', '1')!;
+      tx.put('integrations', '1', { ...i, webhook: { ...i.webhook, url } });
+    });
+    sim.webhooks.start(20);
+    try {
+      const report = await runConformance({
+        baseUrl, apiKey: fixtures.integrations[0]!.apiKey, webhookSecret: fixtures.integrations[0]!.webhookSecret, allowWrites: true,
+        properties: [fixtures.integrations[0]!.properties[0]!.doorloom_id], webhookPublicUrl: url, webhookListenPort: port, checks: ['webhooks.live-deliveries'],
+      });
+      expect(report.results.map((r) => [r.id, r.outcome, r.failure?.received ?? r.reason ?? ''])).toEqual([['webhooks.live-deliveries', 'passed', '']]);
+      const wrongSecret = await runConformance({
+        baseUrl, apiKey: fixtures.integrations[0]!.apiKey, webhookSecret: 'whsec_not_the_secret', allowWrites: true,
+        properties: [fixtures.integrations[0]!.properties[0]!.doorloom_id], webhookPublicUrl: url, webhookListenPort: port, checks: ['webhooks.live-deliveries'],
+      });
+      expect(wrongSecret.results[0]!.outcome).toBe('failed');
+    } finally {
+      sim.webhooks.stop();
+    }
+  });
+
   it('is read-only unless writes are allowed: write checks are not applicable, with the reason, and nothing is written', async () => {
     const before = sim.store.size('bookings');
     const report = await runConformance({ baseUrl, apiKey: fixtures.integrations[0]!.apiKey, runs: 5 });

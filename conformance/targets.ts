@@ -22,6 +22,10 @@ export interface TargetConfig {
   properties?: number[];
   /** Another integration's API key on the same deployment (enables cross-integration checks). */
   otherApiKey?: string;
+  /** Live webhooks: the URL the platform delivers to (registered for the integration by platform staff)… */
+  webhookPublicUrl?: string;
+  /** …and the local port where the runner's receiver listens behind it. */
+  webhookListenPort?: number;
   allowWrites?: boolean;
   /** In-process only: the simulator fault to inject (see simulator/faults.ts). */
   fault?: string;
@@ -37,6 +41,8 @@ export interface Target {
   /** Properties the check may use, with their units where known. */
   properties: FixtureProperty[];
   otherApiKey: string | null;
+  /** Live webhooks (see TargetConfig). */
+  webhook: { publicUrl: string; listenPort: number } | null;
   disabledApiKey: string | null;
   staffToken: string | null;
   /** Secrets to redact from every exchange. */
@@ -81,6 +87,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
         webhookSecret: main!.webhookSecret,
         properties: main!.properties,
         otherApiKey: other!.apiKey,
+        webhook: null,
         disabledApiKey: disabled!.apiKey,
         staffToken: fixtures.staffToken,
         secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
@@ -116,6 +123,7 @@ function liveFactory(config: TargetConfig): TargetFactory {
         // Units are discovered by checks that need them (GET /properties); live runs name properties only.
         properties: (config.properties ?? []).map((id) => ({ doorloom_id: id, external_id: '', archived: false, units: [] })),
         otherApiKey: config.otherApiKey ?? null,
+        webhook: config.webhookPublicUrl && config.webhookListenPort !== undefined ? { publicUrl: config.webhookPublicUrl, listenPort: config.webhookListenPort } : null,
         disabledApiKey: null,
         staffToken: null,
         secrets: [config.apiKey!, config.webhookSecret ?? '', config.otherApiKey ?? ''].filter(Boolean),

@@ -5,13 +5,49 @@
  * resume through the clock, the ping.
  */
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
-import { defineCheck } from '../check.ts';
-import { advance, allEvents, bookingBody, changeRates, createBooking, knownProperty } from './support.ts';
+import { defineCheck, NotApplicable } from '../check.ts';
+import { startReceiver } from '../../simulator/webhooks/receiver.ts';
+import { advance, allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 import { receiverFor } from './receiver.ts';
 
 const suite = 'webhooks';
 
+/** Waits (bounded) until `done()` holds, polling every 100 ms. */
+async function waitFor(done: () => boolean, seconds: number): Promise<boolean> {
+  for (let i = 0; i < seconds * 10 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+  return done();
+}
+
 export const webhookChecks = [
+  defineCheck({
+    id: 'webhooks.live-deliveries', title: 'A live deployment delivers new events in order, signed, named and byte-identical to replay', suite,
+    clauses: ['6.R2', '6.R2a', '6.R3', '2.6.R1', '6.R5', '5.R4'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const hook = ctx.target.webhook;
+      if (!hook || !ctx.target.webhookSecret) throw new NotApplicable('needs --webhook-public-url, --webhook-listen-port and --webhook-secret (a live run only)');
+      const me = (await ctx.api.get('/me')).body.data;
+      if (me.webhook.url !== hook.publicUrl) throw new NotApplicable(`the integration's webhook URL is ${me.webhook.url}, not --webhook-public-url ${hook.publicUrl}`);
+      const receiver = await startReceiver({ secrets: [ctx.target.webhookSecret], slug: me.slug, port: hook.listenPort });
+      ctx.cleanup.push(() => receiver.close());
+      const before = me.webhook.last_sequence as number;
+      const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      if (created.status !== 201) ctx.fail('UnexpectedStatus', String(created.status), '201 for a valid create', '4.5.R8');
+      const fresh = () => receiver.received.filter((d) => (d.sequence ?? 0) > before && d.answered === 200);
+      const refusedNow = () => receiver.received.find((d) => (d.sequence ?? 0) > before && !d.verdict.ok);
+      await waitFor(() => fresh().length >= 2 || refusedNow() !== undefined, 60);
+      const unsigned = refusedNow();
+      if (unsigned && !unsigned.verdict.ok) ctx.fail('SignatureInvalid', `delivery ${unsigned.sequence}: ${unsigned.verdict.reason}`, 'verifies with the webhook secret', '5.R4');
+      if (fresh().length < 2) ctx.fail('NotDelivered', `${fresh().length} new deliveries within 60 s`, 'availability.changed and booking.changed delivered after a create', '6.R5');
+      const rows = await allEvents(ctx, {}, before);
+      const seen = receiver.received.filter((d) => (d.sequence ?? 0) > before).map((d) => d.sequence!);
+      for (let i = 1; i < seen.length; i++) if (seen[i]! < seen[i - 1]!) ctx.fail('DeliveryOvertook', `sequence ${seen[i - 1]} before ${seen[i]}`, 'sequence order', '6.R2a');
+      for (const d of fresh()) {
+        if (!d.slugOk) ctx.fail('WrongIntegrationHeader', 'X-Service-Integration differs from the slug', 'the integration slug', '6.R3');
+        const row = rows.find((r) => r.sequence === d.sequence);
+        if (row && JSON.stringify(row.event) !== d.body) ctx.fail('DeliveryNotReplayBytes', `delivery ${d.sequence} differs from replay`, 'byte for byte', '2.6.R1');
+      }
+    },
+  }),
   defineCheck({
     id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration and is the replayed envelope byte for byte', suite,
     clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5'], level: 'normative', needs: ['staff'],
