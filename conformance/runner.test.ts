@@ -38,9 +38,10 @@ describe('the check catalogue', () => {
 describe('against the in-process simulator', () => {
   it('passes every applicable check', async () => {
     const report = await runConformance({ runs: 10, seed: 7 });
-    const bad = report.results.filter((r) => r.outcome !== 'passed');
+    // Only the live-only webhook check does not apply in-process.
+    const bad = report.results.filter((r) => r.outcome !== 'passed' && !(r.outcome === 'not_applicable' && r.id === 'webhooks.live-deliveries'));
     expect(bad.map((r) => `${r.id}: ${r.outcome} ${r.failure?.received ?? r.error ?? r.reason ?? ''}`)).toEqual([]);
-    expect(report.summary.passed).toBe(catalogue().length);
+    expect(report.summary.passed).toBe(catalogue().length - 1);
     expect(report.coverage.some((c) => c.status === 'passed')).toBe(true);
   });
 
