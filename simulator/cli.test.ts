@@ -237,6 +237,8 @@ describe('npm start (simulator/cli.ts)', () => {
       ['--memory with --data', ['--memory', '--data', 'DATA_DIR'], ['--memory', '--data']],
       ['--webhook-url that is not http(s)', ['--memory', '--webhook-url', 'ftp://127.0.0.1/x'], ['--webhook-url']],
       ['--fixtures-out in a missing directory', ['--port', '0', '--memory', '--fixtures-out', 'DATA_DIR/fixtures.json'], ['--fixtures-out']],
+      ['--fault without --enable-faults', ['--memory', '--fault', 'bad-body-500'], ['--fault', '--enable-faults']],
+      ['an unknown --fault', ['--memory', '--fault', 'no-such-fault', '--enable-faults'], ['--fault', 'no-such-fault']],
     ])('%s', async (_name, args, named) => {
       const dataDir = join(tempDir(), 'never-created');
       const result = await runToExit(args.map((a) => a.replace('DATA_DIR', dataDir)));
@@ -249,7 +251,7 @@ describe('npm start (simulator/cli.ts)', () => {
     it.concurrent('--help prints every flag and exits 0', async () => {
       const result = await runToExit(['--help']);
       expect(result.code).toBe(0);
-      for (const flag of ['--port', '--memory', '--data', '--fixtures-out', '--webhook-url', '--api-off', '--help']) expect(result.stdout).toContain(flag);
+      for (const flag of ['--port', '--memory', '--data', '--fixtures-out', '--webhook-url', '--api-off', '--fault', '--enable-faults', '--help']) expect(result.stdout).toContain(flag);
     });
   });
 });

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { API_ROOT } from './http/app.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
+import { FAULT_NAMES } from './faults.ts';
 import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
 import { statusOf } from './domain/integrations.ts';
 import { writeFileDurablySync } from './store/durable-fs.ts';
@@ -25,6 +26,8 @@ const USAGE = `Usage: npm start -- [options]
   --fixtures-out FILE  write base URL, staff token and demo credentials as JSON once serving
   --webhook-url URL    register URL as the first demo integration's webhook (all six types)
   --api-off            start with the partner API switched off (every route a bare 404)
+  --fault NAME         break one rule on purpose (mutation testing; repeatable; needs --enable-faults)
+  --enable-faults      confirm that --fault may break the simulator
   --help               this text
 `;
 
@@ -58,6 +61,8 @@ async function main(): Promise<void> {
         'fixtures-out': { type: 'string' },
         'webhook-url': { type: 'string' },
         'api-off': { type: 'boolean', default: false },
+        fault: { type: 'string', multiple: true },
+        'enable-faults': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -71,6 +76,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${args.port}"`);
   if (args.memory && args.data) fail('--memory and --data exclude each other');
   if (args['webhook-url'] && !/^https?:\/\/\S+$/.test(args['webhook-url'])) fail(`--webhook-url must be an http(s) URL, got "${args['webhook-url']}"`);
+  const faults = args.fault ?? [];
+  if (faults.length > 0 && !args['enable-faults']) fail('--fault breaks the simulator on purpose; add --enable-faults to confirm');
+  const unknownFault = faults.find((f) => !(FAULT_NAMES as readonly string[]).includes(f));
+  if (unknownFault) fail(`--fault "${unknownFault}" is not a fault (faults: ${FAULT_NAMES.join(', ')})`);
 
   const dataDir = args.memory ? null : resolve(args.data ?? 'data');
   let store: Store | undefined;
@@ -95,7 +104,9 @@ async function main(): Promise<void> {
     store = fileStore;
     vaultKey = secretFile(join(dataDir, 'vault.key'), () => randomBytes(32).toString('hex'), (s) => Buffer.from(s, 'hex'));
   }
-  const sim = createSimulator({ store, vaultKey });
+  const sim = createSimulator({ store, vaultKey, faults });
+  // Forget idempotency keys past their 24 hours now and then.
+  setInterval(() => sim.maintain(), 10 * 60_000).unref();
   const firstStart = sim.store.size('integrations') === 0;
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
@@ -145,15 +156,19 @@ async function main(): Promise<void> {
     // The switch is part of the saved state: say so whether --api-off or an earlier PUT /_staff/api turned it off.
     !sim.platform.apiEnabled() ? '  the partner API is switched OFF (PUT /_staff/api {"enabled":true} to switch it on)' : '',
   ];
-  process.stdout.write(lines.filter(Boolean).join('\n') + '\n');
-
+  // Handlers first, banner second: whoever reacts to the banner can already stop us cleanly.
   const stop = () => {
     server.close();
     sim.webhooks.stop();
-    void sim.store.close().then(() => process.exit(0));
+    void sim.store.close().then(() => process.exit(0), (e: Error) => {
+      process.stderr.write(`error while stopping: ${e.message}\n`);
+      process.exit(1);
+    });
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  process.stdout.write(lines.filter(Boolean).join('\n') + '\n');
+
 }
 
 function currentStatus(sim: Simulator, fixture: FixtureIntegration): string {

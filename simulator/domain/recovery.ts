@@ -3,6 +3,7 @@
  * process stopped, and that nothing will ever finish now. Runs once, in one
  * transaction, before the simulator serves (createSimulator).
  */
+import { headEvent } from './delivery.ts';
 import { eventKey } from './event-log.ts';
 import type { StoredEvent } from './event-records.ts';
 import type { IdempotencyRecord } from './model.ts';
@@ -25,11 +26,16 @@ export interface RecoveryReport {
  */
 export function recoverAfterRestart(tx: Transaction, now: number): RecoveryReport {
   const report: RecoveryReport = { releasedKeys: 0, requeuedEvents: 0 };
-  // Collected first, written after: the scans read the committed tables, not this transaction's writes.
+  // Collected first, written after: the scan reads the committed table, not this transaction's writes.
   const keys: IdempotencyRecord[] = [];
   for (const r of tx.values('idempotency')) if (r.state === 'in_progress') keys.push(r);
+  // §6.2 one at a time, in order: only the head of an integration's queue is ever in flight, so
+  // only heads are looked at (a restart never reads the whole event log).
   const events: StoredEvent[] = [];
-  for (const e of tx.values('events')) if (e.status === 'delivering') events.push(e);
+  for (const integration of tx.values('integrations')) {
+    const head = headEvent(tx, integration);
+    if (head?.status === 'delivering') events.push(head);
+  }
   for (const r of keys) tx.delete('idempotency', `${r.integration_id}:${r.key}`);
   for (const e of events) tx.put('events', eventKey(e.integration_id, e.sequence), { ...e, status: 'failed', next_attempt_at: now });
   report.releasedKeys = keys.length;

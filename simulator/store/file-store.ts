@@ -6,9 +6,10 @@
  * - commit: the overlay becomes one journal line (its puts and deletes),
  *   buffered; the write cost per request is that line, whatever the state size.
  * - flush(): resolves once everything committed so far is written and
- *   fdatasync'ed; concurrent flushes share one write + sync (group commit).
- * - compaction, when the journal outgrows max(compactAfterBytes, half the
- *   snapshot): rotate the journal, write a new snapshot in slices off the hot
+ *   synced (an O_DSYNC write, or write + fdatasync); concurrent flushes share
+ *   one round (group commit).
+ * - compaction, when the journal outgrows max(compactAfterBytes, an eighth of
+ *   the snapshot): rotate the journal, write a new snapshot in slices off the hot
  *   path, sync, rename it into place, sync the directory, then drop the
  *   journals it covers. A kill at any point leaves a loadable directory
  *   holding every acknowledged transaction.
@@ -17,13 +18,14 @@
  *
  * ARCHITECTURE.md "Storage" argues the design.
  */
-import { mkdirSync, openSync, closeSync, fsyncSync, ftruncateSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { syncDir } from './durable-fs.ts';
 import { StoreDamagedError } from './errors.ts';
 import { encodeTransaction, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
+import { LazyTable, RawTexts } from './lazy-table.ts';
 import { lockDataDir, type DataDirLock, type LockOwner } from './lock.ts';
 import { MemoryStore, type Overlay } from './memory-store.ts';
 import { PART_NAME, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP, writeSnapshot, type SnapshotInfo, type SnapshotStep } from './snapshot.ts';
@@ -32,11 +34,11 @@ import type { TableName } from './store.ts';
 export type CompactionStep = 'rotated' | SnapshotStep | 'journal-synced' | 'renamed' | 'dir-synced' | 'cleaned';
 
 export interface FileStoreOptions {
-  /** Compact once the journal holds this many bytes (or half the snapshot, if more). Default 64 MiB. */
+  /** Compact once the journal holds this many bytes (or an eighth of the snapshot, if more). Default 64 MiB. */
   compactAfterBytes?: number;
   /** Snapshot file size before it continues in a part file. Default 64 MiB. */
   partBytes?: number;
-  /** Longest a compaction slice holds the event loop. Default 8 ms. */
+  /** Longest a compaction slice holds the event loop (then requests run). Default 2 ms. */
   sliceMs?: number;
   /** Called at each compaction step (tests copy the directory there to play a kill). */
   onCompactionStep?: (step: CompactionStep) => void;
@@ -81,12 +83,13 @@ export interface FileStoreStats {
 
 const MIB = 1024 * 1024;
 
-/** Snapshot table order: the small world first, the big logs last, so state.json opens on what people look for. */
-const TABLE_RANK: Record<TableName, number> = {
-  settings: 0, counters: 1, brands: 2, integrations: 3, apiKeys: 4, properties: 5, units: 6, propertyUnits: 7,
-  nights: 8, rates: 9, restrictions: 10, rateWindows: 11, syncWindows: 12, syncJobs: 13, eventStreams: 14, supersedable: 15,
-  bookings: 16, bookingKeys: 17, holds: 18, idempotency: 19, events: 20,
-};
+/** Snapshot table order: the small world first, the big logs last, so state.json opens on what people look for (others after). */
+const TABLE_ORDER = [
+  'settings', 'counters', 'brands', 'integrations', 'apiKeys', 'retiredKeys', 'properties', 'units', 'propertyUnits',
+  'nights', 'rates', 'restrictions', 'rateWindows', 'syncWindows', 'syncJobs', 'eventStreams', 'supersedable',
+  'bookings', 'bookingKeys', 'holds', 'idempotency', 'events',
+];
+const TABLE_RANK = new Map<string, number>(TABLE_ORDER.map((name, i) => [name, i]));
 
 interface Loaded {
   snapshot: SnapshotInfo | null;
@@ -99,7 +102,7 @@ interface Loaded {
 }
 
 /** Loads snapshot + journals into `table(name)` maps; changes nothing on disk. */
-async function loadState(dir: string, table: (name: string) => Map<string, unknown>): Promise<Loaded> {
+async function loadState(dir: string, table: (name: string) => LazyTable): Promise<Loaded> {
   const snapshot = await readSnapshot(dir, table);
   const names = readdirSync(dir);
   const journals = names.flatMap((name) => {
@@ -138,10 +141,11 @@ async function loadState(dir: string, table: (name: string) => Map<string, unkno
 /** The state a data directory holds, read without locking or repairing it (inspection, tests). */
 export async function readDataDir(dir: string): Promise<{ tables: Map<string, Map<string, unknown>>; snapshot: SnapshotInfo | null; journals: JournalScan[] }> {
   const tables = new Map<string, Map<string, unknown>>();
+  const texts = new RawTexts();
   const table = (name: string) => {
     let m = tables.get(name);
-    if (!m) tables.set(name, (m = new Map()));
-    return m;
+    if (!m) tables.set(name, (m = new LazyTable(texts)));
+    return m as LazyTable;
   };
   const loaded = await loadState(dir, table);
   return { tables, snapshot: loaded.snapshot, journals: loaded.scans };
@@ -165,6 +169,14 @@ export class FileStore extends MemoryStore {
     super();
   }
 
+  /** Texts the records loaded at open are cut from (shared by every table). */
+  private rawTexts?: RawTexts;
+
+  /** Records loaded from disk stay JSON text until first read. */
+  protected override newTable(): Map<string, unknown> {
+    return new LazyTable((this.rawTexts ??= new RawTexts()));
+  }
+
   /**
    * Opens (or creates) the store in `dir`. Throws DataDirLockedError while
    * another live process holds the directory, StoreDamagedError when a file
@@ -177,7 +189,7 @@ export class FileStore extends MemoryStore {
     const lock = lockDataDir(path);
     try {
       const store = new FileStore(path, lock, options);
-      const loaded = await loadState(path, (name) => store.data[name as TableName] as Map<string, unknown>);
+      const loaded = await loadState(path, (name) => store.data[name as TableName] as unknown as LazyTable);
       const last = loaded.scans.at(-1);
       if (last?.torn) {
         // Recover to the last complete transaction: cut the torn tail off before appending after it.
@@ -215,8 +227,14 @@ export class FileStore extends MemoryStore {
     return this.olderJournalBytes + this.journal.bytes;
   }
 
+  /**
+   * The journal may grow to max(compactAfterBytes, an eighth of the
+   * snapshot): a restart replays at most that much, and a compaction (which
+   * copies records still held as text as they are) comes at most once per
+   * that much.
+   */
   private compactionLimit(): number {
-    return Math.max(this.options.compactAfterBytes ?? 64 * MIB, this.snapshotBytes / 2);
+    return Math.max(this.options.compactAfterBytes ?? 64 * MIB, this.snapshotBytes / 8);
   }
 
   protected override commit(overlay: Overlay): void {
@@ -260,11 +278,11 @@ export class FileStore extends MemoryStore {
     try {
       const tables = Object.keys(this.data)
         .filter((name) => this.data[name as TableName].size > 0)
-        .sort((a, b) => (TABLE_RANK[a as TableName] ?? 99) - (TABLE_RANK[b as TableName] ?? 99) || a.localeCompare(b))
+        .sort((a, b) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b))
         .map((name) => [name, this.data[name as TableName] as Map<string, unknown>] as [string, Map<string, unknown>]);
       const written = await writeSnapshot(this.dir, { generation, journalFrom: firstN }, tables, {
         partBytes: this.options.partBytes ?? 64 * MIB,
-        sliceMs: this.options.sliceMs ?? 8,
+        sliceMs: this.options.sliceMs ?? 2,
         aborted: () => this.closing,
         step,
       });

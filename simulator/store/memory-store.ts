@@ -11,12 +11,22 @@ export class MemoryStore implements Store {
 
   constructor(initial?: Partial<{ [T in TableName]: Record<string, Tables[T]> }>) {
     this.data = new Proxy({} as Data, {
-      get: (target, table: string) => (target[table as TableName] ??= new Map() as never),
+      get: (target, table: string) => (target[table as TableName] ??= this.newTable() as never),
     });
     for (const [table, rows] of Object.entries(initial ?? {})) {
       const map = this.data[table as TableName] as Map<string, unknown>;
       for (const [key, value] of Object.entries(rows ?? {})) map.set(key, value);
     }
+  }
+
+  /** The map behind one table; the file store keeps records it loaded as text until they are read. */
+  protected newTable(): Map<string, unknown> {
+    return new Map();
+  }
+
+  /** Names of the tables that hold records (tools and tests; the domain names its tables). */
+  tableNames(): TableName[] {
+    return (Object.keys(this.data) as TableName[]).filter((t) => this.data[t].size > 0);
   }
 
   get<T extends TableName>(table: T, key: string): Tables[T] | undefined {

@@ -51,7 +51,11 @@ export type TableName = keyof Tables;
 
 export interface StoreReader {
   get<T extends TableName>(table: T, key: string): Tables[T] | undefined;
-  /** Every record of a table, in insertion order. */
+  /**
+   * Every record of a table, in insertion order. After a file store restarts
+   * from its snapshot, keys that are array indices ("5001") come first in
+   * ascending order (JSON object order), then the others in insertion order.
+   */
   values<T extends TableName>(table: T): Iterable<Tables[T]>;
   size(table: TableName): number;
 }

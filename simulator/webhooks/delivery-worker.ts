@@ -121,6 +121,8 @@ export class DeliveryWorker {
       return;
     }
     const event = this.deps.store.transaction((tx) => beginAttempt(tx, work.event, this.clock.now()));
+    // The event goes out only once it is durable: a crash cannot then hand its sequence to another event.
+    await this.deps.store.flush();
     const outcome = await this.send(integration, 'event', event.sequence, event.body);
     this.deps.store.transaction((tx) => finishAttempt(tx, event, outcome, this.clock.now(), this.faults));
     await this.deps.store.flush();

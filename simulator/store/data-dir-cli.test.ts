@@ -1,0 +1,112 @@
+/**
+ * The data directory as `npm start -- --data DIR` sees it: one simulator per
+ * directory (a second one exits 2 naming the first), a lock left by a killed
+ * simulator is taken over, and a damaged file stops the start with exit 2
+ * and a message, never a silent empty world.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TIMEOUT_MS = 20_000;
+
+interface Run {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exit: Promise<number | null>;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+function launch(dir: string): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', '--data', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const run: Run = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (run.stderr += s));
+  return run;
+}
+
+function bounded<T>(p: Promise<T>, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out ${what()}`)), TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves with the base URL once the banner is out. */
+async function serving(run: Run): Promise<string> {
+  const ready = new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const m = /base URL\s+(\S+)\n/.exec(run.stdout);
+      if (m) resolve(m[1]!);
+    };
+    run.child.stdout!.on('data', check);
+    void run.exit.then((code) => reject(new Error(`exited ${code} before serving: ${run.stderr}`)));
+  });
+  return bounded(ready, () => `waiting for the banner: ${run.stdout} ${run.stderr}`);
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'data-dir-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('npm start --data DIR: one simulator per directory', () => {
+  it('a second simulator on the same directory exits 2 naming the first, which keeps serving', async () => {
+    const dir = tempDir();
+    const first = launch(dir);
+    const baseUrl = await serving(first);
+    const second = launch(dir);
+    expect(await bounded(second.exit, () => second.stderr)).toBe(2);
+    expect(second.stderr).toContain(`is in use by another simulator (pid ${first.child.pid} on `);
+    expect(second.stderr).toContain('stop it first or use another --data DIR');
+    expect(second.stdout).not.toContain('base URL');
+    const fixtures = JSON.parse(readFileSync(join(dir, 'demo-credentials.json'), 'utf8')) as { integrations: { apiKey: string }[] };
+    const me = await fetch(`${baseUrl}/me`, { headers: { Authorization: `Bearer ${fixtures.integrations[0]!.apiKey}` } });
+    expect(me.status).toBe(200);
+  });
+
+  it('a simulator killed with SIGKILL leaves a lock the next start takes over, with its world', async () => {
+    const dir = tempDir();
+    const first = launch(dir);
+    await serving(first);
+    first.child.kill('SIGKILL');
+    await first.exit;
+    const second = launch(dir);
+    await serving(second);
+    expect(second.stdout).toContain('(state restored)');
+    expect(second.stderr).toContain(`took over the lock of ${dir} from pid ${first.child.pid}, which is gone`);
+    second.child.kill('SIGTERM');
+    expect(await bounded(second.exit, () => second.stderr)).toBe(0);
+    expect(readdirSync(dir), 'a clean stop removes the lock').not.toContain('LOCK');
+  });
+
+  it('a damaged state.json stops the start with exit 2 and the file named; nothing is overwritten', async () => {
+    const dir = tempDir();
+    const first = launch(dir);
+    await serving(first);
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+    writeFileSync(join(dir, 'state.json'), '{"version":2,"tables":{"brands":{"1":{"id":1,"na');
+    const before = readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')]);
+    const second = launch(dir);
+    expect(await bounded(second.exit, () => second.stderr)).toBe(2);
+    expect(second.stderr).toContain(`${join(dir, 'state.json')} is damaged and cannot be loaded`);
+    expect(second.stderr).toContain('will not start empty');
+    expect(second.stdout).not.toContain('base URL');
+    expect(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')])).toEqual(before);
+  });
+});

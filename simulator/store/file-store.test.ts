@@ -1,0 +1,456 @@
+/**
+ * The file store: the Store contract with its durability cases, then what
+ * only a file store has: the journal line format, group commit, compaction
+ * (and a kill at each of its steps), damaged files, the lock.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DataDirLockedError, StoreDamagedError } from './errors.ts';
+import { FileStore, readDataDir, type CompactionStep, type FileStoreOptions } from './file-store.ts';
+import { decodeLine, JOURNAL_NAME } from './journal.ts';
+import { LOCK_FILE } from './lock.ts';
+import { runStoreContract, sampleBooking } from './store.contract.ts';
+import type { Store, TableName } from './store.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'file-store-test-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** The directory as a SIGKILL now would leave it: every byte written so far, the lock of a process that is gone. */
+function killCopy(dir: string): string {
+  const copy = tempDir();
+  cpSync(dir, copy, { recursive: true, filter: (src) => !src.endsWith(LOCK_FILE) });
+  return copy;
+}
+
+function journals(dir: string): string[] {
+  return readdirSync(dir).filter((n) => JOURNAL_NAME.test(n)).sort();
+}
+
+function lastJournal(dir: string): string {
+  return join(dir, journals(dir).at(-1)!);
+}
+
+function journalLines(dir: string): Buffer[] {
+  const buf = readFileSync(lastJournal(dir));
+  const lines: Buffer[] = [];
+  for (let start = 0, nl = buf.indexOf(10); nl !== -1; start = nl + 1, nl = buf.indexOf(10, start)) lines.push(buf.subarray(start, nl));
+  return lines;
+}
+
+runStoreContract('FileStore', async () => FileStore.open(tempDir()), {
+  place: tempDir,
+  open: (dir) => FileStore.open(dir),
+  killCopy,
+  tearLastWrite: (dir, bytes) => {
+    const path = lastJournal(dir);
+    truncateSync(path, statSync(path).size - bytes);
+  },
+  lockedError: DataDirLockedError,
+});
+
+const stores: Store[] = [];
+async function openStore(dir: string, options?: FileStoreOptions): Promise<FileStore> {
+  const store = await FileStore.open(dir, options);
+  stores.push(store);
+  return store;
+}
+afterEach(async () => {
+  for (const s of stores.splice(0).reverse()) await s.close().catch(() => undefined);
+});
+
+/** Every record of every table, for comparing two stores. */
+function dump(store: FileStore): Record<string, [string, unknown][]> {
+  const out: Record<string, [string, unknown][]> = {};
+  for (const t of store.tableNames().sort()) {
+    out[t] = Array.from(store.values(t as TableName), (v) => [JSON.stringify(v), v] as [string, unknown]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  }
+  return out;
+}
+
+function fill(store: Store, from: number, to: number): void {
+  store.transaction((tx) => {
+    for (let i = from; i <= to; i++) {
+      tx.put('bookings', String(i), sampleBooking(i));
+      tx.put('bookingKeys', `1:EXT-${i}`, { booking_id: i });
+    }
+    tx.put('counters', 'booking', { value: to });
+  });
+}
+
+describe('FileStore journal', () => {
+  it('writes one line per transaction: exactly its puts (with their values) and deletes, numbered without a gap', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    store.transaction((tx) => tx.put('holds', '1001:2026-10-01', { booking_id: 1 }));
+    store.transaction((tx) => {
+      tx.put('bookings', '1', sampleBooking(1));
+      tx.delete('holds', '1001:2026-10-01');
+      tx.put('counters', 'booking', { value: 1 });
+    });
+    store.transaction((tx) => tx.get('bookings', '1')); // read-only: no line
+    await store.flush();
+    const lines = journalLines(dir).map((l) => decodeLine(l));
+    expect(lines).toEqual([
+      { n: 1, ops: [['put', 'holds', '1001:2026-10-01', '{"booking_id":1}']] },
+      { n: 2, ops: [['put', 'bookings', '1', JSON.stringify(sampleBooking(1))], ['del', 'holds', '1001:2026-10-01'], ['put', 'counters', 'booking', '{"value":1}']] },
+    ]);
+  });
+
+  it('group commit: flushes of a burst of transactions share one synced write, and each resolves with its line on disk', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    const before = store.stats().syncRounds;
+    const flushes: Promise<void>[] = [];
+    for (let i = 1; i <= 100; i++) {
+      store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+      flushes.push(store.flush());
+    }
+    await Promise.all(flushes);
+    expect(store.stats().syncRounds - before).toBe(1);
+    expect(journalLines(dir)).toHaveLength(100);
+    // A transaction committed while a round is in flight waits for the next round.
+    store.transaction((tx) => tx.put('bookings', '101', sampleBooking(101)));
+    const first = store.flush();
+    store.transaction((tx) => tx.put('bookings', '102', sampleBooking(102)));
+    await first;
+    await store.flush();
+    expect(journalLines(dir)).toHaveLength(102);
+  });
+
+  it('refuses a value JSON cannot hold: the transaction throws whole, nothing applied, nothing journaled', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    let committed = false;
+    expect(() => store.transaction((tx) => {
+      tx.put('bookings', '1', sampleBooking(1));
+      tx.put('counters', 'booking', undefined as never);
+      tx.onCommit(() => (committed = true));
+    })).toThrow(/counters\/booking/);
+    await store.flush();
+    expect(committed).toBe(false);
+    expect(store.get('bookings', '1')).toBeUndefined();
+    expect(journalLines(dir)).toHaveLength(0);
+  });
+
+  it.each([
+    ['a last line cut short (a kill mid-write)', (path: string) => truncateSync(path, statSync(path).size - 20)],
+    ['a last line whose bytes changed (fails its checksum)', (path: string) => {
+      const buf = readFileSync(path);
+      buf[buf.length - 10] = buf[buf.length - 10] === 0x41 ? 0x42 : 0x41;
+      writeFileSync(path, buf);
+    }],
+    ['the end of the last line zeroed (a power loss after the size grew, before the data landed)', (path: string) => {
+      const buf = readFileSync(path);
+      buf.fill(0, buf.length - 300);
+      writeFileSync(path, buf);
+    }],
+    ['a last line with no newline but complete otherwise', (path: string) => truncateSync(path, statSync(path).size - 1)],
+  ])('recovers from %s to the last complete transaction, and reports what it dropped', async (_name, tear) => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 3);
+    fill(store, 4, 6);
+    await store.close();
+    tear(lastJournal(dir));
+    const recovered = await openStore(dir);
+    expect(recovered.size('bookings')).toBe(3);
+    expect(recovered.get('counters', 'booking')).toEqual({ value: 3 });
+    expect(recovered.report.tornBytes).toBeGreaterThan(0);
+    expect(recovered.report.tornReason).toMatch(/last line/);
+    fill(recovered, 7, 7);
+    await recovered.close();
+    const again = await openStore(dir);
+    expect(again.report.tornBytes).toBe(0);
+    expect(again.size('bookings')).toBe(4);
+  });
+
+  it('refuses a journal damaged before its end: the transactions after it would be lost', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    for (let i = 1; i <= 3; i++) fill(store, i, i);
+    await store.close();
+    const path = lastJournal(dir);
+    const buf = readFileSync(path);
+    buf[20] = buf[20] === 0x41 ? 0x42 : 0x41; // inside the first line
+    writeFileSync(path, buf);
+    const open = FileStore.open(dir);
+    await expect(open).rejects.toBeInstanceOf(StoreDamagedError);
+    await expect(FileStore.open(dir)).rejects.toThrow(/journal\.000000\.log is damaged at byte 0 \(checksum mismatch\) and complete transactions follow/);
+    expect(readFileSync(path)).toEqual(buf); // left as found
+  });
+});
+
+describe('FileStore compaction', () => {
+  it('writes a lowdb snapshot users can open, drops the journals it covers, and reopens to the same state', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 20);
+    store.transaction((tx) => tx.delete('bookings', '5'));
+    const report = await store.compact();
+    expect(report.generation).toBe(1);
+    expect(journals(dir)).toEqual(['journal.000001.log']);
+    const db = new Low<{ version: number; generation: number; tables: Record<string, Record<string, unknown>> }>(new JSONFile(join(dir, 'state.json')), { version: 0, generation: 0, tables: {} });
+    await db.read();
+    expect(db.data.version).toBe(2);
+    expect(db.data.tables.bookings!['7']).toEqual(sampleBooking(7));
+    expect(db.data.tables.bookings!['5']).toBeUndefined();
+    expect(Object.keys(db.data.tables.bookings!)).toHaveLength(19);
+    fill(store, 21, 21); // after the snapshot: in the new journal
+    const expected = dump(store);
+    await store.close();
+    const again = await openStore(dir);
+    expect(dump(again)).toEqual(expected);
+    expect(again.report.snapshot!.parsedWhole).toEqual([]);
+  });
+
+  it('continues a large state in part files, each its own lowdb document, and loads them all', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { partBytes: 8 * 1024 });
+    fill(store, 1, 200);
+    const report = await store.compact();
+    expect(report.files.length).toBeGreaterThan(3);
+    for (const file of report.files.slice(1)) {
+      const part = new Low<{ generation: number; part: number; tables: Record<string, unknown> }>(new JSONFile(join(dir, file)), { generation: 0, part: 0, tables: {} });
+      await part.read();
+      expect(part.data.generation).toBe(1);
+      expect(Object.keys(part.data.tables).length).toBeGreaterThan(0);
+    }
+    const expected = dump(store);
+    await store.close();
+    const again = await openStore(dir);
+    expect(dump(again)).toEqual(expected);
+    expect(again.report.snapshot!.files).toEqual(report.files);
+  });
+
+  it('records changed while the snapshot is being written end at their final value (the journal replays over it)', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { sliceMs: 0, partBytes: 16 * 1024 });
+    fill(store, 1, 600);
+    await store.flush();
+    const compaction = store.compact();
+    let done = false;
+    void compaction.then(() => (done = true));
+    let round = 0;
+    while (!done) {
+      round += 1;
+      store.transaction((tx) => {
+        const id = 1 + ((round * 37) % 600);
+        tx.put('bookings', String(id), sampleBooking(id, { revision: round }));
+        tx.delete('bookings', String(1 + ((round * 53) % 600)));
+        tx.put('bookings', String(1000 + round), sampleBooking(1000 + round));
+      });
+      await nextTurn();
+    }
+    await compaction;
+    expect(round).toBeGreaterThan(3); // the writes did interleave with the snapshot
+    await store.flush();
+    const expected = dump(store);
+    const killed = await openStore(killCopy(dir));
+    expect(dump(killed)).toEqual(expected);
+  });
+
+  it('a kill at any step of a compaction loses no acknowledged transaction, and leaves every transaction whole or absent', async () => {
+    const dir = tempDir();
+    const copies: [CompactionStep, string][] = [];
+    let store: FileStore | null = null;
+    const onCompactionStep = (step: CompactionStep) => {
+      copies.push([step, killCopy(dir)]);
+      // A transaction committed mid-compaction; acknowledged only once the compaction syncs the journal.
+      if (step === 'writing') fill(store!, 900, 902);
+    };
+    store = await openStore(dir, { partBytes: 4 * 1024, sliceMs: 0, onCompactionStep });
+    fill(store, 1, 100);
+    store.transaction((tx) => tx.delete('bookings', '50'));
+    await store.flush();
+    await store.compact();
+    expect(copies.map(([s]) => s).filter((s, i, all) => all.indexOf(s) === i))
+      .toEqual(['rotated', 'writing', 'part-written', 'files-synced', 'journal-synced', 'renamed', 'dir-synced', 'cleaned']);
+    for (const [step, copy] of copies) {
+      const after = await openStore(copy);
+      expect(after.size('bookings'), step).toBeGreaterThanOrEqual(99);
+      expect(after.get('bookings', '50'), step).toBeUndefined();
+      expect(after.get('bookings', '100'), step).toEqual(sampleBooking(100));
+      const mid = [900, 901, 902].map((i) => after.get('bookings', String(i)) !== undefined);
+      expect(new Set(mid).size, `${step}: the mid-compaction transaction is whole or absent`).toBe(1);
+      if (['journal-synced', 'renamed', 'dir-synced', 'cleaned'].includes(step)) expect(mid[0], step).toBe(true);
+      await after.close();
+    }
+  });
+
+  it('starts on its own once the journal outgrows compactAfterBytes, off the request path', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { compactAfterBytes: 16 * 1024 });
+    for (let i = 1; i <= 40; i++) {
+      fill(store, i, i);
+      await store.flush();
+    }
+    for (let wait = 0; wait < 500 && (store.stats().compactions === 0 || store.stats().compacting); wait++) await new Promise((r) => setTimeout(r, 10));
+    expect(store.stats().compactions).toBeGreaterThanOrEqual(1);
+    expect(journals(dir), 'the journals the snapshot covers are gone').toEqual([`journal.${String(store.stats().generation).padStart(6, '0')}.log`]);
+    const expected = dump(store);
+    await store.close();
+    expect(dump(await openStore(dir))).toEqual(expected);
+  });
+
+  it('close during a compaction abandons it: no temp or part file stays, and the store reopens whole', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir, { sliceMs: 0, partBytes: 4 * 1024 });
+    fill(store, 1, 300);
+    const expected = dump(store);
+    const compaction = store.compact();
+    await nextTurn();
+    await store.close();
+    await expect(compaction).rejects.toThrow(/abandoned|closing/);
+    expect(readdirSync(dir).filter((n) => n.startsWith('state'))).toEqual([]);
+    expect(dump(await openStore(dir))).toEqual(expected);
+  });
+
+  it('keeps records loaded from disk as text until read; reads, iteration and later snapshots see the same records', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 50);
+    await store.compact();
+    fill(store, 51, 60);
+    const expected = dump(store);
+    await store.close();
+    const again = await openStore(dir);
+    again.transaction((tx) => {
+      tx.put('bookings', '61', sampleBooking(61));
+      // values() over a table with pending writes merges the stored records, parsed.
+      expect(Array.from(tx.values('bookings')).every((b) => typeof b === 'object' && b.id > 0)).toBe(true);
+      tx.delete('bookings', '61');
+    });
+    expect(dump(again)).toEqual(expected);
+    await again.compact();
+    await again.close();
+    expect(dump(await openStore(dir))).toEqual(expected);
+  });
+});
+
+describe('FileStore damaged files', () => {
+  async function compacted(options?: FileStoreOptions): Promise<string> {
+    const dir = tempDir();
+    const store = await FileStore.open(dir, options);
+    fill(store, 1, 200);
+    await store.flush();
+    await store.compact();
+    fill(store, 201, 201);
+    fill(store, 202, 202);
+    await store.close();
+    return dir;
+  }
+
+  it.each([
+    ['state.json that is not JSON', (dir: string) => writeFileSync(join(dir, 'state.json'), '{"version":2,"tables":{"book'), /state\.json is damaged and cannot be loaded/],
+    ['state.json that holds null', (dir: string) => writeFileSync(join(dir, 'state.json'), 'null'), /state\.json is damaged .*no JSON object/],
+    ['state.json that is empty', (dir: string) => writeFileSync(join(dir, 'state.json'), ''), /state\.json is damaged/],
+    ['a JSON document that is no snapshot', (dir: string) => writeFileSync(join(dir, 'state.json'), '{"hello":"world"}'), /not a simulator snapshot/],
+    ['a missing part file', (dir: string) => rmSync(join(dir, 'state.000001.1.json')), /its part state\.000001\.1\.json is missing/],
+    ['a part file cut short', (dir: string) => truncateSync(join(dir, 'state.000001.1.json'), 100), /state\.000001\.1\.json is damaged/],
+    ['a missing journal (the snapshot expects transactions the journal does not start with)', (dir: string) => {
+      writeFileSync(lastJournal(dir), readFileSync(lastJournal(dir)).subarray(journalLines(dir)[0]!.length + 1));
+    }, /holds transaction \d+ at byte 0 where \d+ was expected/],
+  ])('refuses %s with a clear message and never starts empty over it', async (_name, damage, message) => {
+    const dir = await compacted({ partBytes: 4 * 1024 });
+    damage(dir);
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    await expect(FileStore.open(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    await expect(FileStore.open(dir)).rejects.toThrow(message);
+    await expect(FileStore.open(dir)).rejects.toThrow(/will not start empty|will not skip|missing/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]), 'the files are left as found, and the lock released').toEqual(before);
+  });
+
+  it('refuses a journal without its snapshot (state.json deleted) rather than starting from half a history', async () => {
+    const dir = await compacted();
+    rmSync(join(dir, 'state.json'));
+    await expect(FileStore.open(dir)).rejects.toThrow(/where 1 was expected/);
+  });
+
+  it('loads a part edited by hand (valid JSON, checksum changed) through lowdb, as edited', async () => {
+    const dir = await compacted({ partBytes: 4 * 1024 });
+    const path = join(dir, 'state.000001.1.json');
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as { tables: Record<string, Record<string, { notes: string | null }>> };
+    const [table, rows] = Object.entries(doc.tables)[0]!;
+    const key = Object.keys(rows)[0]!;
+    rows[key] = { ...rows[key]!, notes: 'edited by hand' };
+    writeFileSync(path, JSON.stringify(doc, null, 2));
+    const store = await openStore(dir);
+    expect(store.report.snapshot!.parsedWhole).toEqual(['state.000001.1.json']);
+    expect((store.get(table as TableName, key) as { notes: string }).notes).toBe('edited by hand');
+    expect(store.size('bookings')).toBe(202);
+  });
+
+  it('loads the single document of the first file store (version 1) and moves on to journal and snapshots', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, tables: { bookings: { '1': sampleBooking(1) }, counters: { booking: { value: 1 } } } }, null, 2));
+    const store = await openStore(dir);
+    expect(store.get('bookings', '1')).toEqual(sampleBooking(1));
+    fill(store, 2, 2);
+    await store.close();
+    const again = await openStore(dir);
+    expect(again.size('bookings')).toBe(2);
+    await again.compact();
+    await again.close();
+    const doc = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { version: number };
+    expect(doc.version).toBe(2);
+    expect((await openStore(dir)).size('bookings')).toBe(2);
+  });
+
+  it('readDataDir reads a directory without locking or repairing it', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 3);
+    await store.flush();
+    const read = await readDataDir(dir);
+    expect(read.tables.get('bookings')!.get('2')).toEqual(sampleBooking(2));
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
+  });
+});
+
+describe('FileStore lock', () => {
+  /** A pid that belonged to a process that has exited. */
+  function deadPid(): number {
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    return Number(child.stdout);
+  }
+
+  it('takes over a lock left by a process that is gone (a kill) and says from whom', async () => {
+    const dir = tempDir();
+    const pid = deadPid();
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, hostname: (await import('node:os')).hostname(), start_ticks: null, boot_id: null, locked_at: 'then' }));
+    const store = await openStore(dir);
+    expect(store.report.tookOverLockFrom?.pid).toBe(pid);
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    await store.close();
+    expect(existsSync(join(dir, LOCK_FILE)), 'close releases the lock').toBe(false);
+  });
+
+  it('takes over an unreadable lock (a kill between creating and writing it)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, LOCK_FILE), '');
+    const store = await openStore(dir);
+    expect(store.report.tookOverLockFrom).toBeNull();
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+  });
+
+  it('refuses while the process named in the lock lives, naming it', async () => {
+    const dir = tempDir();
+    // The parent of this test process: alive for as long as the test runs.
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.ppid, hostname: (await import('node:os')).hostname(), start_ticks: null, boot_id: null, locked_at: '2026-09-15T06:30:00Z' }));
+    await expect(FileStore.open(dir)).rejects.toThrow(new RegExp(`in use by another simulator \\(pid ${process.ppid} on .*since 2026-09-15T06:30:00Z\\); stop it first or use another --data DIR`));
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+  });
+});
