@@ -38,7 +38,8 @@ export class CallJournal {
   record(entry: Omit<JournalEntry, 'n'>): void {
     this.counter += 1;
     this.entries.push({ ...entry, n: this.counter });
-    if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit);
+    // Trim in batches: a splice per call would cost a shift of the whole array every time.
+    if (this.entries.length > this.limit + this.limit / 10) this.entries.splice(0, this.entries.length - this.limit);
   }
 
   /** An integration's calls, oldest first, optionally from a virtual instant on. */
