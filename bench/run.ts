@@ -11,7 +11,7 @@
  * and a comparison past its time limit is stopped for real, not just given
  * up on while its work goes on.
  *
- *   npm run bench                 everything (about 6 minutes)
+ *   npm run bench                 everything (about 4 minutes on 2 cores; each comparison has its own limit)
  *   npm run bench -- --only 1,6   some comparisons
  *   npm run bench -- --quick      short rounds and small sizes (a smoke run; its figures prove nothing)
  */
