@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck, type CheckContext } from '../check.ts';
-import { allEvents, bookingBody, changeRates, createBooking, farStay, knownProperty } from './support.ts';
+import { allEvents, bookingBody, changeRates, coveringRow, createBooking, farStay, knownProperty } from './support.ts';
 
 const suite = 'model';
 
@@ -39,9 +39,7 @@ async function invariants(m: Model, { ctx }: Real): Promise<void> {
   m.emitted = false;
   const all = await allEvents(ctx, { include_superseded: true });
   for (const old of rows.filter((r) => r.status === 'superseded')) {
-    const cover = all.find((r) => r.sequence > old.sequence && r.event.type === old.event.type && r.event.property.doorloom_id === old.event.property.doorloom_id
-      && r.event.window.from <= old.event.window.from && r.event.window.to >= old.event.window.to);
-    if (!cover) ctx.fail('SupersededUncovered', `event ${old.sequence}`, 'covered by a newer event of the same type and property', '3.3.T1');
+    if (!coveringRow(all, old)) ctx.fail('SupersededUncovered', `event ${old.sequence}`, 'covered by a newer event of the same type and property', '3.3.T1');
   }
   if ((await allEvents(ctx, {}, m.seen)).some((r) => r.status === 'superseded')) ctx.fail('SupersededInReplay', 'a superseded row in default replay', 'omitted unless include_superseded', '3.3.R2');
   m.seen = latest;

@@ -1,7 +1,7 @@
 /** Supersession (§3.3): superseded events are covered, out of default replay, and never delivered. */
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck } from '../check.ts';
-import { advance, allEvents, changeRates, knownProperty } from './support.ts';
+import { advance, allEvents, changeRates, coveringRow, knownProperty } from './support.ts';
 import { receiverFor } from './receiver.ts';
 
 const suite = 'supersession';
@@ -23,9 +23,7 @@ export const supersessionChecks = [
       const leaked = defaults.filter((r) => r.status === 'superseded');
       if (leaked.length > 0) ctx.fail('SupersededInReplay', `superseded ${leaked.map((r) => r.sequence).join(',')} in default replay`, 'omitted unless include_superseded', '3.3.R2');
       for (const old of superseded) {
-        const cover = all.find((r) => r.sequence > old.sequence && r.event.type === old.event.type && r.event.property.doorloom_id === old.event.property.doorloom_id
-          && r.event.window.from <= old.event.window.from && r.event.window.to >= old.event.window.to);
-        if (!cover) ctx.fail('SupersededUncovered', `event ${old.sequence} superseded without a newer covering event`, 'a newer event of the same type and property fully covers it', '3.3.T1');
+        if (!coveringRow(all, old)) ctx.fail('SupersededUncovered', `event ${old.sequence} superseded without a newer covering event`, 'a newer event of the same type and property fully covers it', '3.3.T1');
       }
     },
   }),

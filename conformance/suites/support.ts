@@ -98,3 +98,11 @@ export async function changeRates(ctx: CheckContext, property: number, from: str
   const res = await ctx.staff!.request('PUT', `/properties/${property}/rates`, { body: { from, to, base_rate: rate } });
   if (res.status !== 200) throw new Error(`staff rates change answered ${res.status}: ${res.text}`);
 }
+
+/** §3.3: the newer row of the same type and property (and booking, for booking.changed) whose window covers `old`'s, if any. */
+export function coveringRow(rows: any[], old: any): any | undefined {
+  return rows.find((r) => r.sequence > old.sequence && r.event.type === old.event.type
+    && r.event.property.doorloom_id === old.event.property.doorloom_id
+    && (old.event.type !== 'booking.changed' || r.event.data?.id === old.event.data?.id)
+    && r.event.window.from <= old.event.window.from && r.event.window.to >= old.event.window.to);
+}
