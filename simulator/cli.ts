@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     store = fileStore;
     vaultKey = secretFile(join(dataDir, 'vault.key'), () => randomBytes(32).toString('hex'), (s) => Buffer.from(s, 'hex'));
   }
-  const sim = createSimulator({ store, vaultKey, faults });
+  const sim = createSimulator({ store, vaultKey, faults, journal: false }); // no journal: only an in-process caller (certify) can read one
   // Forget idempotency keys past their 24 hours now and then.
   setInterval(() => sim.maintain(), 10 * 60_000).unref();
   const firstStart = sim.store.size('integrations') === 0;

@@ -46,6 +46,8 @@ export interface SimulatorOptions {
   deliveryTimeoutMs?: number;
   /** Deliberate contract breaches (mutation testing only); see simulator/faults.ts. */
   faults?: string[];
+  /** Keep the call journal (default true); a process nobody can ask for it (the CLI) does without. */
+  journal?: boolean;
 }
 
 export interface Simulator {
@@ -58,7 +60,7 @@ export interface Simulator {
   events: EventApi;
   sync: SyncWorker;
   webhooks: DeliveryWorker;
-  /** Every partner API call, per integration (certification reads it). */
+  /** Every partner API call, per integration (certification reads it); empty when `journal: false`. */
   journal: CallJournal;
   /** Housekeeping a long-running simulator does now and then: forget expired idempotency keys. */
   maintain(): number;
@@ -112,7 +114,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     extraRouters: [staffRouter({ platform, clock, webhooks })],
     extraHandlers: eventHandlers({ events, worker: sync, contract }),
     onContractViolation: options.onContractViolation,
-    journal,
+    journal: options.journal === false ? undefined : journal,
   });
   // Syncs accepted before a restart carry on.
   sync.kick();

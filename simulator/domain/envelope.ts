@@ -28,5 +28,7 @@ export function failure(error: DomainError): ErrorEnvelope {
 export interface Reply {
   status: number;
   body: SuccessEnvelope<unknown> | ErrorEnvelope;
+  /** `body` already serialised, when the domain keeps it so (an answer asked for again and again, GET /me). */
+  text?: string;
   headers?: Record<string, string>;
 }

@@ -25,10 +25,10 @@ export function statusOf(integration: Integration): IntegrationStatus {
  * hash and the stored hash is compared in constant time; a staff token is
  * NOT_INTEGRATION_TOKEN, a disabled integration INTEGRATION_DISABLED.
  */
-export function authenticate(r: StoreReader, authorization: string | undefined): Integration {
+export function authenticate(r: StoreReader, authorization: string | undefined, digestOf: (token: string) => string = hashToken): Integration {
   const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
   if (!match) throw new DomainError('UNAUTHENTICATED');
-  const digest = hashToken(match[1]!);
+  const digest = digestOf(match[1]!);
   const staffHash = r.get('settings', 'platform')?.staff_token_hash;
   if (staffHash && digestsEqual(staffHash, digest)) throw new DomainError('NOT_INTEGRATION_TOKEN');
   const entry = r.get('apiKeys', digest);
@@ -39,8 +39,7 @@ export function authenticate(r: StoreReader, authorization: string | undefined):
 }
 
 /** §2.1: the integration object. `undelivered_events` comes from the delivery queue. */
-export function integrationView(r: StoreReader, integration: Integration, undeliveredEvents: number): Record<string, unknown> {
-  const brand = r.get('brands', String(integration.brand_id));
+export function integrationView(r: StoreReader, integration: Integration, undeliveredEvents: number, brand = r.get('brands', String(integration.brand_id))): Record<string, unknown> {
   const w = integration.webhook;
   const ts = (ms: number | null) => (ms === null ? null : timestamp(ms));
   return {

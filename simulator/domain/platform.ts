@@ -6,11 +6,11 @@
  */
 import type { Clock } from './clock.ts';
 import type { ChangeRecorder } from './changes.ts';
-import type { Vault } from './credentials.ts';
+import { TokenDigests, type Vault } from './credentials.ts';
 import { DomainError } from './errors.ts';
 import { failure, success, type Reply } from './envelope.ts';
 import type { Entropy } from './ids.ts';
-import type { Integration, Settings } from './model.ts';
+import type { Brand, Integration, Settings } from './model.ts';
 import type { Store, Transaction } from '../store/store.ts';
 import { authenticate, integrationView } from './integrations.ts';
 import { spend, type RateLimitHeaders } from './rate-limit.ts';
@@ -43,7 +43,18 @@ export interface ClaimedCreate {
 
 export type CreateAnswer = { status: number; body: string };
 
+/** A GET /me answer and what it was built from (§2.1): the same inputs give the same bytes. */
+interface MeAnswer {
+  brand: Brand | undefined;
+  undelivered: number;
+  reply: Reply;
+}
+
 export class Platform {
+  private readonly digests = new TokenDigests();
+  /** Keyed by the integration record itself: records are replaced, never changed in place, so a new record is a miss. */
+  private readonly meAnswers = new WeakMap<Integration, MeAnswer>();
+
   constructor(readonly deps: PlatformDeps) {}
 
   private get faults(): Faults {
@@ -66,15 +77,23 @@ export class Platform {
   /** §5 then §7 RATE_LIMITED: who is calling, with one request charged to its window. */
   authenticate(authorization: string | undefined): Caller {
     return this.deps.store.transaction((tx) => {
-      const integration = authenticate(tx, authorization);
+      const integration = authenticate(tx, authorization, (token) => this.digests.of(token));
       return { integration, rateLimit: spend(tx, integration, this.deps.clock.now()) };
     });
   }
 
   /** §4.1 */
   me(caller: Caller): Reply {
-    const undelivered = this.deps.undeliveredEvents?.(caller.integration.id) ?? 0;
-    return { status: 200, body: success('Integration retrieved.', integrationView(this.deps.store, caller.integration, undelivered)) };
+    const { integration } = caller;
+    const undelivered = this.deps.undeliveredEvents?.(integration.id) ?? 0;
+    const brand = this.deps.store.get('brands', String(integration.brand_id));
+    const known = this.meAnswers.get(integration);
+    // §5 rule 7: /me is the health check partners poll; serialised once per change of what it shows, not once per call.
+    if (known && known.brand === brand && known.undelivered === undelivered) return known.reply;
+    const body = success('Integration retrieved.', integrationView(this.deps.store, integration, undelivered, brand));
+    const reply = { status: 200, body, text: JSON.stringify(body) };
+    this.meAnswers.set(integration, { brand, undelivered, reply });
+    return reply;
   }
 
   /** §4.2 */

@@ -41,12 +41,12 @@ export interface AppOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Sends a domain reply. */
+/** Sends a domain reply (its body serialised here unless the domain kept it serialised). */
 export function send(ctx: Context, reply: Reply): void {
   ctx.status = reply.status;
-  for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
+  if (reply.headers) ctx.set(reply.headers);
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(reply.body);
+  ctx.body = reply.text ?? JSON.stringify(reply.body);
 }
 
 export function sendError(ctx: Context, error: DomainError): void {
@@ -61,7 +61,7 @@ export function createApp(options: AppOptions): Koa {
   app.silent = true;
   for (const m of options.before ?? []) app.use(m);
 
-  // Any error becomes an envelope; a DomainError keeps its status and code.
+  // Any error becomes an envelope (a DomainError keeps its status and code); unknown routes under the API root answer one too.
   app.use(async (ctx, next) => {
     try {
       await next();
@@ -73,6 +73,12 @@ export function createApp(options: AppOptions): Koa {
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: 'The simulator failed unexpectedly; this is a bug.', errors: {} });
       ctx.app.emit('error', e, ctx);
+      return;
+    }
+    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_ROOT)) {
+      if (platform.apiEnabled()) return sendError(ctx, new DomainError('NOT_FOUND'));
+      ctx.body = ''; // §5.6
+      ctx.status = 404;
     }
   });
 
@@ -81,47 +87,60 @@ export function createApp(options: AppOptions): Koa {
     ...partnerHandlers({ platform, contract, sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) }),
     ...options.extraHandlers,
   };
-
-  // §5.6: switched off, every route is a bare 404 with an empty body.
-  api.use(async (ctx, next) => {
-    if (!platform.apiEnabled()) {
-      ctx.body = '';
-      ctx.status = 404;
-      return;
-    }
-    await next();
-  });
-
+  const after = [
+    ...(options.journal ? [journaled(platform, options.journal)] : []),
+    ...(options.onContractViolation ? [guarded(contract, options.onContractViolation)] : []),
+  ];
   for (const op of contract.operations) {
     const handler = handlers[op.id];
     if (!handler) continue;
     const path = op.path.replace(/\{([^}]+)\}/g, ':$1');
-    api[op.method](op.id, path, journaled(op, platform, options.journal), guard(op, contract, options.onContractViolation), authenticated(platform, handler, op));
+    api[op.method](op.id, path, partnerRoute(platform, op, handler, after));
   }
-
-  app.use(async (ctx, next) => {
-    await next();
-    // Unknown routes under the API root answer the error envelope too.
-    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_ROOT)) {
-      if (!platform.apiEnabled()) {
-        ctx.body = '';
-        ctx.status = 404;
-        return;
-      }
-      sendError(ctx, new DomainError('NOT_FOUND'));
-    }
-  });
   // The partner API first: it carries the traffic that matters for speed.
   app.use(api.routes());
   for (const router of options.extraRouters ?? []) app.use(router.routes());
   return app;
 }
 
+/** What looks at an answer once it is decided (the call journal, the contract check). */
+type Observer = (ctx: Context, op: Operation) => void;
+
+/**
+ * A partner route as one middleware (one per request, not a chain: the
+ * partner API carries the load): §5.6 the API switch, §5 bearer auth with
+ * one request charged to the rate-limit window, the handler, and every
+ * refusal (auth and rate limit included) sent as this operation's answer.
+ */
+function partnerRoute(platform: Platform, op: Operation, handler: Handler, observers: Observer[]): RouterMiddleware {
+  return async (ctx) => {
+    // §5.6: switched off, every route is a bare 404 with an empty body.
+    if (!platform.apiEnabled()) {
+      ctx.body = '';
+      ctx.status = 404;
+      return;
+    }
+    try {
+      const caller = platform.authenticate(ctx.get('authorization') || undefined);
+      ctx.state.caller = caller;
+      try {
+        await handler(ctx, caller, op);
+      } catch (e) {
+        if (!(e instanceof DomainError)) throw e;
+        sendError(ctx, e);
+      }
+      ctx.set(caller.rateLimit as unknown as Record<string, string>);
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      sendError(ctx, e);
+    }
+    for (const observe of observers) observe(ctx, op);
+  };
+}
+
 /** Records the call once answered, attributed to the integration whose key (current or retired) it carried. */
-function journaled(op: Operation, platform: Platform, journal: CallJournal | undefined): RouterMiddleware {
-  if (!journal) return (_ctx, next) => next();
-  return async (ctx, next) => {
-    await next();
+function journaled(platform: Platform, journal: CallJournal): Observer {
+  return (ctx, op) => {
     // The authenticated caller is known without hashing again; only a refused key is looked up.
     let current = (ctx.state.caller as Caller | undefined)?.integration.id;
     let retired: number | undefined;
@@ -164,32 +183,9 @@ function journaled(op: Operation, platform: Platform, journal: CallJournal | und
   };
 }
 
-/** §5 on every partner route: bearer auth, then one request charged to the rate-limit window. */
-function authenticated(platform: Platform, handler: Handler, op: Operation): RouterMiddleware {
-  return async (ctx) => {
-    const caller = platform.authenticate(ctx.get('authorization') || undefined);
-    ctx.state.caller = caller;
-    try {
-      await handler(ctx, caller, op);
-    } catch (e) {
-      if (!(e instanceof DomainError)) throw e;
-      sendError(ctx, e);
-    }
-    for (const [k, v] of Object.entries(caller.rateLimit)) ctx.set(k, v);
-  };
-}
-
 /** Checks every answer against the operation's declared responses. */
-function guard(op: Operation, contract: Contract, report: AppOptions['onContractViolation']): RouterMiddleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (e) {
-      // Auth and rate-limit refusals are answers of this operation too: send them here so they are checked.
-      if (!(e instanceof DomainError)) throw e;
-      sendError(ctx, e);
-    }
-    if (!report) return;
+function guarded(contract: Contract, report: (v: ContractViolation) => void): Observer {
+  return (ctx, op) => {
     const text = typeof ctx.body === 'string' ? ctx.body : '';
     let body: unknown = undefined;
     if (text !== '') {

@@ -163,7 +163,7 @@ describe('§5.3: issuing a key rotates it', () => {
  * keyed by hash, so the maps are read directly.
  */
 function storeDump(): string {
-  const data = (h.sim.store as unknown as { data: Record<string, Map<string, unknown>> }).data;
+  const data = Object.fromEntries((h.sim.store as unknown as { tables: Map<string, Map<string, unknown>> }).tables);
   const tables = Object.keys(data);
   expect(tables).toEqual(expect.arrayContaining(['integrations', 'apiKeys', 'settings']));
   const parts: string[] = [];

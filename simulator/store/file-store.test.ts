@@ -58,6 +58,7 @@ runStoreContract('FileStore', async () => FileStore.open(tempDir()), {
     const path = lastJournal(dir);
     truncateSync(path, statSync(path).size - bytes);
   },
+  written: (dir) => readdirSync(dir).reduce((bytes, name) => bytes + statSync(join(dir, name)).size, 0),
   lockedError: DataDirLockedError,
 });
 

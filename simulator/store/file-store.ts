@@ -29,7 +29,7 @@ import { LazyTable, RawTexts } from './lazy-table.ts';
 import { lockDataDir, type DataDirLock, type LockOwner } from './lock.ts';
 import { MemoryStore, type Overlay } from './memory-store.ts';
 import { PART_NAME, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP, writeSnapshot, type SnapshotInfo, type SnapshotStep } from './snapshot.ts';
-import type { TableName } from './store.ts';
+import { VOLATILE_TABLES, type TableName } from './store.ts';
 
 export type CompactionStep = 'rotated' | SnapshotStep | 'journal-synced' | 'renamed' | 'dir-synced' | 'cleaned';
 
@@ -90,6 +90,14 @@ const TABLE_ORDER = [
   'bookings', 'bookingKeys', 'holds', 'idempotency', 'events',
 ];
 const TABLE_RANK = new Map<string, number>(TABLE_ORDER.map((name, i) => [name, i]));
+
+/** The overlay without its volatile tables (most often the overlay itself: no copy). */
+function durablePart(overlay: Overlay): Overlay {
+  let volatile = false;
+  for (const name of overlay.keys()) if (VOLATILE_TABLES.has(name)) volatile = true;
+  if (!volatile) return overlay;
+  return new Map([...overlay].filter(([name]) => !VOLATILE_TABLES.has(name)));
+}
 
 interface Loaded {
   snapshot: SnapshotInfo | null;
@@ -189,7 +197,7 @@ export class FileStore extends MemoryStore {
     const lock = lockDataDir(path);
     try {
       const store = new FileStore(path, lock, options);
-      const loaded = await loadState(path, (name) => store.data[name as TableName] as unknown as LazyTable);
+      const loaded = await loadState(path, (name) => store.table(name as TableName) as unknown as LazyTable);
       const last = loaded.scans.at(-1);
       if (last?.torn) {
         // Recover to the last complete transaction: cut the torn tail off before appending after it.
@@ -239,10 +247,11 @@ export class FileStore extends MemoryStore {
 
   protected override commit(overlay: Overlay): void {
     if (this.closed) throw new Error(`the store in ${this.dir} is closed`);
-    if (overlay.size > 0) {
+    const durable = durablePart(overlay);
+    if (durable.size > 0) {
       const n = this.journal.nextN;
       // Encoded (and any unstorable value refused) before anything is applied: all or nothing.
-      this.journal.append(n, encodeTransaction(n, overlay));
+      this.journal.append(n, encodeTransaction(n, durable));
     }
     super.commit(overlay);
     if (this.journalBytes >= this.compactAt && !this.compaction && !this.closing) {
@@ -276,10 +285,9 @@ export class FileStore extends MemoryStore {
     step('rotated');
     let live = false;
     try {
-      const tables = Object.keys(this.data)
-        .filter((name) => this.data[name as TableName].size > 0)
-        .sort((a, b) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b))
-        .map((name) => [name, this.data[name as TableName] as Map<string, unknown>] as [string, Map<string, unknown>]);
+      const tables = [...this.tables]
+        .filter(([name, map]) => map.size > 0 && !VOLATILE_TABLES.has(name))
+        .sort(([a], [b]) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b));
       const written = await writeSnapshot(this.dir, { generation, journalFrom: firstN }, tables, {
         partBytes: this.options.partBytes ?? 64 * MIB,
         sliceMs: this.options.sliceMs ?? 2,

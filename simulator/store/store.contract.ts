@@ -18,6 +18,8 @@ export interface DurableStoreFactory {
   killCopy(place: string): string;
   /** Cuts the last `bytes` bytes off what was last written at `place` (a write cut short). */
   tearLastWrite(place: string, bytes: number): void;
+  /** Bytes written at `place` so far (all its files). */
+  written(place: string): number;
   /** The error a second opener gets while the first holds `place`. */
   lockedError: new (...args: never[]) => Error;
 }
@@ -175,7 +177,6 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
         store.transaction((tx) => {
           tx.put('bookings', '2', sampleBooking(2, { revision: 2, status: 'cancelled' }));
           tx.delete('bookings', '3');
-          tx.put('rateWindows', '1', { started_at: 5, count: 7 });
         });
         await close(store);
         const again = await reopen(place);
@@ -185,8 +186,27 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
         expect(again.get('bookings', '30')).toEqual(sampleBooking(30));
         expect(again.get('idempotency', '1:k-1')!.body).toBe(idem.body);
         expect(again.get('settings', 'platform')!.clock).toEqual({ offsetMs: -3_600_000, frozenAt: null });
-        expect(again.get('rateWindows', '1')).toEqual({ started_at: 5, count: 7 });
         expect(again.get('counters', 'booking')).toEqual({ value: 30 });
+      });
+
+      it('volatile tables (rate-limit windows) are never written: a reopen starts them empty, a transaction of only those writes nothing', async () => {
+        const place = durable.place();
+        const store = await reopen(place);
+        store.transaction((tx) => tx.put('counters', 'booking', { value: 1 }));
+        store.transaction((tx) => {
+          tx.put('rateWindows', '1', { started_at: 5, count: 7 });
+          tx.put('counters', 'booking', { value: 2 });
+        });
+        await store.flush();
+        const written = durable.written(place);
+        for (let i = 0; i < 50; i++) store.transaction((tx) => tx.put('rateWindows', '1', { started_at: 5, count: 8 + i }));
+        await store.flush();
+        expect(store.get('rateWindows', '1')).toEqual({ started_at: 5, count: 57 });
+        expect(durable.written(place)).toBe(written);
+        await close(store);
+        const again = await reopen(place);
+        expect(again.get('rateWindows', '1')).toBeUndefined();
+        expect(again.get('counters', 'booking')).toEqual({ value: 2 });
       });
 
       it('what a flush acknowledged survives a kill; a transaction is whole or absent after it', async () => {

@@ -32,6 +32,7 @@ export interface Tables {
   holds: { booking_id: number };
   /** key: `${integration_id}:${Idempotency-Key}`. */
   idempotency: IdempotencyRecord;
+  /** Volatile (see VOLATILE_TABLES). */
   rateWindows: RateWindow;
   syncWindows: SyncWindow;
   /** key: counter name → last value issued. */
@@ -48,6 +49,14 @@ export interface Tables {
 }
 
 export type TableName = keyof Tables;
+
+/**
+ * Tables a durable store keeps in memory only: a restart starts them empty.
+ * Rate-limit windows last a minute and every call charges one, so keeping
+ * them on disk would turn every read into a synced write; a restart opening
+ * fresh windows is the documented price (README, "Running the simulator"; ARCHITECTURE.md "What survives what").
+ */
+export const VOLATILE_TABLES: ReadonlySet<TableName> = new Set<TableName>(['rateWindows']);
 
 export interface StoreReader {
   get<T extends TableName>(table: T, key: string): Tables[T] | undefined;
