@@ -1,6 +1,7 @@
 /**
  * Webhook delivery rate to a loopback receiver that answers at once, one
- * event at a time in sequence order (§6.2), through the real fetch transport.
+ * event at a time in sequence order (§6.2), through the real node:http
+ * keep-alive transport.
  * The receiver runs in this process (it verifies every signature, as a
  * partner's would), so its cost is part of each round trip.
  */
@@ -79,7 +80,7 @@ export async function compareWebhooks(o: WebhookOptions): Promise<Outcome> {
       id: 6,
       title: 'Webhook delivery to a loopback receiver answering at once',
       status: 'measured',
-      method: `in process: the simulator's delivery worker (real fetch transport) and the loopback receiver that verifies each signature; one event at a time, in order (§6.2); warm-up round of ${o.warmupEvents} events, then ${plural(rates.length, 'round')} of ${o.events}; median`,
+      method: `in process: the simulator's delivery worker (real node:http keep-alive transport) and the loopback receiver that verifies each signature; one event at a time, in order (§6.2); warm-up round of ${o.warmupEvents} events, then ${plural(rates.length, 'round')} of ${o.events}; median`,
       columns: [
         { key: 'rate', label: 'events/s', digits: 0 },
         { key: 'perEvent', label: 'ms per event', digits: 3 },
@@ -92,10 +93,9 @@ export async function compareWebhooks(o: WebhookOptions): Promise<Outcome> {
     targets: [
       target({ id: 'webhook-rate', comparison: 6, description: 'webhook delivery events/s', kind: 'atLeast', bound: WEBHOOK_TARGET, unit: 'events/s', measured: rate }, () =>
         `one-at-a-time delivery makes the rate 1 / (one round trip), so every fixed cost per delivery counts in full; ${profileText ?? 'no profile was taken'}. `
-        + 'What would reach it (simulator/webhooks, not changed here): post through a keep-alive node:http Agent (or undici\'s request) instead of WHATWG fetch, which builds web streams, an AbortSignal.timeout timer and a Response per call; '
-        + 'open the webhook secret from the vault once per integration and secret version instead of decrypting it (AES) on every send; '
-        + 'after a 2xx, take the next event of the same integration directly instead of a tick that runs a store transaction for every integration; '
-        + 'and record the outcome and begin the next attempt in one transaction.'),
+        + 'Already done (simulator/webhooks): posts go through a keep-alive node:http Agent, not WHATWG fetch; secrets are opened from the vault once per sealed value; '
+        + 'after an attempt the same integration\'s next due event begins in the transaction that records the outcome, without a tick over every integration. '
+        + 'Look first at what the profile names: the store transaction and flush per attempt, signing (HMAC) and the receiver\'s verification.'),
     ],
   };
 }

@@ -19,7 +19,7 @@ import { purgeExpired } from './domain/idempotency.ts';
 import { faultSet } from './domain/faults.ts';
 import { faultMiddleware } from './faults.ts';
 import { DeliveryWorker } from './webhooks/delivery-worker.ts';
-import { fetchTransport, type Transport } from './webhooks/transport.ts';
+import { httpTransport, type Transport } from './webhooks/transport.ts';
 import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
 import type { Entropy } from './domain/ids.ts';
@@ -40,7 +40,7 @@ export interface SimulatorOptions {
   /** Sees every change too (tests); the event log always does. */
   changes?: ChangeRecorder;
   onContractViolation?: (v: ContractViolation) => void;
-  /** How webhooks leave the simulator (fetch by default). */
+  /** How webhooks leave the simulator (node:http over keep-alive by default). */
   transport?: Transport;
   /** Delivery time-out in real milliseconds (spec: 10 s). */
   deliveryTimeoutMs?: number;
@@ -104,7 +104,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     faults,
   });
   const events = new EventApi({ store, clock, log: eventLog, faults });
-  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? fetchTransport, timeoutMs: options.deliveryTimeoutMs, faults });
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults });
   const sync = new SyncWorker(events);
   const contract = loadContract();
   const journal = new CallJournal();

@@ -3,14 +3,19 @@
  * order, each waiting for a 2xx before the next (§6.2); probes while
  * auto-paused (§3.1). It runs on the virtual clock: `advance()` steps the
  * clock through every due attempt, so six hours of retries take
- * milliseconds; in normal serving `start()` ticks in real time.
+ * milliseconds; in normal serving `start()` ticks in real time. While
+ * either drives delivery, an integration whose attempt ends with more due
+ * goes straight on to it (what the next tick would start), so a backlog
+ * drains at the speed of the partner's answers.
  */
 import type { Clock, VirtualClock } from '../domain/clock.ts';
 import type { Vault } from '../domain/credentials.ts';
 import { beginAttempt, DELIVERY_TIMEOUT_MS, finishAttempt, finishProbe, nextWork, pingBody, type Outcome, type Work } from '../domain/delivery.ts';
 import { signingSecrets } from '../domain/integrations.ts';
+import type { StoredEvent } from '../domain/event-records.ts';
 import type { Integration } from '../domain/model.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, Transaction } from '../store/store.ts';
+import { openingOnce } from './opened-secrets.ts';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import type { Transport } from './transport.ts';
 import { NO_FAULTS, type Faults } from '../domain/faults.ts';
@@ -32,13 +37,21 @@ export interface Delivery {
   at: number;
 }
 
+/** Work under way: a delivery's event is already marked in flight (§6.2). */
+type Begun = { kind: 'deliver'; event: StoredEvent } | { kind: 'probe' };
+
 export class DeliveryWorker {
   private readonly inFlight = new Map<number, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** How many `settle()` calls are under way. */
+  private settling = 0;
+  private readonly secrets: Vault;
   /** Every attempt, newest last (bounded), for the staff plane and tests. */
   readonly log: Delivery[] = [];
 
-  constructor(private readonly deps: DeliveryWorkerDeps) {}
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.secrets = openingOnce(deps.vault);
+  }
 
   private get faults(): Faults {
     return this.deps.faults ?? NO_FAULTS;
@@ -53,19 +66,27 @@ export class DeliveryWorker {
     const now = this.clock.now();
     for (const integration of this.deps.store.values('integrations')) {
       if (this.inFlight.has(integration.id)) continue;
-      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, now, this.faults));
-      if (!work || work.due > now) continue;
-      const run = this.perform(integration, work).finally(() => this.inFlight.delete(integration.id));
+      const begun = this.deps.store.transaction((tx) => {
+        const work = nextWork(tx, integration, now, this.faults);
+        return work && work.due <= now ? begin(tx, work, now) : null;
+      });
+      if (!begun) continue;
+      const run = this.run(integration, begun).finally(() => this.inFlight.delete(integration.id));
       this.inFlight.set(integration.id, run);
     }
   }
 
   /** Runs attempts until nothing is due at the current time and nothing is in flight. */
   async settle(): Promise<void> {
-    for (let guard = 0; guard < 100_000; guard++) {
-      this.tick();
-      if (this.inFlight.size === 0) return;
-      await Promise.race(this.inFlight.values());
+    this.settling += 1;
+    try {
+      for (let guard = 0; guard < 100_000; guard++) {
+        this.tick();
+        if (this.inFlight.size === 0) return;
+        await Promise.race(this.inFlight.values());
+      }
+    } finally {
+      this.settling -= 1;
     }
   }
 
@@ -113,19 +134,44 @@ export class DeliveryWorker {
     this.timer = null;
   }
 
-  private async perform(integration: Integration, work: Work): Promise<void> {
-    if (work.kind === 'probe') {
-      const outcome = await this.send(integration, 'ping', null, pingBody(integration, this.clock.now()));
-      this.deps.store.transaction((tx) => finishProbe(tx, integration.id, outcome, this.clock.now()));
+  /** Whether a tick is bound to follow: a settle is under way or real-time serving ticks. */
+  private get driving(): boolean {
+    return this.settling > 0 || this.timer !== null;
+  }
+
+  /**
+   * Performs begun work, then, while delivery is driven, whatever the same
+   * integration has due next. An attempt's outcome is recorded and the next
+   * attempt begun in one transaction: nextWork reads the outcome just
+   * written, exactly as the next tick would have.
+   */
+  private async run(integration: Integration, first: Begun): Promise<void> {
+    for (let step: Begun | null = first; step; ) {
+      const current: Begun = step;
+      // The event goes out only once it is durable: a crash cannot then hand its sequence to another
+      // event. The flush also makes the previous attempt's outcome durable before anything else goes out.
       await this.deps.store.flush();
-      return;
+      const fresh = this.deps.store.get('integrations', String(integration.id)) ?? integration;
+      const outcome = current.kind === 'probe'
+        ? await this.send(fresh, 'ping', null, pingBody(fresh, this.clock.now()))
+        : await this.send(fresh, 'event', current.event.sequence, current.event.body);
+      step = this.deps.store.transaction((tx) => {
+        const now = this.clock.now();
+        if (current.kind === 'probe') finishProbe(tx, integration.id, outcome, now);
+        else finishAttempt(tx, current.event, outcome, now, this.faults);
+        return this.following(tx, integration.id, now);
+      });
     }
-    const event = this.deps.store.transaction((tx) => beginAttempt(tx, work.event, this.clock.now()));
-    // The event goes out only once it is durable: a crash cannot then hand its sequence to another event.
     await this.deps.store.flush();
-    const outcome = await this.send(integration, 'event', event.sequence, event.body);
-    this.deps.store.transaction((tx) => finishAttempt(tx, event, outcome, this.clock.now(), this.faults));
-    await this.deps.store.flush();
+  }
+
+  /** What the next tick would start for this integration, begun; null when nothing is due now or nothing drives delivery. */
+  private following(tx: Transaction, integrationId: number, now: number): Begun | null {
+    if (!this.driving) return null;
+    const integration = tx.get('integrations', String(integrationId));
+    if (!integration) return null;
+    const work = nextWork(tx, integration, now, this.faults);
+    return work && work.due <= now ? begin(tx, work, now) : null;
   }
 
   private async send(integration: Integration, kind: Delivery['kind'], sequence: number | null, body: string): Promise<Outcome> {
@@ -134,11 +180,16 @@ export class DeliveryWorker {
     const headers = {
       'Content-Type': 'application/json',
       [INTEGRATION_HEADER]: fresh.slug,
-      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(fresh, this.deps.vault, now).map((s) => (this.faults.has('signature-wrong-secret') ? `${s}x` : s)), Math.floor(now / 1000), body),
+      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(fresh, this.secrets, now).map((s) => (this.faults.has('signature-wrong-secret') ? `${s}x` : s)), Math.floor(now / 1000), body),
     };
     const outcome = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS);
     this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });
     if (this.log.length > 10_000) this.log.splice(0, this.log.length - 10_000);
     return outcome;
   }
+}
+
+/** Starts work: a delivery marks its event in flight, so it is neither superseded nor sent twice (§6.2); a probe needs nothing. */
+function begin(tx: Transaction, work: Work, now: number): Begun {
+  return work.kind === 'deliver' ? { kind: 'deliver', event: beginAttempt(tx, work.event, now) } : { kind: 'probe' };
 }

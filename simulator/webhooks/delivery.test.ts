@@ -1,12 +1,14 @@
 /**
  * Webhook delivery (§3.1, §3.3, §5.4, §6.2, §6.3, §6.6) through nock on the
- * real fetch transport, driven by the virtual clock.
+ * real node:http transport, driven by the virtual clock.
  */
 import nock from 'nock';
 import Stripe from 'stripe';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Outcome } from '../domain/delivery.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
 import { verifySignature } from './signature.ts';
+import type { Transport } from './transport.ts';
 
 const HOOK = 'http://partner.test';
 const SECOND = 1000;
@@ -245,5 +247,60 @@ describe('webhook delivery', () => {
     await h.sim.webhooks.settle();
     expect(sequences(got)).toEqual([1, 2, 3, 4]);
     expect((await me(h)).webhook.last_sequence).toBe(4);
+  });
+});
+
+/** A transport that records each event's sequence and answers with `answer` (which may hold the answer back). */
+function recording(answer: (sequence: number) => Promise<Outcome> = async () => ({ status: 200 })): { transport: Transport; posted: number[] } {
+  const posted: number[] = [];
+  return {
+    posted,
+    transport: {
+      post(_url, _headers, body) {
+        const sequence = JSON.parse(body).sequence as number;
+        posted.push(sequence);
+        return answer(sequence);
+      },
+    },
+  };
+}
+
+describe('delivery in real time', () => {
+  it('§6.2: while serving, a backlog drains one event after another as each is acknowledged, without waiting for the next tick', async () => {
+    const { transport, posted } = recording();
+    const h = makeHarness({ transport });
+    await configure(h);
+    await booking(h, 1);
+    await booking(h, 5);
+    // An interval no test outlives: only the first tick is ever made.
+    h.sim.webhooks.start(HOUR);
+    try {
+      h.sim.webhooks.tick();
+      await vi.waitFor(() => expect(posted).toEqual([1, 2, 3, 4]));
+      await vi.waitFor(async () => expect((await me(h)).webhook.undelivered_events).toBe(0));
+    } finally {
+      h.sim.webhooks.stop();
+    }
+  });
+
+  it('once stopped, no further attempt begins: the one in flight is recorded and the rest stay queued', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((ok) => void (release = ok));
+    const { transport, posted } = recording(async () => {
+      await held;
+      return { status: 200 };
+    });
+    const h = makeHarness({ transport });
+    await configure(h);
+    await booking(h, 1);
+    h.sim.webhooks.start(HOUR);
+    h.sim.webhooks.tick();
+    await vi.waitFor(() => expect(posted).toEqual([1]));
+    h.sim.webhooks.stop();
+    release();
+    await vi.waitFor(() => expect(h.sim.store.get('events', '1:1')?.status).toBe('delivered'));
+    await new Promise((ok) => setTimeout(ok, 50));
+    expect(posted).toEqual([1]);
+    expect(h.sim.store.get('events', '1:2')?.status).toBe('pending');
   });
 });

@@ -1,4 +1,4 @@
-/** Delivery to a real HTTP receiver on loopback, with the real fetch transport. */
+/** Delivery to a real HTTP receiver on loopback, with the real node:http transport. */
 import { describe, expect, it } from 'vitest';
 import { makeHarness, newKey } from '../testing.ts';
 import { startReceiver } from './receiver.ts';

@@ -2,22 +2,78 @@
  * How a delivery leaves the simulator. Injected into the worker, so tests
  * can use nock or a fake without mocking modules (HOUSE-STYLE: Transport).
  */
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Outcome } from '../domain/delivery.ts';
 
 export interface Transport {
   post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Outcome>;
 }
 
-/** node's fetch; a time-out or a refused connection is an outcome without a status. */
-export const fetchTransport: Transport = {
-  async post(url, headers, body, timeoutMs) {
-    try {
-      const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-      await res.arrayBuffer().catch(() => undefined);
-      return { status: res.status };
-    } catch (e) {
-      const err = e as Error;
-      return { error: err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : err.message };
-    }
+/**
+ * Deliveries go one at a time per integration (§6.2), so each one's round
+ * trip bounds the rate: the connection is kept for the next post instead of
+ * being opened again. Idle sockets are dropped after 4 s (undici's default,
+ * which the fetch transport used to rely on) or earlier when the receiver
+ * announces a shorter Keep-Alive timeout, so a receiver that closes idle
+ * connections is not handed a dead one. At most one post per integration is
+ * in flight (§6.2), so a receiver gets at most one connection per
+ * integration pointing at it; the cap is a guard set well above that, so a
+ * post does not wait in the agent's queue while its time-out runs.
+ */
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 4_000 };
+const httpAgent = new HttpAgent(AGENT_OPTIONS);
+const httpsAgent = new HttpsAgent(AGENT_OPTIONS);
+
+function open(url: string, options: RequestOptions): ClientRequest {
+  const target = new URL(url);
+  if (target.protocol === 'https:') return httpsRequest(target, { ...options, agent: httpsAgent });
+  if (target.protocol === 'http:') return httpRequest(target, { ...options, agent: httpAgent });
+  throw new Error(`unsupported webhook URL scheme ${target.protocol}`);
+}
+
+/**
+ * node:http(s) over keep-alive agents. A time-out (no answer within
+ * `timeoutMs`, connecting included) or a refused connection is an outcome
+ * without a status; any answer is its status, redirects included (a 3xx is
+ * not followed: like any answer but a 2xx or 410 it is a failed attempt,
+ * spec webhooks responses). The answer's body is read to its end, within the
+ * same time-out, so the socket can carry the next post.
+ */
+export const httpTransport: Transport = {
+  post(url, headers, body, timeoutMs) {
+    return new Promise<Outcome>((resolve) => {
+      let req: ClientRequest | null = null;
+      let settled = false;
+      const finish = (outcome: Outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve(outcome);
+      };
+      let status: number | null = null;
+      const deadline = setTimeout(() => {
+        // An answer whose body is still arriving keeps its status, as it did under fetch.
+        finish(status === null ? { error: `no answer within ${timeoutMs} ms` } : { status });
+        req?.destroy();
+      }, timeoutMs);
+      deadline.unref();
+      try {
+        req = open(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } });
+      } catch (e) {
+        finish({ error: (e as Error).message });
+        return;
+      }
+      req.on('response', (res) => {
+        const answered = { status: res.statusCode ?? 0 };
+        status = answered.status;
+        res.on('end', () => finish(answered));
+        // Cut off mid-body: the status was already answered.
+        res.on('close', () => finish(answered));
+        res.resume();
+      });
+      req.on('error', (e) => finish(status === null ? { error: e.message } : { status }));
+      req.end(body);
+    });
   },
 };
