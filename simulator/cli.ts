@@ -15,7 +15,7 @@ import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixture
 import { statusOf } from './domain/integrations.ts';
 import { writeFileDurablySync } from './store/durable-fs.ts';
 import { DataDirLockedError, StoreDamagedError } from './store/errors.ts';
-import { FileStore } from './store/file-store.ts';
+import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 
 const USAGE = `Usage: npm start -- [options]
@@ -89,6 +89,8 @@ async function main(): Promise<void> {
     mkdirSync(dataDir, { recursive: true });
     let fileStore: FileStore;
     try {
+      // Imported here: a --memory start does not load the file store (nor lowdb) at all.
+      const { FileStore } = await import('./store/file-store.ts');
       // Takes the directory's lock first: nothing in it is touched while another simulator holds it.
       fileStore = await FileStore.open(dataDir, {
         compactAfterBytes: compaction,

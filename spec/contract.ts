@@ -4,13 +4,14 @@
  * Nothing else in the project reads the raw document (the Prism rule in
  * HOUSE-STYLE.md), so validation rules live once, in the OpenAPI document.
  */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { parseYamlCached } from './yaml-cache.ts';
 
-// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+// ajv (about 80 modules) is loaded on first use, synchronously (it ships CommonJS): a start that
+// answers GET /me does not need it, since /me has no parameters and production checks no responses.
+// (yaml is spared the same way: see yaml-cache.ts.)
+const require = createRequire(import.meta.url);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonSchema = { [key: string]: unknown };
@@ -77,29 +78,35 @@ const SPEC_URL = new URL('./openapi.yaml', import.meta.url);
 
 let cached: Contract | undefined;
 
-/** The contract of API 2026-09, loaded and compiled once per process. */
+/**
+ * The contract of API 2026-09, loaded once per process. Validators are
+ * compiled lazily, each schema on its first use, and kept.
+ */
 export function loadContract(): Contract {
-  cached ??= buildContract(parse(readFileSync(SPEC_URL, 'utf8')) as JsonSchema);
+  cached ??= buildContract(parseYamlCached(SPEC_URL) as JsonSchema);
   return cached;
 }
 
 function buildContract(raw: JsonSchema): Contract {
   const document = dereference(raw, raw) as JsonSchema;
-  const strictAjv = makeAjv(false);
-  const coercingAjv = makeAjv(true);
   const operations = collectOperations(document);
   const byId = new Map(operations.map((op) => [op.id, op]));
   const schemas = (document.components as { schemas: Record<string, JsonSchema> }).schemas;
 
+  let strict: Ajv2020 | undefined;
+  let coercing: Ajv2020 | undefined;
+  const strictAjv = () => (strict ??= makeAjv(false));
+  const coercingAjv = () => (coercing ??= makeAjv(true));
   const compiled = new Map<object, ValidateFunction>();
-  const compile = (ajv: Ajv2020, schema: object): ValidateFunction => {
+  const compile = (ajv: () => Ajv2020, schema: object): ValidateFunction => {
     let fn = compiled.get(schema);
     if (!fn) {
-      fn = ajv.compile(schema);
+      fn = ajv().compile(schema);
       compiled.set(schema, fn);
     }
     return fn;
   };
+  let assumptions: Assumption[] | undefined;
   const parameterSchemas = new Map<Operation, JsonSchema>();
   const parameterSchema = (op: Operation): JsonSchema => {
     let schema = parameterSchemas.get(op);
@@ -177,11 +184,17 @@ function buildContract(raw: JsonSchema): Contract {
       }
       return problems;
     },
-    assumptions: collectAssumptions(raw),
+    get assumptions() {
+      assumptions ??= collectAssumptions(raw);
+      return assumptions;
+    },
   };
 }
 
 function makeAjv(coerce: boolean): Ajv2020 {
+  const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  // ajv-formats ships CommonJS: its module object is the plugin.
+  const addFormats = require('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
   // strict: false because OpenAPI annotations (example, x-assumption) sit inside schemas.
   // strict: false also turns strictNumbers off, which let Infinity pass `number` and `integer`:
   // `page=1e400` coerced to Infinity and answered `"page": null`, a JSON `1e400` was stored as a total. JSON has no Infinity.
