@@ -7,11 +7,11 @@ import { DomainError } from './errors.ts';
 import type { Integration } from './model.ts';
 import type { Transaction } from '../store/store.ts';
 
-export interface RateLimitHeaders {
+export type RateLimitHeaders = {
   'X-RateLimit-Limit': string;
   'X-RateLimit-Remaining': string;
   'X-RateLimit-Reset': string;
-}
+};
 
 /** Counts one request; throws RATE_LIMITED (with headers) once the window is spent. */
 export function spend(tx: Transaction, integration: Integration, now: number): RateLimitHeaders {

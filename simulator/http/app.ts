@@ -129,7 +129,7 @@ function partnerRoute(platform: Platform, op: Operation, handler: Handler, obser
         if (!(e instanceof DomainError)) throw e;
         sendError(ctx, e);
       }
-      ctx.set(caller.rateLimit as unknown as Record<string, string>);
+      ctx.set(caller.rateLimit);
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       sendError(ctx, e);

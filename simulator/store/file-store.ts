@@ -93,9 +93,8 @@ const TABLE_RANK = new Map<string, number>(TABLE_ORDER.map((name, i) => [name, i
 
 /** The overlay without its volatile tables (most often the overlay itself: no copy). */
 function durablePart(overlay: Overlay): Overlay {
-  let volatile = false;
-  for (const name of overlay.keys()) if (VOLATILE_TABLES.has(name)) volatile = true;
-  if (!volatile) return overlay;
+  const tables = [...overlay.keys()];
+  if (!tables.some((name) => VOLATILE_TABLES.has(name))) return overlay;
   return new Map([...overlay].filter(([name]) => !VOLATILE_TABLES.has(name)));
 }
 
