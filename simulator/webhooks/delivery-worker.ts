@@ -46,7 +46,7 @@ export class DeliveryWorker {
   /** How many `settle()` calls are under way. */
   private settling = 0;
   private readonly secrets: Vault;
-  /** Every attempt, newest last (bounded), for the staff plane and tests. */
+  /** Every attempt, newest last (the last 10,000 to 11,000), for the staff plane and tests. */
   readonly log: Delivery[] = [];
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
@@ -184,7 +184,8 @@ export class DeliveryWorker {
     };
     const outcome = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS);
     this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });
-    if (this.log.length > 10_000) this.log.splice(0, this.log.length - 10_000);
+    // Trimmed in batches: a splice per delivery past the bound would shift the whole log every time.
+    if (this.log.length > 11_000) this.log.splice(0, this.log.length - 10_000);
     return outcome;
   }
 }
