@@ -55,10 +55,10 @@ async function coldStart(v: Variant): Promise<number> {
 
 /**
  * Bundles simulator/cli.ts with the esbuild that tsx brings. Only spec/ reads
- * import.meta.url (its YAML, the parse cache in node_modules/.cache, and
- * the requires of ajv and yaml on first use in spec/contract.ts and spec/yaml-cache.ts), so the bundle's
- * import.meta.url is spec/contract.ts's: it reads the same files and the same
- * cache as the unbundled start.
+ * import.meta.url (its YAML, the parse cache in node_modules/.cache, and the
+ * requires of ajv and yaml on first use in contract.ts and yaml-cache.ts),
+ * so the bundle's import.meta.url is spec/contract.ts's: it reads the same
+ * files and the same cache as the unbundled start.
  */
 async function bundle(dir: string): Promise<{ file: string; ms: number }> {
   const esbuild = await import('esbuild');
