@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { ApiClient, ExchangeLog } from './client.ts';
+import { asText } from '../reports/sanitize.ts';
 import type { Target } from './targets.ts';
 import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
 
@@ -61,7 +62,8 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
     : null;
   let counter = 0;
   const fail = (kind: string, received: string, documented: string, clause: string): never => {
-    throw new CheckFailure({ kind, received, documented, clause });
+    // A target can answer without the field a check quotes (JSON.stringify(undefined) is undefined): keep text.
+    throw new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause });
   };
   return {
     target, api, staff, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],

@@ -11,6 +11,7 @@ import type { RunReport } from '../conformance/types.ts';
 import { renderHtml } from './html.ts';
 import { renderJson } from './json.ts';
 import { renderJunit } from './junit.ts';
+import { sanitizeReport } from './sanitize.ts';
 
 export const REDACTED = '<redacted>';
 
@@ -59,7 +60,8 @@ const FILE_NAMES = { json: 'report.json', junit: 'junit.xml', html: 'index.html'
  */
 export function writeReports(report: RunReport, dir: string): WrittenReports {
   const runDir = resolve(dir, runDirectoryName(report.runId));
-  const clean = redactReport(report);
+  // Whatever the target answered, all three files are written: the report is plain JSON with text where text belongs.
+  const clean = redactReport(sanitizeReport(report));
   // The second pass catches secrets that rendering itself assembles (XML drops
   // control characters, which can join the halves of a token). Markup-safe
   // replacement in XML and HTML: a raw `<` would break the document.
