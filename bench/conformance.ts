@@ -20,7 +20,7 @@ const SEED = 20260901;
 
 export async function compareConformance(o: ConformanceBenchOptions): Promise<Outcome> {
   const once = (runs: number) => withDeadline('conformance run', (o.budgetSeconds + 60) * 1000,
-    runConformance({ runs, seed: SEED, timeBudgetSeconds: o.budgetSeconds }));
+    runConformance({ target: 'in-process', runs, seed: SEED, timeBudgetSeconds: o.budgetSeconds }));
   // Warm-up: one run per property loads every module and suite once.
   await once(1);
   const reports = await runRounds(() => once(o.runs), { warmup: 0, rounds: o.rounds, budgetMs: 3 * CONFORMANCE_TARGET_SECONDS * 1000 });

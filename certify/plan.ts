@@ -4,6 +4,7 @@
  * they use: stays for the orders, rates and nights of the outage drill.
  * Pure: dates are computed from the platform's "today".
  */
+import { seeded } from '../conformance/seeded.ts';
 import { addDays } from '../simulator/domain/calendar.ts';
 import type { BookingBody } from './credentials-file.ts';
 import type { Plan, PlanStep } from './types.ts';
@@ -29,17 +30,7 @@ export const STEPS: readonly PlanStep[] = [
   { id: 'drill.secret-rotation', title: 'Drill: webhook secret rotation', expects: 'Staff rotate the webhook secret; the file lists both. Deliveries with two v1= values (either order), one signed with the new secret only, and the platform\'s next delivery: all 2xx (§5.4).' },
 ];
 
-/** mulberry32: a small seeded generator, so a seed repeats a plan exactly. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded };
 
 export interface PlanChoices {
   /** The property every order and outage event uses (the covered one with most active units). */

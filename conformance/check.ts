@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { ApiClient, ExchangeLog } from './client.ts';
 import { asText } from '../reports/sanitize.ts';
+import { seeded } from './seeded.ts';
 import type { Target } from './targets.ts';
 import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
 
@@ -30,8 +31,10 @@ export interface CheckContext {
   runs: number;
   seed: number;
   path?: string;
-  /** A fresh identifier, prefixed with the run id so live writes are recognisable. */
+  /** A fresh identifier, prefixed with the run id so live writes are recognisable (and never repeat across runs). */
   uniqueId(prefix?: string): string;
+  /** The check's own generator, seeded by the run's seed and the check id: a seed repeats every choice. */
+  random(): number;
   /** Fails the check with what was received and what the document says. */
   fail(kind: string, received: string, documented: string, clause: string): never;
   /** Run after the check, pass or fail (receivers to close). */
@@ -54,13 +57,16 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
   return def;
 }
 
-export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean }): CheckContext {
+export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean; checkId?: string }): CheckContext {
   const log = new ExchangeLog();
   const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, retryAfterBudgetSeconds: options.live ? 60 : 0 });
   const staff = target.staffUrl && target.staffToken
     ? new ApiClient({ baseUrl: target.staffUrl, token: target.staffToken, secrets: target.secrets, log })
     : null;
   let counter = 0;
+  const random = seeded(options.seed ^ hash(options.checkId ?? ''));
+  // Ids stay unique across the checks of a run (each check counts from 1) and across runs (the run id).
+  const checkTag = hash(options.checkId ?? '').toString(36);
   const fail = (kind: string, received: string, documented: string, clause: string): never => {
     // A target can answer without the field a check quotes (JSON.stringify(undefined) is undefined): keep text.
     throw new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause });
@@ -69,8 +75,9 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
     target, api, staff, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],
     uniqueId(prefix = 'c') {
       counter += 1;
-      return `${options.runId}-${prefix}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+      return `${options.runId}-${checkTag}-${prefix}-${counter}`;
     },
+    random,
     fail,
     async forAll(arbitrary, predicate) {
       const details = await fc.check(fc.asyncProperty(arbitrary, async (value) => {
@@ -100,4 +107,11 @@ export function expectStatus(ctx: CheckContext, res: { status: number; body: any
   const got = `${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`;
   const want = `${status}${code ? ` ${code}` : ''}`;
   if (res.status !== status || (code !== null && res.body?.code !== code)) ctx.fail('UnexpectedStatus', `${got} for ${what}`, `${want} for ${what}`, clause);
+}
+
+/** FNV-1a of a check id, so each check draws its own sequence from the run's seed. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }

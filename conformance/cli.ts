@@ -11,20 +11,31 @@ import { writeReports } from '../reports/write.ts';
 import { FAULT_NAMES } from '../simulator/faults.ts';
 import { catalogue } from './catalogue.ts';
 import { runMutants } from './mutants.ts';
+import { SetupError } from './preflight.ts';
+import { shellWord } from './replay.ts';
 import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
-import type { CheckResult } from './types.ts';
+import type { CheckResult, RunReport } from './types.ts';
 
 const USAGE = `Usage: npm run conformance -- [options]
 
 Target (default: the in-process simulator, fresh world per check, full staff control)
-  --target URL            base URL of a live deployment (…/api/integrations/v1)
+  --target URL            base URL of a live deployment (…/api/integrations/v1); checked first (preflight):
+                          a dead host, a refused key or not this API ends the run with exit 2, no check judged
   --api-key KEY           the integration's API key (or PARTNER_API_KEY)
   --webhook-secret S      its webhook secret (or PARTNER_WEBHOOK_SECRET)
-  --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, allowWrites
-  --allow-writes          let checks create bookings (live: only on --property, far-future dates, ids prefixed by the run id)
+  --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, disabledApiKey,
+                          nonIntegrationToken, controlUrl, controlToken, allowWrites, allowSync, allowBurst,
+                          webhookPublicUrl, webhookListenPort
+  --allow-writes          let checks create bookings (live: only on --property, far-future free nights, ids prefixed by the run id)
+  --allow-sync            let the sync checks call POST /sync (spends the day's full-sync allowance)
+  --allow-burst           let a check drive the rate limit to a 429 (to check Retry-After and X-RateLimit-*)
   --property ID           a platform property id a live run may use (repeatable)
   --webhook-public-url U  live webhooks: the URL the platform delivers to (staff registered it)
   --webhook-listen-port N live webhooks: where the runner's receiver listens behind that URL
+  --control-url URL       a staging control plane (spec/control-openapi.yaml) for checks that need platform actions
+  --control-token T       its bearer token (or PARTNER_CONTROL_TOKEN)
+  Other credentials come from --config or the environment: PARTNER_OTHER_API_KEY (a second integration),
+  PARTNER_DISABLED_API_KEY (a disabled integration), PARTNER_NON_INTEGRATION_TOKEN (a valid non-integration token).
 What to run
   --suite NAME            only this suite (repeatable): ${[...new Set(catalogue().map((c) => c.suite))].join(', ')}
   --check ID              only this check (repeatable); --list shows them all
@@ -32,6 +43,9 @@ What to run
   --runs N                fast-check runs per property (default 25)
   --seed S  --path P      replay one failure exactly (printed with every failure)
   --time-budget SECONDS   stop starting new checks after this long
+Gate (exit 1 when the run proved too little)
+  --require-applicable N  at least N checks must run (N ≥ 1), or that share of the selected ones (0 < N < 1)
+  --fail-on-not-applicable  any check not applicable fails the run
 Output
   --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/
   --list                  list the checks and exit
@@ -46,8 +60,10 @@ async function main(): Promise<number> {
     ({ values } = parseArgs({
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
-        'allow-writes': { type: 'boolean' }, property: { type: 'string', multiple: true },
+        'allow-writes': { type: 'boolean' }, 'allow-sync': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true },
         'webhook-public-url': { type: 'string' }, 'webhook-listen-port': { type: 'string' },
+        'control-url': { type: 'string' }, 'control-token': { type: 'string' },
+        'require-applicable': { type: 'string' }, 'fail-on-not-applicable': { type: 'boolean' },
         suite: { type: 'string', multiple: true }, check: { type: 'string', multiple: true }, 'normative-only': { type: 'boolean' },
         runs: { type: 'string' }, seed: { type: 'string' }, path: { type: 'string' }, 'time-budget': { type: 'string' },
         'report-dir': { type: 'string', default: 'reports' }, list: { type: 'boolean' },
@@ -63,7 +79,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (values.list) {
-    for (const c of catalogue()) process.stdout.write(`${c.id.padEnd(48)} ${c.suite.padEnd(12)} ${c.level.padEnd(10)} needs ${c.needs.join('+').padEnd(11)} ${c.clauses.join(' ')}\n`);
+    process.stdout.write(`${'CHECK'.padEnd(48)} ${'SUITE'.padEnd(12)} ${'LEVEL'.padEnd(10)} ${'NEEDS'.padEnd(17)} CLAUSES\n`);
+    for (const c of catalogue()) process.stdout.write(`${c.id.padEnd(48)} ${c.suite.padEnd(12)} ${c.level.padEnd(10)} ${c.needs.join('+').padEnd(17)} ${c.clauses.join(' ')}\n`);
     return 0;
   }
   const int = (name: string, v: string | undefined) => {
@@ -71,23 +88,41 @@ async function main(): Promise<number> {
     if (!/^-?\d+$/.test(v)) throw new Error(`--${name} must be an integer, got "${v}"`);
     return Number(v);
   };
+  const share = (name: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || (n > 1 && !Number.isInteger(n))) throw new Error(`--${name} must be a count of checks (1, 2, …) or a share between 0 and 1, got "${v}"`);
+    return n;
+  };
   let options: ConformanceOptions;
   try {
     const file = values.config ? readConfig(values.config) : {};
     const properties = values.property?.map((p) => int('property', p)!) ?? file.properties;
+    const env = process.env;
+    const baseUrl = values.target ?? file.target;
     options = {
-      baseUrl: values.target ?? file.target,
-      apiKey: values['api-key'] ?? file.apiKey ?? process.env.PARTNER_API_KEY,
-      webhookSecret: values['webhook-secret'] ?? file.webhookSecret ?? process.env.PARTNER_WEBHOOK_SECRET,
-      otherApiKey: file.otherApiKey,
+      ...(baseUrl ? { baseUrl } : { target: 'in-process' as const }),
+      apiKey: values['api-key'] ?? file.apiKey ?? env.PARTNER_API_KEY,
+      webhookSecret: values['webhook-secret'] ?? file.webhookSecret ?? env.PARTNER_WEBHOOK_SECRET,
+      otherApiKey: file.otherApiKey ?? env.PARTNER_OTHER_API_KEY,
+      disabledApiKey: file.disabledApiKey ?? env.PARTNER_DISABLED_API_KEY,
+      nonIntegrationToken: file.nonIntegrationToken ?? env.PARTNER_NON_INTEGRATION_TOKEN,
+      controlUrl: values['control-url'] ?? file.controlUrl,
+      controlToken: values['control-token'] ?? file.controlToken ?? env.PARTNER_CONTROL_TOKEN,
       webhookPublicUrl: values['webhook-public-url'] ?? file.webhookPublicUrl,
       webhookListenPort: int('webhook-listen-port', values['webhook-listen-port']) ?? file.webhookListenPort,
       properties,
       allowWrites: values['allow-writes'] ?? file.allowWrites ?? false,
+      allowSync: values['allow-sync'] ?? file.allowSync ?? false,
+      allowBurst: values['allow-burst'] ?? file.allowBurst ?? false,
       suites: values.suite, checks: values.check, normativeOnly: values['normative-only'],
       runs: int('runs', values.runs), seed: int('seed', values.seed), path: values.path,
       timeBudgetSeconds: int('time-budget', values['time-budget']),
+      requireApplicable: share('require-applicable', values['require-applicable']),
+      failOnNotApplicable: values['fail-on-not-applicable'] ?? false,
+      replayBase: replayBase(values),
     };
+    if (options.seed !== undefined && options.seed < 0) throw new Error(`--seed must be 0 or more, got ${options.seed}`);
     if (options.runs !== undefined && options.runs < 1) throw new Error('--runs must be at least 1');
     if (values.fault || values.mutants) {
       if (options.baseUrl) throw new Error('--fault and --mutants run against the in-process simulator only; drop --target');
@@ -110,16 +145,53 @@ async function main(): Promise<number> {
     return score === 1 ? 0 : 1;
   }
 
-  const target = options.baseUrl ? `${options.baseUrl} (live, ${options.allowWrites ? 'read+write' : 'read-only'})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
+  const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
+  const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
-  const report = await runConformance({ ...options, onResult: (r) => process.stdout.write(line(r)) });
+  let report: RunReport;
+  try {
+    report = await runConformance({ ...options, onResult: (r) => process.stdout.write(line(r)) });
+  } catch (e) {
+    if (e instanceof SetupError) {
+      process.stderr.write(`error: ${e.message}\n(a setup problem: no check was run or judged)\n`);
+      return 2;
+    }
+    throw e;
+  }
   const written = writeReports(report, values['report-dir']!);
-  const s = report.summary;
-  process.stdout.write(`\n${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})\n`);
-  const uncovered = report.coverage.filter((c) => c.status === 'uncovered').length;
-  process.stdout.write(`clauses: ${report.coverage.length - uncovered} of ${report.coverage.length} have checks\n`);
+  process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
+  if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') && options.baseUrl) {
+    process.stdout.write('replay commands read the credentials from PARTNER_API_KEY, PARTNER_WEBHOOK_SECRET, PARTNER_OTHER_API_KEY, PARTNER_DISABLED_API_KEY, PARTNER_NON_INTEGRATION_TOKEN and PARTNER_CONTROL_TOKEN (or --config)\n');
+  }
   process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
-  return s.failed + s.errored === 0 ? 0 : 1;
+  return report.summary.verdict === 'passed' ? 0 : 1;
+}
+
+/** How much the run proved, in words: counts, clauses, what it left behind, and the verdict with its reasons. */
+export function verdictLines(report: RunReport): string[] {
+  const s = report.summary;
+  const lines = [
+    `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})`,
+    `proved: ${s.applicable} of ${s.total} checks applicable; ${s.clauses_proven} of ${s.clauses_total} clauses proven; ${s.bookings_created} booking(s) created on the target`,
+  ];
+  const why = new Map<string, number>();
+  for (const r of report.results) if (r.outcome === 'not_applicable' && r.reason) why.set(r.reason, (why.get(r.reason) ?? 0) + 1);
+  if (why.size > 0) lines.push('not applicable:', ...[...why].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `  ${String(n).padStart(3)} × ${reason}`));
+  const label = { passed: 'PASSED', failed: 'FAILED', insufficient: 'INSUFFICIENT (proved too little)' }[s.verdict];
+  lines.push(`verdict: ${label}${s.gate.length > 0 ? ` — ${s.gate.join('; ')}` : ''}`);
+  return lines;
+}
+
+/** The flags this run was given that shape what a check does; secrets left to the environment. */
+function replayBase(values: Record<string, unknown>): string {
+  const parts = ['npm run conformance --'];
+  const keep = ['target', 'config', 'property', 'allow-writes', 'allow-sync', 'allow-burst', 'webhook-public-url', 'webhook-listen-port', 'control-url', 'normative-only', 'runs', 'fault', 'enable-faults'];
+  for (const name of keep) {
+    const v = values[name];
+    if (v === undefined || v === false) continue;
+    for (const item of Array.isArray(v) ? v : [v]) parts.push(item === true ? `--${name}` : `--${name} ${shellWord(String(item))}`);
+  }
+  return parts.join(' ');
 }
 
 function line(r: CheckResult): string {
@@ -134,11 +206,27 @@ function line(r: CheckResult): string {
   return out;
 }
 
-function readConfig(path: string): { target?: string; apiKey?: string; webhookSecret?: string; properties?: number[]; otherApiKey?: string; allowWrites?: boolean; webhookPublicUrl?: string; webhookListenPort?: number } {
-  const text = readFileSync(path, 'utf8');
-  const data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  if (data === null || typeof data !== 'object') throw new Error(`--config ${path} must hold an object`);
-  return data;
+interface ConfigFile {
+  target?: string; apiKey?: string; webhookSecret?: string; properties?: number[];
+  otherApiKey?: string; disabledApiKey?: string; nonIntegrationToken?: string; controlUrl?: string; controlToken?: string;
+  allowWrites?: boolean; allowSync?: boolean; allowBurst?: boolean; webhookPublicUrl?: string; webhookListenPort?: number;
+}
+
+function readConfig(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`--config ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new Error(`--config ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error(`--config ${path} must hold an object`);
+  return data as ConfigFile;
 }
 
 function usageError(message: string): number {

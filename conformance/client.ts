@@ -5,6 +5,7 @@
  */
 import { loadContract, type Contract, type Operation } from '../spec/contract.ts';
 import type { Exchange } from './types.ts';
+import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
 
 export interface Response {
@@ -47,6 +48,8 @@ export interface ClientOptions {
 export class ExchangeLog {
   readonly exchanges: Exchange[] = [];
   readonly schemaProblems: SchemaProblem[] = [];
+  /** Bookings created (POST /bookings answered 201), counted for the report: a live run leaves them behind. */
+  bookingsCreated = 0;
 }
 
 export class ApiClient {
@@ -92,10 +95,16 @@ export class ApiClient {
 
     for (let attempt = 0; ; attempt++) {
       const t0 = performance.now();
-      const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+      let res: globalThis.Response;
+      try {
+        res = await fetch(url, { method, headers, body, redirect: 'manual' });
+      } catch (e) {
+        throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: ${unreachableCause(e)}`);
+      }
       const text = await res.text();
       const response: Response = { status: res.status, headers: Object.fromEntries(res.headers), text, body: parse(text) };
       const n = this.record(method, url, headers, body, response, performance.now() - t0);
+      if (method === 'POST' && response.status === 201 && url.pathname.endsWith('/bookings')) this.options.log.bookingsCreated += 1;
       this.checkSchema(method, url.pathname, response, n);
       const budget = this.options.retryAfterBudgetSeconds ?? 0;
       const wait = Number(response.headers['retry-after']);

@@ -50,7 +50,7 @@ export async function runMutants(options: Pick<ConformanceOptions, 'runs' | 'see
   const results: MutantResult[] = [];
   for (const fault of options.faults ?? FAULT_NAMES) {
     const check = DETECTED_BY[fault];
-    const report = await runConformance({ fault, runs: options.runs ?? 15, seed: options.seed, checks: options.full ? undefined : [check] });
+    const report = await runConformance({ target: 'in-process', fault, runs: options.runs ?? 15, seed: options.seed, checks: options.full ? undefined : [check] });
     const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
     results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks });
   }

@@ -37,7 +37,7 @@ describe('the check catalogue', () => {
 
 describe('against the in-process simulator', () => {
   it('passes every applicable check', async () => {
-    const report = await runConformance({ runs: 10, seed: 7 });
+    const report = await runConformance({ target: 'in-process', runs: 10, seed: 7 });
     // Only the live-only webhook check does not apply in-process.
     const bad = report.results.filter((r) => r.outcome !== 'passed' && !(r.outcome === 'not_applicable' && r.id === 'webhooks.live-deliveries'));
     expect(bad.map((r) => `${r.id}: ${r.outcome} ${r.failure?.received ?? r.error ?? r.reason ?? ''}`)).toEqual([]);
@@ -52,33 +52,33 @@ describe('against the in-process simulator', () => {
   });
 
   it('reports a failure with its clause, exchanges, seed and replay command; the replay reproduces it', async () => {
-    const report = await runConformance({ fault: 'key-reuse-accepted', checks: ['idempotency.reuse-with-any-change-refused'], runs: 10, seed: 99 });
+    const report = await runConformance({ target: 'in-process', fault: 'key-reuse-accepted', checks: ['idempotency.reuse-with-any-change-refused'], runs: 10, seed: 99 });
     const [result] = report.results;
     expect(result!.outcome).toBe('failed');
     expect(result!.failure).toMatchObject({ kind: 'UnexpectedStatus', clause: '4.5.R1d' });
     expect(result!.property).toMatchObject({ seed: 99, path: expect.any(String), counterexample: expect.any(String) });
     expect(result!.exchanges.length).toBeGreaterThan(0);
-    expect(result!.replay).toContain(`--check idempotency.reuse-with-any-change-refused --seed 99 --path ${result!.property!.path}`);
-    const again = await runConformance({ fault: 'key-reuse-accepted', checks: ['idempotency.reuse-with-any-change-refused'], runs: 10, seed: 99, path: result!.property!.path });
+    expect(result!.replay).toContain(`--check idempotency.reuse-with-any-change-refused --seed=99 --path=${result!.property!.path}`);
+    const again = await runConformance({ target: 'in-process', fault: 'key-reuse-accepted', checks: ['idempotency.reuse-with-any-change-refused'], runs: 10, seed: 99, path: result!.property!.path });
     expect(again.results[0]!.outcome).toBe('failed');
     expect(again.results[0]!.property?.counterexample).toBe(result!.property!.counterexample);
   });
 
   it('assertConformance throws naming the failed check and how to replay it', async () => {
-    await expect(assertConformance({ fault: 'unauthenticated-403', checks: ['auth.missing-key-is-401'], runs: 5, seed: 1 }))
+    await expect(assertConformance({ target: 'in-process', fault: 'unauthenticated-403', checks: ['auth.missing-key-is-401'], runs: 5, seed: 1 }))
       .rejects.toThrow(/auth\.missing-key-is-401[\s\S]*replay: npm run conformance -- .*--fault unauthenticated-403 --enable-faults/);
   });
 
   it('--normative-only leaves out the checks that rely on an assumption', async () => {
-    const report = await runConformance({ normativeOnly: true, suites: ['schema'], runs: 5 });
+    const report = await runConformance({ target: 'in-process', normativeOnly: true, suites: ['schema'], runs: 5 });
     const assumed = report.results.filter((r) => r.level === 'assumption');
     expect(assumed.length).toBeGreaterThan(0);
     expect(assumed.every((r) => r.outcome === 'skipped')).toBe(true);
   });
 
   it('refuses unknown suites and checks, naming them', async () => {
-    await expect(runConformance({ suites: ['nope'] })).rejects.toThrow('unknown suite "nope"');
-    await expect(runConformance({ checks: ['nope.check'] })).rejects.toThrow('unknown check "nope.check"');
+    await expect(runConformance({ target: 'in-process', suites: ['nope'] })).rejects.toThrow('unknown suite "nope"');
+    await expect(runConformance({ target: 'in-process', checks: ['nope.check'] })).rejects.toThrow('unknown check "nope.check"');
   });
 });
 

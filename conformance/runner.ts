@@ -6,12 +6,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadClauses } from '../spec/clauses.ts';
+import { API_VERSION } from '../spec/document-tables.ts';
 import { catalogue } from './catalogue.ts';
+import { TargetUnreachable } from './unreachable.ts';
 import { CheckFailure, makeContext, NotApplicable, type CheckDefinition } from './check.ts';
+import { preflight } from './preflight.ts';
+import { replayCommand } from './replay.ts';
 import { targetFactory, type TargetConfig } from './targets.ts';
-import type { CheckResult, ClauseCoverage, RunReport } from './types.ts';
+import type { CheckResult, ClauseCoverage, RunReport, RunSummary } from './types.ts';
 
 export interface ConformanceOptions extends TargetConfig {
+  /**
+   * `'in-process'` runs against the built-in simulator. There is no default:
+   * a run with neither this nor `baseUrl` is refused, so an unset environment
+   * variable never quietly tests our own simulator instead of a deployment.
+   */
+  target?: 'in-process';
   suites?: string[];
   checks?: string[];
   /** fast-check runs per property (default 25). */
@@ -23,6 +33,21 @@ export interface ConformanceOptions extends TargetConfig {
   onResult?: (result: CheckResult) => void;
   /** The checks to run instead of the built-in catalogue (tests). */
   catalogue?: CheckDefinition[];
+  /** Gate: at least this many checks (a number ≥ 1) or this share of the selected checks (0 < n < 1) must have run. */
+  requireApplicable?: number;
+  /** Gate: any check not applicable fails the run. */
+  failOnNotApplicable?: boolean;
+  /** The command that replays this run, without --check and --seed (the CLI passes what it was given). */
+  replayBase?: string;
+}
+
+/** The run's target as the options name it; throws when they name none or two. */
+export function chosenTarget(options: Pick<ConformanceOptions, 'target' | 'baseUrl'>): 'in-process' | 'live' {
+  if (options.target !== undefined && options.target !== 'in-process') throw new Error(`target must be 'in-process' (or pass baseUrl for a deployment), got ${JSON.stringify(options.target)}`);
+  if (options.target === 'in-process' && options.baseUrl) throw new Error("pass either target: 'in-process' or baseUrl, not both");
+  if (options.target === 'in-process') return 'in-process';
+  if (typeof options.baseUrl === 'string' && options.baseUrl.trim() !== '') return 'live';
+  throw new Error("no target: pass baseUrl (and apiKey) for a deployment, or target: 'in-process' for the built-in simulator (an unset environment variable is not a target)");
 }
 
 const SPEC_URL = new URL('../spec/openapi.yaml', import.meta.url);
@@ -36,18 +61,24 @@ export function selectChecks(all: CheckDefinition[], options: Pick<ConformanceOp
 }
 
 export async function runConformance(options: ConformanceOptions = {}): Promise<RunReport> {
+  const kind = chosenTarget(options);
+  if (options.requireApplicable !== undefined && !(options.requireApplicable > 0)) throw new Error(`requireApplicable must be a count ≥ 1 or a share between 0 and 1, got ${options.requireApplicable}`);
   const started = Date.now();
   const runId = `${new Date(started).toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
-  const seed = options.seed ?? randomBytes(4).readInt32LE(0);
+  // Non-negative, so the printed `--seed=N` parses everywhere (a leading '-' reads as a flag).
+  const seed = options.seed ?? randomBytes(4).readUInt32LE(0) >>> 1;
   const runs = options.runs ?? 25;
-  const factory = targetFactory(options);
   const checks = selectChecks(options.catalogue ?? catalogue(), options);
+  // A setup mistake (dead host, wrong key, not this API) ends the run here as a SetupError, before any check is judged.
+  const setup = kind === 'live' ? await preflight({ ...options, baseUrl: options.baseUrl!, apiKey: options.apiKey ?? '' }) : null;
+  const factory = targetFactory(options, setup);
   const results: CheckResult[] = [];
-  const replayBase = replayCommand(options);
+  const replayBase = options.replayBase ?? replayCommand(options);
+  let bookingsCreated = 0;
   try {
     for (const check of checks) {
       const base = { id: check.id, title: check.title, suite: check.suite, clauses: check.clauses, level: check.level, exchanges: [], ms: 0 };
-      const replay = `${replayBase} --check ${check.id} --seed ${seed}`;
+      const replay = `${replayBase} --check ${check.id} --seed=${seed}`;
       let result: CheckResult;
       const missing = check.needs.filter((n) => !factory.capabilities.includes(n));
       if (options.normativeOnly && check.level === 'assumption') {
@@ -57,7 +88,9 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       } else if (options.timeBudgetSeconds !== undefined && Date.now() - started > options.timeBudgetSeconds * 1000) {
         result = { ...base, outcome: 'skipped', reason: `time budget of ${options.timeBudgetSeconds} s spent`, replay };
       } else {
-        result = await runOne(check, factory, { runId, runs, seed, path: options.path, live: factory.kind === 'live', replay });
+        const ran = await runOne(check, factory, { runId, runs, seed, path: options.path, live: factory.kind === 'live', replay });
+        result = ran.result;
+        bookingsCreated += ran.bookingsCreated;
       }
       results.push(result);
       options.onResult?.(result);
@@ -65,19 +98,48 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   } finally {
     await factory.dispose();
   }
-  const summary = { total: results.length, passed: 0, failed: 0, not_applicable: 0, skipped: 0, errored: 0, ms: Date.now() - started };
-  for (const r of results) summary[r.outcome] += 1;
+  const clauses = coverage(options.catalogue ?? catalogue(), results);
+  const summary = summarise(results, clauses, { ms: Date.now() - started, bookingsCreated, requireApplicable: options.requireApplicable, failOnNotApplicable: options.failOnNotApplicable ?? false });
   return {
     runId,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date().toISOString(),
     target: { kind: factory.kind, baseUrl: factory.baseUrl, capabilities: factory.capabilities },
     options: { suites: options.suites ?? [], checks: options.checks ?? [], runs, seed, normativeOnly: options.normativeOnly ?? false, allowWrites: options.allowWrites ?? false },
-    apiVersion: '2026-09',
+    apiVersion: API_VERSION,
     specDigest: createHash('sha256').update(readFileSync(SPEC_URL)).digest('hex'),
     results,
-    coverage: coverage(options.catalogue ?? catalogue(), results),
+    coverage: clauses,
     summary,
+  };
+}
+
+/**
+ * Counts, how much the run proved, and the verdict. `passed` needs every
+ * applicable check to pass AND the gate to hold: a run that proved too little
+ * is `insufficient`, never green.
+ */
+export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: { ms: number; bookingsCreated: number; requireApplicable?: number; failOnNotApplicable: boolean }): RunSummary {
+  const count = { passed: 0, failed: 0, not_applicable: 0, skipped: 0, errored: 0 };
+  for (const r of results) count[r.outcome] += 1;
+  const applicable = count.passed + count.failed + count.errored;
+  const gate: string[] = [];
+  if (o.requireApplicable !== undefined) {
+    const need = o.requireApplicable >= 1 ? Math.ceil(o.requireApplicable) : Math.ceil(o.requireApplicable * results.length);
+    const what = o.requireApplicable >= 1 ? `${need}` : `${need} (${Math.round(o.requireApplicable * 100)}% of ${results.length})`;
+    if (applicable < need) gate.push(`only ${applicable} of ${results.length} checks were applicable; --require-applicable asks for ${what}`);
+  }
+  if (o.failOnNotApplicable && count.not_applicable > 0) gate.push(`${count.not_applicable} check(s) not applicable and --fail-on-not-applicable is set`);
+  const verdict: RunSummary['verdict'] = count.failed + count.errored > 0 ? 'failed' : gate.length > 0 || applicable === 0 ? 'insufficient' : 'passed';
+  if (applicable === 0 && gate.length === 0) gate.push('no check was applicable: the run proved nothing');
+  return {
+    total: results.length, ...count, ms: o.ms,
+    applicable,
+    clauses_proven: clauses.filter((c) => c.status === 'passed').length,
+    clauses_total: clauses.length,
+    bookings_created: o.bookingsCreated,
+    verdict,
+    gate,
   };
 }
 
@@ -89,19 +151,27 @@ export async function assertConformance(options: ConformanceOptions = {}): Promi
     const lines = bad.map((r) => `${r.id}: ${r.failure ? `received ${r.failure.received}; documented ${r.failure.documented} (${r.failure.clause})` : r.error}\n  replay: ${r.replay}`);
     throw new Error(`${bad.length} conformance check(s) failed:\n${lines.join('\n')}`);
   }
+  if (report.summary.verdict !== 'passed') throw new Error(`conformance run proved too little: ${report.summary.gate.join('; ')}`);
   return report;
 }
 
-async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetFactory>, o: { runId: string; runs: number; seed: number; path?: string; live: boolean; replay: string }): Promise<CheckResult> {
+async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetFactory>, o: { runId: string; runs: number; seed: number; path?: string; live: boolean; replay: string }): Promise<{ result: CheckResult; bookingsCreated: number }> {
   const t0 = Date.now();
   const base = { id: check.id, title: check.title, suite: check.suite, clauses: check.clauses, level: check.level };
   let target;
   try {
     target = await factory.open();
   } catch (e) {
-    return { ...base, outcome: 'errored', error: `could not open the target: ${(e as Error).message}`, exchanges: [], replay: o.replay, ms: Date.now() - t0 };
+    return { result: { ...base, outcome: 'errored', error: `could not open the target: ${(e as Error).message}`, exchanges: [], replay: o.replay, ms: Date.now() - t0 }, bookingsCreated: 0 };
   }
-  const ctx = makeContext(target, { runId: o.runId, runs: o.runs, seed: o.seed, path: o.path, live: o.live });
+  const ctx = makeContext(target, { runId: o.runId, runs: o.runs, seed: o.seed, path: o.path, live: o.live, checkId: check.id });
+  const result = await judge(check, ctx, base, o.replay, t0);
+  return { result, bookingsCreated: ctx.log.bookingsCreated };
+}
+
+async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>, base: Pick<CheckResult, 'id' | 'title' | 'suite' | 'clauses' | 'level'>, replay: string, t0: number): Promise<CheckResult> {
+  const o = { replay };
+  const target = ctx.target;
   try {
     await check.run(ctx);
     const schema = ctx.log.schemaProblems[0];
@@ -115,11 +185,13 @@ async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetF
   } catch (e) {
     const exchanges = ctx.log.exchanges.slice(-40);
     if (e instanceof CheckFailure) {
-      const replay = e.property?.path ? `${o.replay} --path ${e.property.path}` : o.replay;
+      const replay = e.property?.path ? `${o.replay} --path=${e.property.path}` : o.replay;
       return { ...base, outcome: 'failed', failure: e.failure, property: e.property, exchanges, replay, ms: Date.now() - t0 };
     }
     if (e instanceof NotApplicable) return { ...base, outcome: 'not_applicable', reason: e.message, exchanges: [], replay: o.replay, ms: Date.now() - t0 };
-    return { ...base, outcome: 'errored', error: (e as Error).stack ?? String(e), exchanges, replay: o.replay, ms: Date.now() - t0 };
+    // An unreachable target mid-run is named by its cause, not by a stack trace.
+    const error = e instanceof TargetUnreachable ? e.message : (e as Error).stack ?? String(e);
+    return { ...base, outcome: 'errored', error, exchanges, replay: o.replay, ms: Date.now() - t0 };
   } finally {
     for (const done of ctx.cleanup) await done().catch(() => undefined);
     await target.close();
@@ -135,13 +207,4 @@ function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCove
       : ran.some((r) => r.outcome !== 'passed') ? 'failed' : 'passed';
     return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status };
   });
-}
-
-function replayCommand(o: ConformanceOptions): string {
-  const parts = ['npm run conformance --'];
-  if (o.baseUrl) parts.push(`--target ${o.baseUrl} --api-key <API_KEY>`);
-  if (o.allowWrites) parts.push('--allow-writes');
-  if (o.runs) parts.push(`--runs ${o.runs}`);
-  if (o.fault) parts.push(`--fault ${o.fault} --enable-faults`);
-  return parts.join(' ');
 }

@@ -11,7 +11,11 @@ import { STAFF_ROOT } from '../simulator/staff/routes.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld, type FixtureProperty } from '../simulator/demo-world.ts';
 import { VirtualClock } from '../simulator/domain/clock.ts';
+import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
+
+/** The in-process simulator lets checks do everything, on a fresh world each. */
+const IN_PROCESS: Capability[] = ['read', 'write', 'sync', 'burst', 'staff'];
 
 export interface TargetConfig {
   /** Base URL of the API root (`…/api/integrations/v1`); absent means the in-process simulator. */
@@ -22,6 +26,17 @@ export interface TargetConfig {
   properties?: number[];
   /** Another integration's API key on the same deployment (enables cross-integration checks). */
   otherApiKey?: string;
+  /** The key of a disabled integration on the same deployment (§5.5: 403 INTEGRATION_DISABLED). */
+  disabledApiKey?: string;
+  /** A valid bearer token that is not an integration key, e.g. a staff token (§5.5: 403 NOT_INTEGRATION_TOKEN). */
+  nonIntegrationToken?: string;
+  /** A staging control plane (spec/control-openapi.yaml) for checks that need platform actions, and its token. */
+  controlUrl?: string;
+  controlToken?: string;
+  /** Spend the daily full-sync allowance on the sync checks (§8: one per 24 hours). */
+  allowSync?: boolean;
+  /** Drive the partner rate limit to a 429 to check its headers (§7). */
+  allowBurst?: boolean;
   /** Live webhooks: the URL the platform delivers to (registered for the integration by platform staff)… */
   webhookPublicUrl?: string;
   /** …and the local port where the runner's receiver listens behind it. */
@@ -44,6 +59,10 @@ export interface Target {
   /** Live webhooks (see TargetConfig). */
   webhook: { publicUrl: string; listenPort: number } | null;
   disabledApiKey: string | null;
+  /** A valid bearer token that is not an integration key (the staff token in-process). */
+  nonIntegrationToken: string | null;
+  /** The main integration's `GET /me` data as the preflight saw it (live), or null. */
+  me: MeView | null;
   staffToken: string | null;
   /** Secrets to redact from every exchange. */
   secrets: string[];
@@ -62,15 +81,16 @@ export interface TargetFactory {
   dispose(): Promise<void>;
 }
 
-export function targetFactory(config: TargetConfig): TargetFactory {
-  return config.baseUrl ? liveFactory(config) : inProcessFactory(config);
+/** The factory for the configured target; a live one takes what its preflight found. */
+export function targetFactory(config: TargetConfig, setup: PreflightResult | null = null): TargetFactory {
+  return config.baseUrl ? liveFactory(config, setup) : inProcessFactory(config);
 }
 
 function inProcessFactory(config: TargetConfig): TargetFactory {
   return {
     kind: 'in-process',
     baseUrl: `http://127.0.0.1:<ephemeral>${API_ROOT}`,
-    capabilities: ['read', 'write', 'staff'],
+    capabilities: IN_PROCESS,
     async open() {
       const clock = new VirtualClock(() => Date.now());
       const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [] });
@@ -82,13 +102,15 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
       return {
         kind: 'in-process',
         baseUrl: origin + API_ROOT,
-        capabilities: ['read', 'write', 'staff'],
+        capabilities: IN_PROCESS,
         apiKey: main!.apiKey,
         webhookSecret: main!.webhookSecret,
         properties: main!.properties,
         otherApiKey: other!.apiKey,
         webhook: null,
         disabledApiKey: disabled!.apiKey,
+        nonIntegrationToken: fixtures.staffToken,
+        me: null,
         staffToken: fixtures.staffToken,
         secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
         simulator: sim,
@@ -105,9 +127,12 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
   };
 }
 
-function liveFactory(config: TargetConfig): TargetFactory {
+function liveFactory(config: TargetConfig, setup: PreflightResult | null): TargetFactory {
   if (!config.apiKey) throw new Error('--api-key (or apiKey in --config) is required with --target');
-  const capabilities: Capability[] = config.allowWrites ? ['read', 'write'] : ['read'];
+  const capabilities: Capability[] = ['read'];
+  if (config.allowWrites) capabilities.push('write');
+  if (config.allowSync) capabilities.push('sync');
+  if (config.allowBurst) capabilities.push('burst');
   const baseUrl = config.baseUrl!.replace(/\/$/, '');
   return {
     kind: 'live',
@@ -124,9 +149,11 @@ function liveFactory(config: TargetConfig): TargetFactory {
         properties: (config.properties ?? []).map((id) => ({ doorloom_id: id, external_id: '', archived: false, units: [] })),
         otherApiKey: config.otherApiKey ?? null,
         webhook: config.webhookPublicUrl && config.webhookListenPort !== undefined ? { publicUrl: config.webhookPublicUrl, listenPort: config.webhookListenPort } : null,
-        disabledApiKey: null,
+        disabledApiKey: config.disabledApiKey ?? null,
+        nonIntegrationToken: config.nonIntegrationToken ?? null,
+        me: setup?.me ?? null,
         staffToken: null,
-        secrets: [config.apiKey!, config.webhookSecret ?? '', config.otherApiKey ?? ''].filter(Boolean),
+        secrets: [config.apiKey!, config.webhookSecret ?? '', config.otherApiKey ?? '', config.disabledApiKey ?? '', config.nonIntegrationToken ?? ''].filter(Boolean),
         simulator: null,
         staffUrl: null,
         async close() {},

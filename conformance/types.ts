@@ -4,8 +4,13 @@
  * Report writers (reports/) and the CLI depend only on these types.
  */
 
-/** What a target lets checks do (issue: read, write, staff). */
-export type Capability = 'read' | 'write' | 'staff';
+/**
+ * What a target lets checks do: `read` always; `write` creates bookings
+ * (live: --allow-writes); `sync` spends the daily full-sync allowance
+ * (--allow-sync); `burst` drives the rate limit to a 429 (--allow-burst);
+ * `staff` is the in-process simulator's own staff plane.
+ */
+export type Capability = 'read' | 'write' | 'sync' | 'burst' | 'staff';
 
 /** `normative`: the API document says so; `assumption`: relies on an x-assumption of spec/openapi.yaml. */
 export type CheckLevel = 'normative' | 'assumption';
@@ -82,5 +87,27 @@ export interface RunReport {
   specDigest: string;
   results: CheckResult[];
   coverage: ClauseCoverage[];
-  summary: { total: number; passed: number; failed: number; not_applicable: number; skipped: number; errored: number; ms: number };
+  summary: RunSummary;
+}
+
+/** Counts by outcome, and how much the run proved. */
+export interface RunSummary {
+  total: number;
+  passed: number;
+  failed: number;
+  not_applicable: number;
+  skipped: number;
+  errored: number;
+  ms: number;
+  /** Checks that ran (passed + failed + errored). */
+  applicable: number;
+  /** Clauses of the catalogue whose every applicable check passed. */
+  clauses_proven: number;
+  clauses_total: number;
+  /** Bookings the run created on the target (they stay: partners cannot cancel). */
+  bookings_created: number;
+  /** `passed` only when every applicable check passed and the gate held; `insufficient` when the run proved too little. */
+  verdict: 'passed' | 'failed' | 'insufficient';
+  /** Why the gate did not hold (empty when it did). */
+  gate: string[];
 }

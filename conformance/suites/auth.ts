@@ -1,6 +1,6 @@
 /** Auth and visibility (§1, §5, §7): 401/403 variants, the switch, cross-integration 404s. */
-import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
-import { bookingBody, createBooking, describe, everyOperation, horizonStay } from './support.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { bookingBody, createBooking, describe, everyOperation, farStay, horizonStay } from './support.ts';
 
 const suite = 'auth';
 
@@ -34,18 +34,24 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'auth.staff-token-is-403', title: 'A valid token that is not an integration key is 403 NOT_INTEGRATION_TOKEN', suite,
-    clauses: ['5.R5', '7.E2'], level: 'normative', needs: ['staff'],
+    clauses: ['5.R5', '7.E2'], level: 'normative', needs: ['read'],
     async run(ctx) {
-      const res = await ctx.api.get('/me', { token: ctx.target.staffToken! });
-      expectStatus(ctx, res, 403, 'NOT_INTEGRATION_TOKEN', '5.R5', 'GET /me with a staff token');
+      const token = ctx.target.nonIntegrationToken;
+      if (!token) throw new NotApplicable('needs a valid bearer token that is not an integration key (nonIntegrationToken in --config, or PARTNER_NON_INTEGRATION_TOKEN)');
+      for (const op of everyOperation(ctx)) {
+        const res = await ctx.api.request(op.method, op.path, { token, body: op.body });
+        expectStatus(ctx, res, 403, 'NOT_INTEGRATION_TOKEN', '5.R5', `${op.name} with a valid token that is not an integration key`);
+      }
     },
   }),
   defineCheck({
     id: 'auth.disabled-is-403', title: 'A disabled integration gets 403 INTEGRATION_DISABLED on every operation', suite,
-    clauses: ['5.R5a', '7.E3', '3.1.T5'], level: 'normative', needs: ['staff'],
+    clauses: ['5.R5a', '7.E3', '3.1.T5'], level: 'normative', needs: ['read'],
     async run(ctx) {
+      const token = ctx.target.disabledApiKey;
+      if (!token) throw new NotApplicable("needs a disabled integration's API key on the same deployment (disabledApiKey in --config, or PARTNER_DISABLED_API_KEY)");
       for (const op of everyOperation(ctx)) {
-        const res = await ctx.api.request(op.method, op.path, { token: ctx.target.disabledApiKey!, body: op.body });
+        const res = await ctx.api.request(op.method, op.path, { token, body: op.body });
         expectStatus(ctx, res, 403, 'INTEGRATION_DISABLED', '3.1.T5', `${op.name} as a disabled integration`);
       }
     },
@@ -106,17 +112,36 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'visibility.foreign-property-is-404', title: "Another integration's property is 404 on snapshots and 422 PROPERTY_NOT_MAPPED on create", suite,
-    clauses: ['1.V1', '4.8.R3', '7.E4'], level: 'normative', needs: ['staff'],
+    clauses: ['1.V1', '4.8.R3', '7.E4'], level: 'normative', needs: ['read'],
     async run(ctx) {
-      const world = await ctx.staff!.get('/world');
-      const mine = new Set(ctx.target.properties.map((p) => p.doorloom_id));
-      const foreign = (world.body.data.properties as any[]).find((p) => !mine.has(p.id));
-      if (!foreign) throw new NotApplicable('no foreign property on this target');
+      const other = ctx.target.otherApiKey;
+      if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config)");
+      // Found through both integrations' property lists: what the other covers and this one does not.
+      const mine = new Set(await coveredProperties(ctx, ctx.target.apiKey));
+      const foreign = (await coveredProperties(ctx, other)).find((id) => !mine.has(id));
+      if (foreign === undefined) throw new NotApplicable('the second integration covers no property this one does not (GET /properties of both)');
       const stay = horizonStay(ctx);
       for (const kind of ['availability', 'rates', 'restrictions']) {
-        const res = await ctx.api.get(`/properties/${foreign.id}/${kind}`, { query: { from: stay.check_in, to: stay.check_in } });
+        const res = await ctx.api.get(`/properties/${foreign}/${kind}`, { query: { from: stay.check_in, to: stay.check_in } });
         expectStatus(ctx, res, 404, 'NOT_FOUND', '4.8.R3', `a ${kind} snapshot of another integration's property`);
+      }
+      if (ctx.target.capabilities.includes('write')) {
+        // A refused create writes nothing, so this costs the platform nothing.
+        const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: foreign }, ...farStay(ctx) }));
+        expectStatus(ctx, res, 422, 'PROPERTY_NOT_MAPPED', '7.E12', "a create on another integration's property");
       }
     },
   }),
 ];
+
+/** Every property id a key's GET /properties lists (paged); none when the route is not there. */
+async function coveredProperties(ctx: CheckContext, token: string): Promise<number[]> {
+  const ids: number[] = [];
+  for (let page = 1, last = 1; page <= last && page <= 50; page++) {
+    const res = await ctx.api.get('/properties', { token, query: { page, per_page: 200 } });
+    if (res.status !== 200 || !Array.isArray(res.body?.data)) return ids;
+    ids.push(...res.body.data.map((p: any) => p.doorloom_id));
+    last = res.body.pagination?.last_page ?? 1;
+  }
+  return ids;
+}

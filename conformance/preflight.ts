@@ -1,0 +1,171 @@
+/**
+ * Preflight: before any check, make sure the run is pointed at this API with
+ * credentials that are what the configuration says they are. A wrong key, a
+ * dead host, a host that is not this API or an API switched off (§5.6) is a
+ * setup mistake, never non-conformance: it ends the run with a SetupError
+ * (the CLI prints `error: …` and exits 2) before any check is judged.
+ */
+import { loadContract } from '../spec/contract.ts';
+import { API_VERSION } from '../spec/document-tables.ts';
+import { unreachableCause } from './unreachable.ts';
+
+/** The run cannot start: the message names the cause and what to change. */
+export class SetupError extends Error {
+  override name = 'SetupError';
+}
+
+/** What a live target's credentials turned out to be. */
+export interface PreflightResult {
+  /** `GET /me` data of the main integration. */
+  me: MeView;
+  /** `GET /me` data of the second integration (otherApiKey), when given. */
+  other: MeView | null;
+  /** Actions the control plane offers, when one is configured. */
+  controlActions: string[] | null;
+}
+
+export interface MeView {
+  id: number;
+  slug: string;
+  status: string;
+  api_version: string;
+  horizon_days: number;
+  webhook: { configured: boolean; url: string | null; last_sequence: number; event_types: string[] };
+}
+
+export interface PreflightConfig {
+  baseUrl: string;
+  apiKey: string;
+  webhookSecret?: string;
+  otherApiKey?: string;
+  disabledApiKey?: string;
+  nonIntegrationToken?: string;
+  properties?: number[];
+  controlUrl?: string;
+  controlToken?: string;
+  /** Milliseconds to wait for an answer (default 15 s). */
+  timeoutMs?: number;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  body: any;
+  headers: Headers;
+}
+
+async function call(url: string, token: string, timeoutMs: number, what: string): Promise<Answer> {
+  let res: globalThis.Response;
+  try {
+    res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  } catch (e) {
+    throw new SetupError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e)}`);
+  }
+  const text = await res.text();
+  let body: any;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, text, body, headers: res.headers };
+}
+
+function snippet(a: Answer): string {
+  const type = a.headers.get('content-type') ?? 'no content type';
+  const shown = a.text.replace(/\s+/g, ' ').slice(0, 120);
+  return `${a.status} (${type}) ${shown === '' ? 'with an empty body' : JSON.stringify(shown)}${a.text.length > 120 ? '…' : ''}`;
+}
+
+function codeOf(a: Answer): string {
+  return `${a.status}${typeof a.body?.code === 'string' ? ` ${a.body.code}` : ''}`;
+}
+
+/** A role's `GET /me`, judged as a setup step: anything but the expected answer is the configuration's fault. */
+async function me(config: PreflightConfig, token: string, role: string): Promise<{ answer: Answer; view: MeView | null }> {
+  const url = `${config.baseUrl.replace(/\/$/, '')}/me`;
+  const answer = await call(url, token, config.timeoutMs ?? 15_000, role === 'apiKey' ? '' : role);
+  if (answer.status === 404 && answer.text === '') {
+    throw new SetupError(`the partner API at ${config.baseUrl} answers a bare 404: switched off (§5.6) or not a partner API root (it should end in /api/integrations/v1)`);
+  }
+  if (answer.status === 401) {
+    throw new SetupError(`the ${role === 'apiKey' ? 'API key' : role} was refused (${codeOf(answer)}) by GET ${url}: check the key (a rotated-out key is refused too, §5.3)`);
+  }
+  if (answer.status === 200) {
+    const contract = loadContract();
+    const problems = contract.checkResponse(contract.operation('getMe'), 200, answer.body ?? answer.text, Object.fromEntries(answer.headers));
+    if (answer.body?.success !== true || typeof answer.body?.data?.api_version !== 'string') {
+      throw new SetupError(`GET ${url} answered ${snippet(answer)}, not the /me envelope of a partner API: is --target the API root (…/api/integrations/v1)?`);
+    }
+    if (answer.body.data.api_version !== API_VERSION) {
+      throw new SetupError(`GET ${url} answered api_version "${answer.body.data.api_version}"; this suite tests ${API_VERSION}`);
+    }
+    // A /me that names the version but breaks its schema is a conformance finding (schema checks report it), not a setup error.
+    void problems;
+    return { answer, view: answer.body.data as MeView };
+  }
+  return { answer, view: null };
+}
+
+/** Runs every setup step for a live target; throws SetupError naming the first mistake. */
+export async function preflight(config: PreflightConfig): Promise<PreflightResult> {
+  let base: URL;
+  try {
+    base = new URL(config.baseUrl);
+  } catch {
+    throw new SetupError(`--target ${JSON.stringify(config.baseUrl)} is not a URL`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new SetupError(`--target must be an http or https URL, got ${base.protocol}`);
+  if (config.webhookSecret !== undefined && !config.webhookSecret.startsWith('whsec_')) {
+    throw new SetupError('the webhook secret does not start with whsec_ (§2.2): is it the API key or a placeholder?');
+  }
+
+  const main = await me(config, config.apiKey, 'apiKey');
+  if (!main.view) {
+    if (main.answer.status === 403 && main.answer.body?.code === 'INTEGRATION_DISABLED') throw new SetupError('the API key belongs to a disabled integration (403 INTEGRATION_DISABLED): pass it as disabledApiKey and give an active integration\'s key');
+    if (main.answer.status === 403 && main.answer.body?.code === 'NOT_INTEGRATION_TOKEN') throw new SetupError('the API key is not an integration key (403 NOT_INTEGRATION_TOKEN): pass it as nonIntegrationToken and give an integration\'s key');
+    if (main.answer.status === 429) throw new SetupError(`GET /me is rate limited (429) before the run started: wait ${main.answer.headers.get('retry-after') ?? 'a minute'} s and run again`);
+    if (main.answer.status >= 500) throw new SetupError(`GET /me answered ${snippet(main.answer)}: the deployment is not healthy enough to test`);
+    throw new SetupError(`GET /me answered ${snippet(main.answer)}, not 200: not a partner API root, or a proxy in front of it`);
+  }
+
+  let other: MeView | null = null;
+  if (config.otherApiKey) {
+    const o = await me(config, config.otherApiKey, 'otherApiKey');
+    if (!o.view) throw new SetupError(`otherApiKey: GET /me answered ${codeOf(o.answer)}; it must be the key of a second, active integration on the same deployment`);
+    if (o.view.id === main.view.id) throw new SetupError(`otherApiKey belongs to the same integration (id ${o.view.id}) as the API key; it must be another integration's`);
+    other = o.view;
+  }
+  const roles: [string | undefined, string, string][] = [
+    [config.disabledApiKey, 'disabledApiKey', 'INTEGRATION_DISABLED'],
+    [config.nonIntegrationToken, 'nonIntegrationToken', 'NOT_INTEGRATION_TOKEN'],
+  ];
+  for (const [token, role, code] of roles) {
+    if (!token) continue;
+    const r = await me(config, token, role);
+    if (r.view) throw new SetupError(`${role}: GET /me answered 200 for integration ${r.view.id}; it must be ${role === 'disabledApiKey' ? 'the key of a disabled integration' : 'a valid bearer token that is not an integration key'} (the platform answers 403 ${code} to it)`);
+    const otherCode = code === 'INTEGRATION_DISABLED' ? 'NOT_INTEGRATION_TOKEN' : 'INTEGRATION_DISABLED';
+    if (r.answer.status === 403 && r.answer.body?.code === otherCode) throw new SetupError(`${role}: GET /me answered 403 ${otherCode}; that credential is the other role (${otherCode === 'INTEGRATION_DISABLED' ? 'disabledApiKey' : 'nonIntegrationToken'})`);
+  }
+
+  for (const id of config.properties ?? []) {
+    const today = new Date().toISOString().slice(0, 10);
+    const url = `${config.baseUrl.replace(/\/$/, '')}/properties/${id}/availability?from=${today}&to=${today}`;
+    const a = await call(url, config.apiKey, config.timeoutMs ?? 15_000, `property ${id}`);
+    if (a.status === 404) throw new SetupError(`--property ${id} is not covered by the integration (its availability snapshot answers ${codeOf(a)}): name a property the integration covers`);
+  }
+
+  let controlActions: string[] | null = null;
+  if (config.controlUrl) {
+    if (!config.controlToken) throw new SetupError('--control-url needs --control-token (or controlToken in --config, or PARTNER_CONTROL_TOKEN)');
+    const url = `${config.controlUrl.replace(/\/$/, '')}/capabilities`;
+    const a = await call(url, config.controlToken, config.timeoutMs ?? 15_000, 'control plane');
+    if (a.status === 401 || a.status === 403) throw new SetupError(`the control token was refused (${codeOf(a)}) by GET ${url}`);
+    const actions = a.body?.data?.actions;
+    if (a.status !== 200 || !Array.isArray(actions) || !actions.every((x: unknown) => typeof x === 'string')) {
+      throw new SetupError(`GET ${url} answered ${snippet(a)}, not a control-plane capabilities answer ({success, data: {actions: [...]}})`);
+    }
+    controlActions = actions;
+  }
+  return { me: main.view, other, controlActions };
+}
