@@ -82,7 +82,7 @@ function codeOf(a: Answer): string {
 }
 
 /** A role's `GET /me`, judged as a setup step: anything but the expected answer is the configuration's fault. */
-async function me(config: PreflightConfig, token: string, role: string): Promise<{ answer: Answer; view: MeView | null }> {
+async function me(config: PreflightConfig, token: string, role: string): Promise<{ answer: Answer; view: MeView | null; url: string }> {
   const url = `${config.baseUrl.replace(/\/$/, '')}/me`;
   const answer = await call(url, token, config.timeoutMs ?? 15_000, role === 'apiKey' ? '' : role);
   if (answer.status === 404 && answer.text === '') {
@@ -102,9 +102,9 @@ async function me(config: PreflightConfig, token: string, role: string): Promise
     }
     // A /me that names the version but breaks its schema is a conformance finding (schema checks report it), not a setup error.
     void problems;
-    return { answer, view: answer.body.data as MeView };
+    return { answer, view: answer.body.data as MeView, url };
   }
-  return { answer, view: null };
+  return { answer, view: null, url };
 }
 
 /** Runs every setup step for a live target; throws SetupError naming the first mistake. */
@@ -124,9 +124,9 @@ export async function preflight(config: PreflightConfig): Promise<PreflightResul
   if (!main.view) {
     if (main.answer.status === 403 && main.answer.body?.code === 'INTEGRATION_DISABLED') throw new SetupError('the API key belongs to a disabled integration (403 INTEGRATION_DISABLED): pass it as disabledApiKey and give an active integration\'s key');
     if (main.answer.status === 403 && main.answer.body?.code === 'NOT_INTEGRATION_TOKEN') throw new SetupError('the API key is not an integration key (403 NOT_INTEGRATION_TOKEN): pass it as nonIntegrationToken and give an integration\'s key');
-    if (main.answer.status === 429) throw new SetupError(`GET /me is rate limited (429) before the run started: wait ${main.answer.headers.get('retry-after') ?? 'a minute'} s and run again`);
-    if (main.answer.status >= 500) throw new SetupError(`GET /me answered ${snippet(main.answer)}: the deployment is not healthy enough to test`);
-    throw new SetupError(`GET /me answered ${snippet(main.answer)}, not 200: not a partner API root, or a proxy in front of it`);
+    if (main.answer.status === 429) throw new SetupError(`GET ${main.url} is rate limited (429) before the run started: wait ${main.answer.headers.get('retry-after') ?? 'a minute'} s and run again`);
+    if (main.answer.status >= 500) throw new SetupError(`GET ${main.url} answered ${snippet(main.answer)}: the deployment is not healthy enough to test`);
+    throw new SetupError(`GET ${main.url} answered ${snippet(main.answer)}, not 200: not a partner API root (…/api/integrations/v1), or a proxy in front of it`);
   }
 
   let other: MeView | null = null;
