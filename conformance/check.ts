@@ -6,9 +6,14 @@
 import fc from 'fast-check';
 import { ApiClient, ExchangeLog } from './client.ts';
 import { asText } from '../reports/sanitize.ts';
+import { createHash } from 'node:crypto';
 import { seeded } from './seeded.ts';
+import { StayPlanner } from './stays.ts';
 import type { Target } from './targets.ts';
 import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
+
+/** Cases of a booking property on a live target: partners cannot cancel what a run books (README "What a live run leaves behind"). */
+export const LIVE_BOOKING_RUNS = 5;
 
 export class CheckFailure extends Error {
   constructor(readonly failure: Failure, readonly property?: PropertyRun) {
@@ -35,12 +40,21 @@ export interface CheckContext {
   uniqueId(prefix?: string): string;
   /** The check's own generator, seeded by the run's seed and the check id: a seed repeats every choice. */
   random(): number;
+  /** Free stays, read from the availability snapshot before a check that writes (conformance/stays.ts). */
+  stays: StayPlanner;
+  /** A fresh Idempotency-Key of exactly `length` characters (8 to 128, §4.5), unique to this run. */
+  uniqueKey(length: number): string;
   /** Fails the check with what was received and what the document says. */
   fail(kind: string, received: string, documented: string, clause: string): never;
   /** Run after the check, pass or fail (receivers to close). */
   cleanup: (() => Promise<void>)[];
-  /** Runs a fast-check property with the run's seed and size; a failure keeps seed, path and counterexample. */
-  forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
+  /**
+   * Runs a fast-check property with the run's seed and size; a failure keeps
+   * seed, path and counterexample. With `books`, each case creates bookings:
+   * on a live target (where bookings stay for good) it runs at most
+   * LIVE_BOOKING_RUNS cases.
+   */
+  forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options?: { books?: boolean }): Promise<void>;
 }
 
 export interface CheckDefinition {
@@ -78,12 +92,20 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
       return `${options.runId}-${checkTag}-${prefix}-${counter}`;
     },
     random,
+    stays: new StayPlanner(api, target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id), random),
+    uniqueKey(length) {
+      counter += 1;
+      let key = '';
+      for (let i = 0; key.length < length; i++) key += createHash('sha256').update(`${options.runId}/${checkTag}/${counter}/${i}`).digest('hex');
+      return key.slice(0, length);
+    },
     fail,
-    async forAll(arbitrary, predicate) {
+    async forAll(arbitrary, predicate, how) {
+      const numRuns = how?.books && options.live ? Math.min(options.runs, LIVE_BOOKING_RUNS) : options.runs;
       const details = await fc.check(fc.asyncProperty(arbitrary, async (value) => {
         log.exchanges.length = 0;
         await predicate(value);
-      }), { numRuns: options.runs, seed: options.seed, path: options.path, endOnFailure: false });
+      }), { numRuns, seed: options.seed, path: options.path, endOnFailure: false });
       if (!details.failed) return;
       const counterexample = details.counterexample ? fc.stringify(details.counterexample[0]) : undefined;
       const property: PropertyRun = { seed: details.seed, path: details.counterexamplePath ?? undefined, numRuns: details.numRuns, counterexample };

@@ -173,6 +173,8 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
   const o = { replay };
   const target = ctx.target;
   try {
+    // Free nights are read before a check that books, so its creates ask only for nights that are free now.
+    if (check.needs.includes('write')) await ctx.stays.prime();
     await check.run(ctx);
     const schema = ctx.log.schemaProblems[0];
     if (schema) {

@@ -1,8 +1,9 @@
 /** Idempotent create (§4.5 rules 1–4): replay, fingerprint, reuse, refusals, duplicates, concurrency. */
 import fc from 'fast-check';
-import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
+import { addDays } from '../../simulator/domain/calendar.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
-import { bookingBody, createBooking, describe, farStay, writableProperty } from './support.ts';
+import { bookingBody, createBooking, describe, writableProperty } from './support.ts';
 
 const suite = 'idempotency';
 
@@ -66,7 +67,7 @@ export const idempotencyChecks = [
         expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
         const again = await ctx.api.post('/bookings', { rawBody: JSON.stringify(reversedKeys(body), null, 1), headers: { 'Idempotency-Key': key } });
         await expectSameAnswer(ctx, first, again, '4.5.R1a', 'same key, same body with keys reordered');
-      });
+      }, { books: true });
     },
   }),
   defineCheck({
@@ -89,23 +90,21 @@ export const idempotencyChecks = [
     id: 'idempotency.refusal-replayed', title: 'A key that produced 409 UNAVAILABLE replays that refusal byte for byte', suite,
     clauses: ['4.5.R1c', '4.5.R7', '7.E6'], level: 'normative', needs: ['write'],
     async run(ctx) {
-      const stay = farStay(ctx, 1);
       const property = writableProperty(ctx, 1);
-      let refusal: Response | undefined;
-      let key = '';
+      // One booking takes every free unit of a free night (read from the snapshot), so the next create is refused:
+      // two bookings, not dozens, left behind on a live target.
+      const fill = await ctx.stays.fillable(property, 20);
+      if (!fill) throw new NotApplicable(`no far night on property ${property} with 1 to 20 free units (availability snapshot)`);
+      const stay = { check_in: fill.night, check_out: addDays(fill.night, 1) };
       const held: number[] = [];
-      for (let i = 0; i < 60 && !refusal; i++) {
-        key = ctx.uniqueId('key');
-        const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, ...stay }), key);
-        if (res.status === 409) refusal = res;
-        else {
-          expectStatus(ctx, res, 201, null, '4.5.R8', 'a create while units remain');
-          held.push(res.body.data.id);
-        }
-      }
-      if (!refusal) return ctx.fail('NeverUnavailable', '60 creates for one night all succeeded', '409 UNAVAILABLE once every unit is held', '4.5.R7');
+      const filled = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, ...stay, units: Array.from({ length: fill.available }, () => ({ adults: 1 })) }));
+      expectStatus(ctx, filled, 201, null, '4.5.R8', `a create of the ${fill.available} unit(s) the snapshot shows free on ${fill.night}`);
+      held.push(filled.body.data.id);
+      const key = ctx.uniqueId('key');
+      const refusedBody = bookingBody(ctx, { property: { doorloom_id: property }, ...stay });
+      const refusal = await createBooking(ctx, refusedBody, key);
+      if (refusal.status !== 409) return ctx.fail('NeverUnavailable', `${describe(refusal)} for a night with every unit held`, '409 UNAVAILABLE once every unit is held', '4.5.R7');
       expectStatus(ctx, refusal, 409, 'UNAVAILABLE', '4.5.R7', 'a create with no free unit');
-      const refusedBody = JSON.parse(ctx.log.exchanges.at(-1)!.requestBody ?? '{}');
       // With staff powers, free a unit first: a refusal that was not stored would now succeed.
       if (ctx.staff && held.length > 0) await ctx.staff.post(`/bookings/${held[0]}/status`, { body: { status: 'cancelled' } });
       await expectSameAnswer(ctx, refusal, await createBooking(ctx, refusedBody, key), '4.5.R1c', 'replaying the refused key');
@@ -116,14 +115,17 @@ export const idempotencyChecks = [
     clauses: ['4.5.R2', '4.5.Q2', '8.L4', '7.E9'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const body = bookingBody(ctx);
-      for (const [key, what] of [[null, 'no key'], ['k'.repeat(7), 'a 7-character key'], ['k'.repeat(129), 'a 129-character key']] as const) {
+      // Keys fresh to this run: a rerun within 24 hours must not meet its own earlier keys (§4.5 rule 1).
+      for (const [key, what] of [[null, 'no key'], [ctx.uniqueKey(7), 'a 7-character key'], [ctx.uniqueKey(129), 'a 129-character key']] as const) {
         const res = await createBooking(ctx, body, key);
         expectStatus(ctx, res, 422, 'IDEMPOTENCY_KEY_REQUIRED', '4.5.R2', `a create with ${what}`);
       }
       const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
       expectStatus(ctx, read, 404, 'NOT_FOUND', '4.5.R2', 'reading a booking whose creates were refused');
-      const ok = await createBooking(ctx, body, 'k'.repeat(8));
+      const ok = await createBooking(ctx, body, ctx.uniqueKey(8));
       expectStatus(ctx, ok, 201, null, '8.L4', 'a create with an 8-character key');
+      const longest = await createBooking(ctx, bookingBody(ctx), ctx.uniqueKey(128));
+      expectStatus(ctx, longest, 201, null, '8.L4', 'a create with a 128-character key');
     },
   }),
   defineCheck({

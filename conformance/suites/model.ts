@@ -116,7 +116,7 @@ export const modelChecks = [
       await ctx.forAll(commands, async (cmds) => {
         const latest = (await ctx.api.get('/events', { query: { limit: 1 } })).body.cursor.latest_sequence as number;
         await fc.asyncModelRun(() => ({ model: { bookings: new Map(), seen: latest, emitted: false }, real: { ctx } }), cmds);
-      });
+      }, { books: true });
     },
   }),
 ];

@@ -30,8 +30,7 @@ export const paginationChecks = [
     id: 'pagination.totals-and-order', title: 'Pages add up to the total, oldest update first, pagination top-level', suite,
     clauses: ['4.4.R1', '4.4.R2', '4.4.R3', '4.4.R4', '4.4.Q6', '4.4.Q7'], level: 'normative', needs: ['write'],
     async run(ctx) {
-      const slot = Math.floor(Math.random() * 250);
-      const stays = Array.from({ length: 7 }, (_, i) => farStay(ctx, 1, slot + i));
+      const stays = Array.from({ length: 7 }, () => farStay(ctx, 1));
       for (const stay of stays) expectStatus(ctx, await createBooking(ctx, bookingBody(ctx, stay)), 201, null, '4.5.R8', 'a create');
       await ctx.forAll(fc.integer({ min: 1, max: 8 }), async (perPage) => {
         const query = { check_in_from: stays[0]!.check_in, check_in_to: stays.at(-1)!.check_in };

@@ -17,23 +17,23 @@ export function writableProperty(ctx: CheckContext, index = 0): number {
   return property.doorloom_id;
 }
 
-let nextSlot = Math.floor(Math.random() * 200) * 6;
-
 /**
- * A stay far in the future (400 to about 1,700 days ahead), so live writes never
- * touch real near-term inventory; `slot` spreads checks over distinct nights.
+ * A far stay (about 400 to 720 days ahead) free now on the check's
+ * properties (conformance/stays.ts). Without writes nothing is booked, so a
+ * seeded date is enough (a snapshot window, a refused request).
  */
-export function farStay(ctx: CheckContext, nights = 1, slot?: number): { check_in: string; check_out: string } {
-  // Without a slot, successive stays of a run never share a night, so one check filling a night cannot refuse another's.
-  // Explicit slots live past the counter's range (1,300 days on), so the two never share a night.
-  const offset = slot === undefined ? (nextSlot = (nextSlot + 6) % 1200) : 1300 + slot;
-  const start = addDays(dateAt(Date.now()), 400 + offset);
-  return { check_in: start, check_out: addDays(start, nights) };
+export function farStay(ctx: CheckContext, nights = 1, _slot?: number): { check_in: string; check_out: string } {
+  return ctx.stays.take('far', nights) ?? seededStay(ctx, 400, 300, nights);
 }
 
-/** A stay still far ahead but inside a 365-day event horizon (250 to 350 days), for checks that need its events. */
-export function horizonStay(ctx: CheckContext, nights = 1, slot = Math.floor(Math.random() * 100)): { check_in: string; check_out: string } {
-  const start = addDays(dateAt(Date.now()), 250 + (slot % 100));
+/** A stay inside a 365-day event horizon (250 to 350 days), free now, for checks that need its events. */
+export function horizonStay(ctx: CheckContext, nights = 1, _slot?: number): { check_in: string; check_out: string } {
+  return ctx.stays.take('horizon', nights) ?? seededStay(ctx, 250, 90, nights);
+}
+
+function seededStay(ctx: CheckContext, from: number, spread: number, nights: number): { check_in: string; check_out: string } {
+  if (ctx.stays.ready) throw new NotApplicable(`no ${nights} free night(s) left in the windows read from the availability snapshot: the named properties are full there`);
+  const start = addDays(dateAt(Date.now()), from + Math.floor(ctx.random() * spread));
   return { check_in: start, check_out: addDays(start, nights) };
 }
 

@@ -52,7 +52,7 @@ export const validationChecks = [
         if (res.status !== 201 && !(res.status === 409 && res.body?.code === 'UNAVAILABLE')) {
           ctx.fail('ValidBodyRefused', `${describe(res)} ${JSON.stringify(res.body?.errors ?? {})}`, '201 (or 409 UNAVAILABLE when no unit is free) for a body valid under §4.5', '4.5.Q36');
         }
-      });
+      }, { books: true });
     },
   }),
   defineCheck({
