@@ -42,11 +42,14 @@ export interface ConformanceOptions extends TargetConfig {
 }
 
 /** The run's target as the options name it; throws when they name none or two. */
-export function chosenTarget(options: Pick<ConformanceOptions, 'target' | 'baseUrl'>): 'in-process' | 'live' {
+export function chosenTarget(options: Pick<ConformanceOptions, 'target' | 'baseUrl' | 'apiKey'>): 'in-process' | 'live' {
   if (options.target !== undefined && options.target !== 'in-process') throw new Error(`target must be 'in-process' (or pass baseUrl for a deployment), got ${JSON.stringify(options.target)}`);
   if (options.target === 'in-process' && options.baseUrl) throw new Error("pass either target: 'in-process' or baseUrl, not both");
   if (options.target === 'in-process') return 'in-process';
-  if (typeof options.baseUrl === 'string' && options.baseUrl.trim() !== '') return 'live';
+  if (typeof options.baseUrl === 'string' && options.baseUrl.trim() !== '') {
+    if (!options.apiKey) throw new Error('baseUrl needs apiKey: the integration\'s API key (unset PARTNER_API_KEY?)');
+    return 'live';
+  }
   throw new Error("no target: pass baseUrl (and apiKey) for a deployment, or target: 'in-process' for the built-in simulator (an unset environment variable is not a target)");
 }
 
