@@ -20,9 +20,10 @@ Target (default: the in-process simulator, fresh world per check, full staff con
   --target URL            base URL of a live deployment (…/api/integrations/v1)
   --api-key KEY           the integration's API key (or PARTNER_API_KEY)
   --webhook-secret S      its webhook secret (or PARTNER_WEBHOOK_SECRET)
-  --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, allowWrites
+  --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, allowWrites, allowBurst
   --allow-writes          let checks create bookings (live: only on --property, far-future dates, ids prefixed by the run id)
   --property ID           a platform property id a live run may use (repeatable)
+  --allow-burst           let a check drive the rate limit to a 429 (live: the key is throttled until the window resets)
   --webhook-public-url U  live webhooks: the URL the platform delivers to (staff registered it)
   --webhook-listen-port N live webhooks: where the runner's receiver listens behind that URL
 What to run
@@ -46,7 +47,7 @@ async function main(): Promise<number> {
     ({ values } = parseArgs({
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
-        'allow-writes': { type: 'boolean' }, property: { type: 'string', multiple: true },
+        'allow-writes': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true },
         'webhook-public-url': { type: 'string' }, 'webhook-listen-port': { type: 'string' },
         suite: { type: 'string', multiple: true }, check: { type: 'string', multiple: true }, 'normative-only': { type: 'boolean' },
         runs: { type: 'string' }, seed: { type: 'string' }, path: { type: 'string' }, 'time-budget': { type: 'string' },
@@ -84,6 +85,7 @@ async function main(): Promise<number> {
       webhookListenPort: int('webhook-listen-port', values['webhook-listen-port']) ?? file.webhookListenPort,
       properties,
       allowWrites: values['allow-writes'] ?? file.allowWrites ?? false,
+      allowBurst: values['allow-burst'] ?? file.allowBurst ?? false,
       suites: values.suite, checks: values.check, normativeOnly: values['normative-only'],
       runs: int('runs', values.runs), seed: int('seed', values.seed), path: values.path,
       timeBudgetSeconds: int('time-budget', values['time-budget']),
@@ -134,7 +136,7 @@ function line(r: CheckResult): string {
   return out;
 }
 
-function readConfig(path: string): { target?: string; apiKey?: string; webhookSecret?: string; properties?: number[]; otherApiKey?: string; allowWrites?: boolean; webhookPublicUrl?: string; webhookListenPort?: number } {
+function readConfig(path: string): { target?: string; apiKey?: string; webhookSecret?: string; properties?: number[]; otherApiKey?: string; allowWrites?: boolean; allowBurst?: boolean; webhookPublicUrl?: string; webhookListenPort?: number } {
   const text = readFileSync(path, 'utf8');
   const data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   if (data === null || typeof data !== 'object') throw new Error(`--config ${path} must hold an object`);

@@ -27,6 +27,8 @@ export interface TargetConfig {
   /** …and the local port where the runner's receiver listens behind it. */
   webhookListenPort?: number;
   allowWrites?: boolean;
+  /** Let a check drive the partner rate limit until a 429 (live: opt-in, the integration is throttled for a window). */
+  allowBurst?: boolean;
   /** In-process only: the simulator fault to inject (see simulator/faults.ts). */
   fault?: string;
 }
@@ -70,7 +72,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
   return {
     kind: 'in-process',
     baseUrl: `http://127.0.0.1:<ephemeral>${API_ROOT}`,
-    capabilities: ['read', 'write', 'staff'],
+    capabilities: ['read', 'write', 'staff', 'burst'],
     async open() {
       const clock = new VirtualClock(() => Date.now());
       const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [] });
@@ -82,7 +84,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
       return {
         kind: 'in-process',
         baseUrl: origin + API_ROOT,
-        capabilities: ['read', 'write', 'staff'],
+        capabilities: ['read', 'write', 'staff', 'burst'],
         apiKey: main!.apiKey,
         webhookSecret: main!.webhookSecret,
         properties: main!.properties,
@@ -108,6 +110,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
 function liveFactory(config: TargetConfig): TargetFactory {
   if (!config.apiKey) throw new Error('--api-key (or apiKey in --config) is required with --target');
   const capabilities: Capability[] = config.allowWrites ? ['read', 'write'] : ['read'];
+  if (config.allowBurst) capabilities.push('burst');
   const baseUrl = config.baseUrl!.replace(/\/$/, '');
   return {
     kind: 'live',

@@ -4,8 +4,8 @@
  * Report writers (reports/) and the CLI depend only on these types.
  */
 
-/** What a target lets checks do (issue: read, write, staff). */
-export type Capability = 'read' | 'write' | 'staff';
+/** What a target lets checks do (issue: read, write, staff; burst: drive the partner rate limit to a 429, opt-in live). */
+export type Capability = 'read' | 'write' | 'staff' | 'burst';
 
 /** `normative`: the API document says so; `assumption`: relies on an x-assumption of spec/openapi.yaml. */
 export type CheckLevel = 'normative' | 'assumption';
