@@ -7,6 +7,7 @@ import { schemaChecks } from './suites/schema.ts';
 import { validationChecks } from './suites/validation.ts';
 import { sequencingChecks } from './suites/sequencing.ts';
 import { supersessionChecks } from './suites/supersession.ts';
+import { liveSupersessionChecks } from './suites/supersession-live.ts';
 import { watermarkChecks } from './suites/watermark.ts';
 import { syncChecks } from './suites/sync.ts';
 import { webhookChecks } from './suites/webhooks.ts';
@@ -15,6 +16,6 @@ import { modelChecks } from './suites/model.ts';
 export function catalogue(): CheckDefinition[] {
   return [
     ...schemaChecks, ...authChecks, ...validationChecks, ...idempotencyChecks, ...paginationChecks,
-    ...sequencingChecks, ...supersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
+    ...sequencingChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
   ];
 }

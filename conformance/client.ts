@@ -44,12 +44,32 @@ export interface ClientOptions {
   contract?: Contract;
 }
 
-/** The exchanges of one check, in order, and the schema problems seen. */
+/** A 429 RATE_LIMITED the client handed back to the check instead of retrying it (§7). */
+export interface RateLimitedAnswer {
+  exchange: number;
+  operation: string;
+  /** The Retry-After value as sent; null when the header is missing. */
+  retryAfter: string | null;
+  /** Seconds to wait, when Retry-After is a number of seconds or an HTTP date; null when absent or unreadable. */
+  waitSeconds: number | null;
+}
+
+/** The exchanges of one check, in order, the schema problems seen, and the 429s not retried. */
 export class ExchangeLog {
   readonly exchanges: Exchange[] = [];
   readonly schemaProblems: SchemaProblem[] = [];
   /** Bookings created (POST /bookings answered 201), counted for the report: a live run leaves them behind. */
   bookingsCreated = 0;
+  readonly rateLimited: RateLimitedAnswer[] = [];
+}
+
+/** §7 Retry-After: delay-seconds or an HTTP date (RFC 9110 §10.2.3); null when missing or unreadable. */
+export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 export class ApiClient {
@@ -70,6 +90,11 @@ export class ApiClient {
 
   withToken(token: string): ApiClient {
     return new ApiClient({ ...this.options, token });
+  }
+
+  /** The same client with some options changed (another log, no waiting on 429). */
+  withOptions(options: Partial<Pick<ClientOptions, 'log' | 'retryAfterBudgetSeconds'>>): ApiClient {
+    return new ApiClient({ ...this.options, contract: this.contract, ...options });
   }
 
   get(path: string, options: RequestOptions = {}): Promise<Response> {
@@ -106,11 +131,15 @@ export class ApiClient {
       const n = this.record(method, url, headers, body, response, performance.now() - t0);
       if (method === 'POST' && response.status === 201 && url.pathname.endsWith('/bookings')) this.options.log.bookingsCreated += 1;
       this.checkSchema(method, url.pathname, response, n);
-      const budget = this.options.retryAfterBudgetSeconds ?? 0;
-      const wait = Number(response.headers['retry-after']);
-      if (response.status === 429 && response.body?.code === 'RATE_LIMITED' && attempt === 0 && wait >= 0 && wait <= budget) {
-        await new Promise((r) => setTimeout(r, wait * 1000));
-        continue;
+      if (response.status === 429 && response.body?.code === 'RATE_LIMITED') {
+        // Waited out once when Retry-After says how long and it fits the budget; otherwise recorded and handed back as is.
+        const budget = this.options.retryAfterBudgetSeconds ?? 0;
+        const wait = retryAfterSeconds(response.headers['retry-after']);
+        if (attempt === 0 && wait !== null && wait <= budget) {
+          await new Promise((r) => setTimeout(r, wait * 1000));
+          continue;
+        }
+        this.options.log.rateLimited.push({ exchange: n, operation: `${method} ${url.pathname}`, retryAfter: response.headers['retry-after'] ?? null, waitSeconds: wait });
       }
       return response;
     }

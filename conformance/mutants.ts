@@ -25,7 +25,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'list-newest-first': 'pagination.totals-and-order',
   'sequence-reuse': 'sequencing.strictly-increasing',
   'cursor-off-by-one': 'sequencing.paging-exactly-once',
-  'superseded-in-replay': 'supersession.covered-and-omitted',
+  'superseded-in-replay': 'sequencing.paging-exactly-once',
   'supersede-delivered': 'supersession.only-undelivered',
   'watermark-after-payload': 'watermark.later-events-converge',
   'snapshot-differs-from-event': 'watermark.payload-equals-event',
@@ -34,6 +34,10 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'webhook-overtakes': 'webhooks.ordered-under-failures',
   'signature-wrong-secret': 'webhooks.signed',
   'ping-consumes-sequence': 'webhooks.ping-consumes-no-sequence',
+  'updated-since-ignored': 'pagination.updated-since-filters',
+  'webhook-pair-swapped': 'webhooks.live-deliveries',
+  'integration-header-missing': 'webhooks.live-deliveries',
+  'no-retry-after-on-429': 'auth.rate-limited-headers',
 };
 
 export interface MutantResult {

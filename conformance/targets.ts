@@ -35,7 +35,7 @@ export interface TargetConfig {
   controlToken?: string;
   /** Spend the daily full-sync allowance on the sync checks (§8: one per 24 hours). */
   allowSync?: boolean;
-  /** Drive the partner rate limit to a 429 to check its headers (§7). */
+  /** Drive the partner rate limit to a 429 to check its headers (§7; live: the integration is throttled for a window). */
   allowBurst?: boolean;
   /** Live webhooks: the URL the platform delivers to (registered for the integration by platform staff)… */
   webhookPublicUrl?: string;

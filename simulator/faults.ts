@@ -35,6 +35,10 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'webhook-overtakes': 'a later event is delivered while an earlier one waits for a retry (§6.2)',
   'signature-wrong-secret': 'deliveries are signed with the wrong secret (§5.4)',
   'ping-consumes-sequence': 'a ping consumes a sequence number (§6.6)',
+  'updated-since-ignored': 'GET /bookings ignores updated_since and returns every booking (§4.4)',
+  'webhook-pair-swapped': "a create's booking.changed is delivered before its availability.changed (§6.2)",
+  'integration-header-missing': 'deliveries lack the X-Service-Integration header (§6.3)',
+  'no-retry-after-on-429': '429 RATE_LIMITED lacks the Retry-After header (§7)',
 };
 
 export { FAULT_NAMES };
@@ -73,6 +77,7 @@ export function faultMiddleware(faults: Faults): Middleware {
     if (faults.has('no-ratelimit-headers-on-429') && ctx.status === 429) {
       for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) ctx.remove(h);
     }
+    if (faults.has('no-retry-after-on-429') && ctx.status === 429) ctx.remove('Retry-After');
     if (faults.has('archived-wrong-code') && body.code === 'PROPERTY_ARCHIVED') body.code = 'PROPERTY_NOT_MAPPED';
     if (faults.has('envelope-without-errors') && body.success === false) delete body.errors;
     if (faults.has('unauthenticated-403') && ctx.status === 401) ctx.status = 403;

@@ -1,7 +1,7 @@
 /** GET /bookings paging (§4.4, §6.9, §8): totals, order, limits, polling by updated_since. */
 import fc from 'fast-check';
-import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
-import { bookingBody, createBooking, farStay } from './support.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { bookingBody, createBooking, farStay, writableProperty } from './support.ts';
 
 const suite = 'pagination';
 
@@ -23,6 +23,19 @@ async function walk(ctx: CheckContext, query: Record<string, string | number>, p
 
 function inOrder(items: any[]): boolean {
   return items.every((b, i) => i === 0 || Date.parse(items[i - 1].updated_at) <= Date.parse(b.updated_at));
+}
+
+/** §4.4 updated_since (inclusive, spec x-assumption): a returned booking was updated at or after the mark. */
+function updatedAtOrAfter(ctx: CheckContext, booking: any, since: string): void {
+  if (Date.parse(booking.updated_at) < Date.parse(since)) {
+    ctx.fail('UpdatedSinceIgnored', `booking ${booking.id} updated at ${booking.updated_at} returned for updated_since=${since}`, 'only bookings changed since updated_since (updated_at at or after it)', '4.4.Q1');
+  }
+}
+
+/** Waits until the wall clock has moved past `instant` by a little over a second (timestamps may be whole seconds). */
+async function after(instant: string): Promise<void> {
+  const wait = Date.parse(instant) + 1100 - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, 1100)));
 }
 
 export const paginationChecks = [
@@ -61,6 +74,32 @@ export const paginationChecks = [
     },
   }),
   defineCheck({
+    id: 'pagination.updated-since-filters', title: 'updated_since returns only bookings updated at or after it: an older booking is left out', suite,
+    clauses: ['4.4.Q1'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const property = writableProperty(ctx);
+      const stays = [farStay(ctx, 1), farStay(ctx, 1)];
+      const older = await createBooking(ctx, bookingBody(ctx, stays[0]!));
+      expectStatus(ctx, older, 201, null, '4.5.R8', 'a valid create');
+      let newer = await createBooking(ctx, bookingBody(ctx, stays[1]!));
+      expectStatus(ctx, newer, 201, null, '4.5.R8', 'a valid create');
+      if (Date.parse(newer.body.data.updated_at) <= Date.parse(older.body.data.updated_at)) {
+        // The same instant as far as the platform's timestamps tell: the mark must fall strictly after the older one.
+        await after(older.body.data.updated_at);
+        stays.push(farStay(ctx, 1));
+        newer = await createBooking(ctx, bookingBody(ctx, stays[2]!));
+        expectStatus(ctx, newer, 201, null, '4.5.R8', 'a valid create');
+      }
+      const mark = newer.body.data.updated_at as string;
+      if (Date.parse(mark) <= Date.parse(older.body.data.updated_at)) throw new NotApplicable(`two creates more than a second apart share updated_at ${mark}; no booking is older than the mark`);
+      const checkIns = stays.map((s) => s.check_in).sort();
+      // Both bookings match every other filter, so only updated_since can tell them apart.
+      const items = await walk(ctx, { property_id: property, check_in_from: checkIns[0]!, check_in_to: checkIns.at(-1)!, updated_since: mark }, 50);
+      for (const b of items) updatedAtOrAfter(ctx, b, mark);
+      if (items.some((b) => b.id === older.body.data.id)) ctx.fail('UpdatedSinceIgnored', `booking ${older.body.data.id} (updated ${older.body.data.updated_at}) returned for updated_since=${mark}`, 'a booking updated before updated_since is left out', '4.4.Q1');
+    },
+  }),
+  defineCheck({
     id: 'pagination.polling-never-misses', title: 'Polling with updated_since = highest updated_at seen never misses a change while bookings change', suite,
     clauses: ['4.4.Q1', '4.4.R4', '6.R9', '2.3.R9'], level: 'normative', needs: ['write'],
     async run(ctx) {
@@ -72,7 +111,9 @@ export const paginationChecks = [
         const poll = async () => {
           const query: Record<string, string | number> = { check_in_from: stay.check_in, check_in_to: stay.check_in };
           if (mark) query.updated_since = mark;
+          const since = mark;
           for (const b of await walk(ctx, query, 3)) {
+            if (since) updatedAtOrAfter(ctx, b, since);
             seen.set(b.id, Math.max(seen.get(b.id) ?? 0, b.revision));
             if (!mark || Date.parse(b.updated_at) > Date.parse(mark)) mark = b.updated_at;
           }

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { makeSupersession } from './supersession-live.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'sequencing';
@@ -73,11 +74,33 @@ export const sequencingChecks = [
     },
   }),
   defineCheck({
-    id: 'sequencing.paging-exactly-once', title: 'Paging from any cursor with any limit visits every non-superseded event exactly once, in order', suite,
-    clauses: ['4.6.Q1', '4.6.Q2', '4.6.R3', '4.6.R4', '4.6.R5', '3.3.R2'], level: 'normative', needs: ['read'],
+    id: 'sequencing.paging-exactly-once', title: 'Default replay is every event but the superseded ones; paging it from any cursor with any limit visits each exactly once, in order', suite,
+    clauses: ['4.6.Q1', '4.6.Q2', '4.6.R3', '4.6.R4', '4.6.R5', '3.3.R2', '4.6.Q5'], level: 'normative', needs: ['read'],
     async run(ctx) {
+      // Without a superseded row the default replay cannot show that it leaves them out: make one where a
+      // partner can (§3.3; staff changes on the simulator supersede on their own). Its receiver stays up
+      // for the events made next, so they are delivered rather than left failing.
+      if (!ctx.staff && !(await allEvents(ctx, { include_superseded: true })).some((r) => r.status === 'superseded')) {
+        await makeSupersession(ctx).catch((e) => {
+          if (!(e instanceof NotApplicable)) throw e;
+        });
+      }
       await someEvents(ctx, 20);
-      const all = (await allEvents(ctx)).map((r) => r.sequence);
+      const defaults = await allEvents(ctx);
+      const every = await allEvents(ctx, { include_superseded: true });
+      if (defaults.length === 0) throw new NotApplicable('the event log is empty and this run may not make events (--allow-writes)');
+      const leaked = defaults.filter((r) => r.status === 'superseded');
+      if (leaked.length > 0) ctx.fail('SupersededInReplay', `superseded ${leaked.map((r) => r.sequence).join(',')} in default replay`, 'omitted unless include_superseded', '3.3.R2');
+      // Default replay = include_superseded minus the superseded rows. Read later, `every` may hold newer events and
+      // events superseded since; neither is missing from the earlier default read.
+      const shown = new Set(defaults.map((r) => r.sequence));
+      const newest = defaults.at(-1)!.sequence;
+      const missing = every.filter((r) => r.status !== 'superseded' && r.sequence <= newest && !shown.has(r.sequence));
+      const unknown = defaults.filter((r) => !every.some((e) => e.sequence === r.sequence));
+      if (missing.length > 0 || unknown.length > 0) {
+        ctx.fail('ReplayNotAllButSuperseded', `${missing.length > 0 ? `missing from default replay: ${missing.map((r) => `${r.sequence} (${r.status})`).join(',')}` : ''}${unknown.length > 0 ? ` not in include_superseded: ${unknown.map((r) => r.sequence).join(',')}` : ''}`.trim(), 'default replay is include_superseded without the superseded rows', '4.6.Q5');
+      }
+      const all = defaults.map((r) => r.sequence);
       await ctx.forAll(fc.tuple(fc.nat({ max: Math.max(0, all.length) }), fc.integer({ min: 1, max: 7 })), async ([skip, limit]) => {
         const after = skip === 0 ? 0 : all[skip - 1]!;
         const seen: number[] = [];
@@ -87,6 +110,8 @@ export const sequencingChecks = [
           expectStatus(ctx, res, 200, null, '4.6.R1', 'a replay page');
           if (res.body.cursor.after_sequence !== cursor) ctx.fail('CursorEchoWrong', `after_sequence ${res.body.cursor.after_sequence}`, `the echo ${cursor}`, '4.6.R3');
           if (res.body.data.length > limit) ctx.fail('PageTooLong', `${res.body.data.length} rows`, `at most limit = ${limit}`, '4.6.Q2');
+          const superseded = res.body.data.find((r: any) => r.status === 'superseded');
+          if (superseded) ctx.fail('SupersededInReplay', `superseded ${superseded.sequence} on a default replay page`, 'omitted unless include_superseded', '3.3.R2');
           seen.push(...res.body.data.map((r: any) => r.sequence));
           cursor = res.body.cursor.next_after_sequence;
           if (!res.body.cursor.has_more) break;

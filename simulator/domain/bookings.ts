@@ -263,7 +263,7 @@ export interface ListQuery {
  * §4.4: filtered, ordered by updated_at oldest first with booking id as the
  * tie-break (spec x-assumption-ordering), paged with top-level pagination.
  */
-export function listBookings(r: StoreReader, integration: Integration, q: ListQuery): { items: Booking[]; pagination: { page: number; per_page: number; total: number; last_page: number } } {
+export function listBookings(r: StoreReader, integration: Integration, q: ListQuery, faults?: Faults): { items: Booking[]; pagination: { page: number; per_page: number; total: number; last_page: number } } {
   let since: number | null = null;
   if (q.updated_since !== undefined) {
     since = parseInstant(q.updated_since);
@@ -276,7 +276,7 @@ export function listBookings(r: StoreReader, integration: Integration, q: ListQu
   if (q.property_id !== undefined && !integration.coverage.includes(q.property_id)) throw notFound();
   const matches = Array.from(r.values('bookings')).filter((b) =>
     b.integration_id === integration.id &&
-    (since === null || b.updated_at >= since) &&
+    (since === null || b.updated_at >= since || faults?.has('updated-since-ignored') === true) &&
     (q.status === undefined || b.status === q.status) &&
     (q.property_id === undefined || b.property_id === q.property_id) &&
     (q.check_in_from === undefined || b.check_in >= q.check_in_from) &&

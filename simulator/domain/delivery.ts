@@ -77,6 +77,11 @@ export function nextWork(tx: Transaction, integration: Integration, now: number,
     const later = tx.get('events', eventKey(integration.id, head.sequence + 1));
     if (later && later.status === 'pending') return { kind: 'deliver', due: now, event: later };
   }
+  if (faults.has('webhook-pair-swapped') && head.status === 'pending' && head.type === 'availability.changed') {
+    // A release that sends the booking first: the create's booking.changed overtakes its availability.changed.
+    const pair = tx.get('events', eventKey(integration.id, head.sequence + 1));
+    if (pair && pair.status === 'pending' && pair.type === 'booking.changed' && pair.occurred_at === head.occurred_at) return { kind: 'deliver', due: pair.occurred_at, event: pair };
+  }
   let due = head.next_attempt_at ?? head.occurred_at;
   // After a resume the waiting retry goes at once: the backlog drains in order (§3.1).
   if (w.resumed_at != null && head.status === 'failed' && w.resumed_at >= (head.last_attempt_at ?? 0)) due = Math.min(due, w.resumed_at);
@@ -108,7 +113,9 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
     if (stored) tx.put('events', key, { ...current, status: 'delivered', delivered_at: now, next_attempt_at: null });
     if (!faults.has('supersede-delivered')) settleSupersedable(tx, current);
     const stream = tx.get('eventStreams', String(event.integration_id))!;
-    tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: Math.max(0, stream.undelivered - 1), next_delivery: event.sequence + 1 });
+    // The head moves past the delivered event; an event delivered out of turn (a fault) leaves it where it is.
+    const head = stream.next_delivery ?? event.sequence;
+    tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: Math.max(0, stream.undelivered - 1), next_delivery: head === event.sequence ? event.sequence + 1 : head });
     tx.put('integrations', String(integration.id), {
       ...integration,
       webhook: { ...w, consecutive_failures: 0, last_success_at: now, failing_since: null },

@@ -30,6 +30,10 @@ export const FAULT_NAMES = [
   'webhook-overtakes',
   'signature-wrong-secret',
   'ping-consumes-sequence',
+  'updated-since-ignored',
+  'webhook-pair-swapped',
+  'integration-header-missing',
+  'no-retry-after-on-429',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -114,7 +114,7 @@ export class Platform {
 
   /** §4.4: `pagination` is a top-level sibling of `data`. */
   listBookings(caller: Caller, query: ListQuery): Reply {
-    const { items, pagination } = listBookings(this.deps.store, caller.integration, query);
+    const { items, pagination } = listBookings(this.deps.store, caller.integration, query, this.faults);
     return { status: 200, body: success('Bookings retrieved.', items.map((b) => bookingView(this.deps.store, b)), { pagination }) };
   }
 

@@ -177,11 +177,13 @@ export class DeliveryWorker {
   private async send(integration: Integration, kind: Delivery['kind'], sequence: number | null, body: string): Promise<Outcome> {
     const fresh = this.deps.store.get('integrations', String(integration.id)) ?? integration;
     const now = this.clock.now();
-    const headers = {
+    const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       [INTEGRATION_HEADER]: fresh.slug,
       [SIGNATURE_HEADER]: signatureHeader(signingSecrets(fresh, this.secrets, now).map((s) => (this.faults.has('signature-wrong-secret') ? `${s}x` : s)), Math.floor(now / 1000), body),
     };
+    // §6.3: every webhook names the integration.
+    if (this.faults.has('integration-header-missing')) delete headers[INTEGRATION_HEADER];
     const outcome = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS);
     this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });
     // Trimmed in batches: a splice per delivery past the bound would shift the whole log every time.

@@ -30,8 +30,8 @@ const receiver = await startReceiver({
   port: Number(values.port),
   mode: values.mode as ReceiverMode,
   onDelivery: (d) => {
-    const check = d.verdict.ok ? 'signature ok' : `signature ${d.verdict.reason}`;
-    process.stdout.write(`${new Date().toISOString()}  ${d.type.padEnd(22)} seq ${String(d.sequence ?? '-').padStart(6)}  ${check}${d.slugOk ? '' : ', wrong X-Service-Integration'}  → ${d.answered ?? 'no answer'}\n`);
+    const check = d.problems.length === 0 ? 'signature ok' : d.problems.map((p) => p.detail).join('; ');
+    process.stdout.write(`${new Date().toISOString()}  ${d.type.padEnd(22)} seq ${String(d.sequence ?? '-').padStart(6)}  ${check}  → ${d.answered ?? 'no answer'}\n`);
   },
 });
 process.stdout.write(`receiving on ${receiver.url} (mode ${values.mode}); type ${MODES.join(' / ')} + Enter to switch\n`);

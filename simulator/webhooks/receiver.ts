@@ -3,6 +3,14 @@
  * the given secrets, checks X-Service-Integration when told the slug, keeps
  * what it received, and can be switched to fail, time out or answer 410 so
  * every delivery path of the simulator can be watched.
+ *
+ * Every delivery it refuses is kept with the reason (a bad or missing
+ * signature, a stale timestamp, a missing or wrong X-Service-Integration),
+ * and a delivery whose sequence is below one already received is kept as out
+ * of order (§6.2), so a conformance check names the breach instead of seeing
+ * "nothing arrived". An out-of-order delivery is still answered as the mode
+ * says: refusing it would only make the platform retry it (receivers drop
+ * older events themselves, §6.4).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,12 +18,24 @@ import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } f
 
 export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone';
 
+/** What was wrong with a delivery: the breach, in the receiver's words. */
+export type DeliveryProblem =
+  | { kind: 'bad-signature'; detail: string }
+  | { kind: 'stale-timestamp'; detail: string }
+  | { kind: 'missing-integration-header'; detail: string }
+  | { kind: 'wrong-integration-header'; detail: string }
+  | { kind: 'out-of-order'; detail: string };
+
 export interface ReceivedDelivery {
   body: string;
   type: string;
   sequence: number | null;
   verdict: Verdict;
   slugOk: boolean;
+  /** The X-Service-Integration value as sent; null when the header is missing. */
+  integrationHeader: string | null;
+  /** Every problem found, empty when the delivery is in order, signed and named (§5.4, §6.2, §6.3). */
+  problems: DeliveryProblem[];
   answered: number | null;
 }
 
@@ -34,15 +54,39 @@ export interface Receiver {
   url: string;
   server: Server;
   received: ReceivedDelivery[];
+  /** The deliveries that had a problem (refused, or out of order), in arrival order. */
+  readonly problems: ReceivedDelivery[];
   setMode(mode: ReceiverMode): void;
+  /** Overrides the mode per delivery (e.g. fail only one sequence); undefined falls back to the mode. */
+  setPolicy(policy: ((d: ReceivedDelivery) => ReceiverMode | undefined) | null): void;
   close(): Promise<void>;
 }
 
 const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410 };
 
+/** The problems of one delivery given what came before it. */
+function problemsOf(verdict: Verdict, header: string | null, slug: string | undefined, sequence: number | null, highest: number | null): DeliveryProblem[] {
+  const problems: DeliveryProblem[] = [];
+  if (!verdict.ok) {
+    problems.push(verdict.reason === 'stale'
+      ? { kind: 'stale-timestamp', detail: 'the signature timestamp is outside the tolerance of the receiver clock' }
+      : { kind: 'bad-signature', detail: verdict.reason === 'mismatch' ? 'no v1 value verifies with the webhook secret' : `the ${SIGNATURE_HEADER} header is ${verdict.reason}` });
+  }
+  if (slug !== undefined) {
+    if (header === null) problems.push({ kind: 'missing-integration-header', detail: `no ${INTEGRATION_HEADER} header` });
+    else if (header !== slug) problems.push({ kind: 'wrong-integration-header', detail: `${INTEGRATION_HEADER}: ${header}, not the slug ${slug}` });
+  }
+  if (sequence !== null && highest !== null && sequence < highest) {
+    problems.push({ kind: 'out-of-order', detail: `sequence ${sequence} arrived after sequence ${highest}` });
+  }
+  return problems;
+}
+
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   let mode: ReceiverMode = options.mode ?? 'ok';
+  let policy: ((d: ReceivedDelivery) => ReceiverMode | undefined) | null = null;
   const received: ReceivedDelivery[] = [];
+  let highest: number | null = null;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -50,17 +94,23 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       const body = Buffer.concat(chunks).toString('utf8');
       const now = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
       const verdict = verifySignature(req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined, body, options.secrets, now, options.toleranceSeconds);
-      const slugOk = options.slug === undefined || req.headers[INTEGRATION_HEADER.toLowerCase()] === options.slug;
+      const raw = req.headers[INTEGRATION_HEADER.toLowerCase()];
+      const integrationHeader = raw === undefined ? null : String(raw);
+      const slugOk = options.slug === undefined || integrationHeader === options.slug;
       let parsed: { type?: string; sequence?: number } = {};
       try {
         parsed = JSON.parse(body);
       } catch {
         // Recorded as received; refused below by its signature check anyway.
       }
-      const delivery: ReceivedDelivery = { body, type: parsed.type ?? '?', sequence: parsed.sequence ?? null, verdict, slugOk, answered: null };
+      const sequence = typeof parsed.sequence === 'number' ? parsed.sequence : null;
+      const problems = problemsOf(verdict, integrationHeader, options.slug, sequence, highest);
+      if (sequence !== null) highest = Math.max(highest ?? sequence, sequence);
+      const delivery: ReceivedDelivery = { body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, problems, answered: null };
       received.push(delivery);
-      if (mode === 'timeout') return void options.onDelivery?.(delivery);
-      delivery.answered = !verdict.ok || !slugOk ? 400 : STATUS[mode];
+      const answer = policy?.(delivery) ?? mode;
+      if (answer === 'timeout') return void options.onDelivery?.(delivery);
+      delivery.answered = !verdict.ok || !slugOk ? 400 : STATUS[answer];
       res.writeHead(delivery.answered, { 'Content-Type': 'text/plain' }).end(delivery.answered === 200 ? 'ok' : 'refused');
       options.onDelivery?.(delivery);
     });
@@ -71,7 +121,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     url: `http://127.0.0.1:${port}/webhook`,
     server,
     received,
+    get problems() {
+      return received.filter((d) => d.problems.length > 0);
+    },
     setMode: (m) => void (mode = m),
+    setPolicy: (p) => void (policy = p),
     close: () => new Promise((ok) => {
       server.closeAllConnections();
       server.close(() => ok());

@@ -1,0 +1,104 @@
+/**
+ * The strengthened checks bite over HTTP with a partner's own credentials:
+ * the simulator serves as a live target (real-time delivery to the runner's
+ * receiver behind --webhook-public-url, no staff token handed to the run),
+ * once with a deliberate fault, where the check must fail naming the breach,
+ * and once without, where the same checks pass. Staff powers are used only in
+ * this test's setup (registering the webhook URL, a small rate limit), as a
+ * platform team would configure its staging deployment.
+ */
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { seedDemoWorld } from '../simulator/demo-world.ts';
+import { API_ROOT } from '../simulator/http/app.ts';
+import { createSimulator } from '../simulator/simulator.ts';
+import type { FaultName } from '../simulator/domain/faults.ts';
+import { runConformance, type ConformanceOptions } from './runner.ts';
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((ok) => probe.close(() => ok()));
+  return port;
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+});
+
+/** A simulator on loopback with `faults`, its first integration delivering to a port the run's receiver will listen on. */
+async function liveTarget(faults: FaultName[], setup: { rateLimit?: { limit: number; window_seconds: number } } = {}): Promise<ConformanceOptions> {
+  const sim = createSimulator({ faults });
+  const server = sim.app.listen(0, '127.0.0.1');
+  await new Promise<void>((ok) => server.once('listening', ok));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = await freePort();
+  const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
+  const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken!, webhookUrl: webhookPublicUrl });
+  if (setup.rateLimit) {
+    const res = await fetch(`${origin}/_staff/integrations/1/rate-limit`, { method: 'PUT', headers: { Authorization: `Bearer ${sim.staffToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(setup.rateLimit) });
+    expect(res.status).toBe(200);
+  }
+  sim.webhooks.start(20);
+  closers.push(async () => {
+    sim.webhooks.stop();
+    server.closeAllConnections();
+    await new Promise<void>((ok) => server.close(() => ok()));
+    await sim.store.close();
+  });
+  const main = fixtures.integrations[0]!;
+  return {
+    baseUrl: origin + API_ROOT, apiKey: main.apiKey, webhookSecret: main.webhookSecret, allowWrites: true,
+    properties: main.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
+    webhookPublicUrl, webhookListenPort: port, runs: 5, seed: 11,
+  };
+}
+
+async function outcomes(options: ConformanceOptions, checks: string[]): Promise<[string, string, string][]> {
+  const report = await runConformance({ ...options, checks });
+  expect(report.target.kind).toBe('live');
+  return report.results.map((r): [string, string, string] => [r.id, r.outcome, r.failure ? `${r.failure.kind} (${r.failure.clause})` : r.reason ?? r.error ?? '']).sort(([a], [b]) => a.localeCompare(b));
+}
+
+const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof liveTarget>[1]?][] = [
+  ['superseded-in-replay', 'sequencing.paging-exactly-once', 'SupersededInReplay (3.3.R2)'],
+  ['superseded-in-replay', 'supersession.live-undelivered-covered', 'SupersededInReplay (3.3.R2)'],
+  ['updated-since-ignored', 'pagination.updated-since-filters', 'UpdatedSinceIgnored (4.4.Q1)'],
+  ['updated-since-ignored', 'pagination.polling-never-misses', 'UpdatedSinceIgnored (4.4.Q1)'],
+  ['webhook-pair-swapped', 'webhooks.live-deliveries', 'DeliveryOvertook (6.R2a)'],
+  ['integration-header-missing', 'webhooks.live-deliveries', 'IntegrationHeaderMissing (6.R3)'],
+  ['signature-wrong-secret', 'webhooks.live-deliveries', 'SignatureInvalid (5.R4)'],
+  ['no-ratelimit-headers-on-429', 'auth.rate-limited-headers', 'MissingRateLimitHeader (7.E16)', { allowBurst: true }, { rateLimit: { limit: 40, window_seconds: 2 } }],
+  ['no-retry-after-on-429', 'auth.rate-limited-headers', 'RetryAfterMissing (7.E16)', { allowBurst: true }, { rateLimit: { limit: 40, window_seconds: 2 } }],
+];
+
+describe('strengthened checks against a live target with partner credentials', () => {
+  it('pass against a correct deployment', async () => {
+    const options = await liveTarget([], { rateLimit: { limit: 200, window_seconds: 2 } });
+    const checks = [...new Set(BITES.map(([, check]) => check))].sort();
+    expect(await outcomes({ ...options, allowBurst: true }, checks)).toEqual(checks.map((id) => [id, 'passed', '']));
+  });
+
+  for (const [fault, check, breach, extra, setup] of BITES) {
+    it(`${check} names the breach of ${fault}: ${breach}`, async () => {
+      const options = await liveTarget([fault], setup);
+      expect(await outcomes({ ...options, ...extra }, [check])).toEqual([[check, 'failed', breach]]);
+    });
+  }
+
+  it('without --allow-burst the burst check is not applicable, naming the capability', async () => {
+    const options = await liveTarget([]);
+    const [[, outcome, reason]] = await outcomes(options, ['auth.rate-limited-headers']) as [[string, string, string]];
+    expect(outcome).toBe('not_applicable');
+    expect(reason).toMatch(/needs burst/);
+  });
+
+  it('without the receiver behind --webhook-public-url the webhook checks are not applicable, never failed', async () => {
+    const options = await liveTarget([]);
+    const result = await outcomes({ ...options, webhookPublicUrl: undefined, webhookListenPort: undefined }, ['webhooks.live-deliveries', 'supersession.live-undelivered-covered']);
+    expect(result.map(([id, outcome]) => [id, outcome])).toEqual([['supersession.live-undelivered-covered', 'not_applicable'], ['webhooks.live-deliveries', 'not_applicable']]);
+  });
+});
