@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
 import { createApp, type ContractViolation } from './http/app.ts';
 import { staffRouter } from './staff/routes.ts';
+import { controlRouter } from './control/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
 import type { Change, ChangeRecorder } from './domain/changes.ts';
 import { EventApi } from './domain/event-api.ts';
@@ -108,10 +109,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const sync = new SyncWorker(events);
   const contract = loadContract();
   const journal = new CallJournal();
+  const staff = staffRouter({ platform, clock, webhooks });
   const app = createApp({
     platform, contract,
     before: options.faults?.length ? [faultMiddleware(faults)] : [],
-    extraRouters: [staffRouter({ platform, clock, webhooks })],
+    extraRouters: [staff, controlRouter({ platform, staff })],
     extraHandlers: eventHandlers({ events, worker: sync, contract }),
     onContractViolation: options.onContractViolation,
     journal: options.journal === false ? undefined : journal,

@@ -15,6 +15,8 @@ import { hashToken } from '../domain/credentials.ts';
 import { fingerprint } from '../domain/idempotency.ts';
 
 export const API_ROOT = '/api/integrations/v1';
+/** The staging control plane (spec/control-openapi.yaml): every unknown path under it answers the error envelope too. */
+export const CONTROL_ROOT = '/_control/v1';
 
 export interface ContractViolation {
   operation: string;
@@ -75,6 +77,7 @@ export function createApp(options: AppOptions): Koa {
       ctx.app.emit('error', e, ctx);
       return;
     }
+    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(CONTROL_ROOT)) return sendError(ctx, new DomainError('NOT_FOUND'));
     if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_ROOT)) {
       if (platform.apiEnabled()) return sendError(ctx, new DomainError('NOT_FOUND'));
       ctx.body = ''; // §5.6

@@ -5,7 +5,7 @@
  * Documented in spec/staff-openapi.yaml.
  */
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { addDays, dateAt, parseInstant, timestamp } from '../domain/calendar.ts';
 import type { VirtualClock } from '../domain/clock.ts';
 import { digestsEqual, hashToken } from '../domain/credentials.ts';
@@ -54,6 +54,16 @@ export interface StaffDeps {
   webhooks: StaffWebhooks;
 }
 
+/** Lets a request through only with the staff token (the control plane's token too). */
+export function staffTokenGuard(platform: Platform): Middleware {
+  return async (ctx, next) => {
+    const token = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
+    const expected = platform.settings()?.staff_token_hash;
+    if (!token || !expected || !digestsEqual(expected, hashToken(token))) throw new DomainError('UNAUTHENTICATED', {}, 'A valid staff token is required.');
+    await next();
+  };
+}
+
 export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
   const router = new Router({ prefix: STAFF_ROOT });
   const { store, entropy, vault, changes } = platform.deps;
@@ -71,12 +81,7 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
     return { ...integrationView(store, i, platform.deps.undeliveredEvents?.(i.id) ?? 0), coverage: i.coverage, rate_limit: i.rate_limit };
   };
 
-  router.use(async (ctx, next) => {
-    const token = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'))?.[1];
-    const expected = platform.settings()?.staff_token_hash;
-    if (!token || !expected || !digestsEqual(expected, hashToken(token))) throw new DomainError('UNAUTHENTICATED', {}, 'A valid staff token is required.');
-    await next();
-  });
+  router.use(staffTokenGuard(platform));
 
   router.get('/world', (ctx) => {
     ok(ctx, 'World retrieved.', {

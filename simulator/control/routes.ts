@@ -1,0 +1,64 @@
+/**
+ * The staging control plane under /_control/v1 (spec/control-openapi.yaml):
+ * the platform actions a conformance run needs, addressed as a partner sees
+ * things (integration slug, property doorloom_id, booking id). Each action is
+ * the staff plane's own route, reached under its staff path, so the control
+ * plane has exactly the staff plane's validation and effects and no second
+ * implementation of either. Guarded by the staff token.
+ */
+import Router from '@koa/router';
+import { DomainError } from '../domain/errors.ts';
+import { success } from '../domain/envelope.ts';
+import type { Platform } from '../domain/platform.ts';
+import { CONTROL_ROOT, send } from '../http/app.ts';
+import { STAFF_ROOT, staffTokenGuard } from '../staff/routes.ts';
+
+type Params = Record<string, string>;
+
+/** One action of the contract: its route here and the staff route that performs it. */
+interface ControlRoute {
+  action: string;
+  method: 'post' | 'put';
+  path: string;
+  staff(params: Params, integrationId: (slug: string) => number): string;
+}
+
+/** Every action of spec/control-openapi.yaml (control/control-openapi.test.ts keeps the two equal). */
+export const CONTROL_ROUTES: readonly ControlRoute[] = [
+  { action: 'delivery.pause', method: 'post', path: '/integrations/:slug/pause', staff: (p, id) => `/integrations/${id(p.slug!)}/pause` },
+  { action: 'delivery.resume', method: 'post', path: '/integrations/:slug/resume', staff: (p, id) => `/integrations/${id(p.slug!)}/resume` },
+  { action: 'delivery.ping', method: 'post', path: '/integrations/:slug/ping', staff: (p, id) => `/integrations/${id(p.slug!)}/ping` },
+  { action: 'webhook.set-url', method: 'put', path: '/integrations/:slug/webhook', staff: (p, id) => `/integrations/${id(p.slug!)}/webhook` },
+  { action: 'rate-limit.set', method: 'put', path: '/integrations/:slug/rate-limit', staff: (p, id) => `/integrations/${id(p.slug!)}/rate-limit` },
+  { action: 'api-key.rotate', method: 'post', path: '/integrations/:slug/rotate-api-key', staff: (p, id) => `/integrations/${id(p.slug!)}/rotate-api-key` },
+  { action: 'webhook-secret.rotate', method: 'post', path: '/integrations/:slug/rotate-webhook-secret', staff: (p, id) => `/integrations/${id(p.slug!)}/rotate-webhook-secret` },
+  { action: 'nights.set', method: 'put', path: '/properties/:property_id/nights', staff: (p) => `/properties/${p.property_id}/nights` },
+  { action: 'rates.set', method: 'put', path: '/properties/:property_id/rates', staff: (p) => `/properties/${p.property_id}/rates` },
+  { action: 'restrictions.set', method: 'put', path: '/properties/:property_id/restrictions', staff: (p) => `/properties/${p.property_id}/restrictions` },
+  { action: 'booking.status', method: 'post', path: '/bookings/:booking_id/status', staff: (p) => `/bookings/${p.booking_id}/status` },
+  { action: 'booking.dates', method: 'post', path: '/bookings/:booking_id/dates', staff: (p) => `/bookings/${p.booking_id}/dates` },
+  { action: 'clock.advance', method: 'post', path: '/clock/advance', staff: () => '/clock/advance' },
+  { action: 'api.switch', method: 'put', path: '/api', staff: () => '/api' },
+];
+
+export function controlRouter({ platform, staff }: { platform: Platform; staff: Router }): Router {
+  const router = new Router({ prefix: CONTROL_ROOT });
+  const staffRoutes = staff.routes();
+  const integrationId = (slug: string): number => {
+    const found = Array.from(platform.store.values('integrations')).find((i) => i.slug === slug);
+    if (!found) throw new DomainError('NOT_FOUND');
+    return found.id;
+  };
+  router.use(staffTokenGuard(platform));
+  router.get('/capabilities', (ctx) => {
+    send(ctx, { status: 200, body: success('Control actions offered.', { actions: CONTROL_ROUTES.map((r) => r.action) }) });
+  });
+  for (const route of CONTROL_ROUTES) {
+    router[route.method](route.path, async (ctx, next) => {
+      // The same request, under the staff path: the staff route reads the body, validates and acts.
+      ctx.path = STAFF_ROOT + route.staff(ctx.params as Params, integrationId);
+      await staffRoutes(ctx, next);
+    });
+  }
+  return router;
+}
