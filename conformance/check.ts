@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { ApiClient, ExchangeLog } from './client.ts';
+import { ControlClient, ControlError } from './control.ts';
 import { asText } from '../reports/sanitize.ts';
 import { createHash } from 'node:crypto';
 import { seeded } from './seeded.ts';
@@ -28,8 +29,8 @@ export interface CheckContext {
   target: Target;
   /** The partner API as the target's main integration. */
   api: ApiClient;
-  /** The staff plane of the in-process simulator (needs `staff`). */
-  staff: ApiClient | null;
+  /** The control plane's actions (a check that uses one needs `control:<action>`). */
+  control: ControlClient | null;
   log: ExchangeLog;
   runId: string;
   /** fast-check runs per property. */
@@ -38,6 +39,8 @@ export interface CheckContext {
   path?: string;
   /** A fresh identifier, prefixed with the run id so live writes are recognisable (and never repeat across runs). */
   uniqueId(prefix?: string): string;
+  /** The platform's time in ms: its clock as the control plane last reported it, else this machine's. */
+  now(): number;
   /** The check's own generator, seeded by the run's seed and the check id: a seed repeats every choice. */
   random(): number;
   /** Free stays, read from the availability snapshot before a check that writes (conformance/stays.ts). */
@@ -74,9 +77,8 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
 export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean; checkId?: string }): CheckContext {
   const log = new ExchangeLog();
   const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, retryAfterBudgetSeconds: options.live ? 60 : 0 });
-  const staff = target.staffUrl && target.staffToken
-    ? new ApiClient({ baseUrl: target.staffUrl, token: target.staffToken, secrets: target.secrets, log })
-    : null;
+  const control = target.control ? new ControlClient(target.control, api, log, target.secrets) : null;
+  const now = () => (control?.offers('clock.advance') ? control.platformNow() : Date.now());
   let counter = 0;
   const random = seeded(options.seed ^ hash(options.checkId ?? ''));
   // Ids stay unique across the checks of a run (each check counts from 1) and across runs (the run id).
@@ -86,13 +88,14 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
     throw new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause });
   };
   return {
-    target, api, staff, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],
+    target, api, control, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],
     uniqueId(prefix = 'c') {
       counter += 1;
       return `${options.runId}-${checkTag}-${prefix}-${counter}`;
     },
     random,
-    stays: new StayPlanner(api, target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id), random),
+    now,
+    stays: new StayPlanner(api, target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id), random, now),
     uniqueKey(length) {
       counter += 1;
       let key = '';
@@ -119,6 +122,8 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
       }
       const cause = details.errorInstance;
       if (cause instanceof CheckFailure) throw new CheckFailure(cause.failure, property);
+      // Not a breach: the run's own tooling failed or the target cannot run the case.
+      if (cause instanceof ControlError || cause instanceof NotApplicable) throw cause;
       throw new CheckFailure({ kind: 'PropertyFailed', received: String((cause as Error | undefined)?.message ?? cause), documented: 'the property holds', clause: '' }, property);
     },
   };

@@ -4,7 +4,8 @@
  * reports and exits 0 only when every applicable check passed. The options
  * are a public contract (README "Conformance").
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { writeReports } from '../reports/write.ts';
@@ -18,7 +19,7 @@ import type { CheckResult, RunReport } from './types.ts';
 
 const USAGE = `Usage: npm run conformance -- [options]
 
-Target (default: the in-process simulator, fresh world per check, full staff control)
+Target (default: the in-process simulator, fresh world per check, its control plane offering every action)
   --target URL            base URL of a live deployment (…/api/integrations/v1); checked first (preflight):
                           a dead host, a refused key or not this API ends the run with exit 2, no check judged
   --api-key KEY           the integration's API key (or PARTNER_API_KEY)
@@ -149,8 +150,20 @@ async function main(): Promise<number> {
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
   let report: RunReport;
+  const rotated: Record<string, string> = {};
   try {
-    report = await runConformance({ ...options, onResult: (r) => process.stdout.write(line(r)) });
+    report = await runConformance({
+      ...options,
+      onResult: (r) => process.stdout.write(line(r)),
+      // A check rotated a credential through the control plane: the old one is gone, so the new one is kept for the partner.
+      onCredentialRotated: (kind, value) => {
+        rotated[kind] = value;
+        const file = join(values['report-dir']!, 'rotated-credentials.json');
+        mkdirSync(values['report-dir']!, { recursive: true });
+        writeFileSync(file, `${JSON.stringify(rotated, null, 2)}\n`, { mode: 0o600 });
+        process.stderr.write(`note: a check rotated the integration's ${kind === 'apiKey' ? 'API key' : 'webhook secret'} through the control plane; the new value is in ${file} (mode 0600)\n`);
+      },
+    });
   } catch (e) {
     if (e instanceof SetupError) {
       process.stderr.write(`error: ${e.message}\n(a setup problem: no check was run or judged)\n`);

@@ -7,22 +7,10 @@
  * this test's setup (registering the webhook URL, a small rate limit), as a
  * platform team would configure its staging deployment.
  */
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seedDemoWorld } from '../simulator/demo-world.ts';
-import { API_ROOT } from '../simulator/http/app.ts';
-import { createSimulator } from '../simulator/simulator.ts';
 import type { FaultName } from '../simulator/domain/faults.ts';
 import { runConformance, type ConformanceOptions } from './runner.ts';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((ok) => probe.close(() => ok()));
-  return port;
-}
+import { serveSimulator } from './served-simulator.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,30 +19,9 @@ afterEach(async () => {
 
 /** A simulator on loopback with `faults`, its first integration delivering to a port the run's receiver will listen on. */
 async function liveTarget(faults: FaultName[], setup: { rateLimit?: { limit: number; window_seconds: number } } = {}): Promise<ConformanceOptions> {
-  const sim = createSimulator({ faults });
-  const server = sim.app.listen(0, '127.0.0.1');
-  await new Promise<void>((ok) => server.once('listening', ok));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const port = await freePort();
-  const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
-  const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken!, webhookUrl: webhookPublicUrl });
-  if (setup.rateLimit) {
-    const res = await fetch(`${origin}/_staff/integrations/1/rate-limit`, { method: 'PUT', headers: { Authorization: `Bearer ${sim.staffToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(setup.rateLimit) });
-    expect(res.status).toBe(200);
-  }
-  sim.webhooks.start(20);
-  closers.push(async () => {
-    sim.webhooks.stop();
-    server.closeAllConnections();
-    await new Promise<void>((ok) => server.close(() => ok()));
-    await sim.store.close();
-  });
-  const main = fixtures.integrations[0]!;
-  return {
-    baseUrl: origin + API_ROOT, apiKey: main.apiKey, webhookSecret: main.webhookSecret, allowWrites: true,
-    properties: main.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
-    webhookPublicUrl, webhookListenPort: port, runs: 5, seed: 11,
-  };
+  const served = await serveSimulator(faults, setup);
+  closers.push(() => served.close());
+  return served.partner;
 }
 
 async function outcomes(options: ConformanceOptions, checks: string[]): Promise<[string, string, string][]> {

@@ -13,7 +13,7 @@ import { CheckFailure, makeContext, NotApplicable, type CheckDefinition } from '
 import { preflight } from './preflight.ts';
 import { replayCommand } from './replay.ts';
 import { targetFactory, type TargetConfig } from './targets.ts';
-import type { CheckResult, ClauseCoverage, RunReport, RunSummary } from './types.ts';
+import type { Capability, CheckResult, ClauseCoverage, RunReport, RunSummary } from './types.ts';
 
 export interface ConformanceOptions extends TargetConfig {
   /**
@@ -87,7 +87,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       if (options.normativeOnly && check.level === 'assumption') {
         result = { ...base, outcome: 'skipped', reason: 'relies on an x-assumption; left out by --normative-only', replay };
       } else if (missing.length > 0) {
-        result = { ...base, outcome: 'not_applicable', reason: `needs ${missing.join(', ')}; the ${factory.kind} target has ${factory.capabilities.join(', ')}${missing.includes('write') && factory.kind === 'live' ? ' (pass --allow-writes)' : ''}`, replay };
+        result = { ...base, outcome: 'not_applicable', reason: missingReason(missing, factory.capabilities), replay };
       } else if (options.timeBudgetSeconds !== undefined && Date.now() - started > options.timeBudgetSeconds * 1000) {
         result = { ...base, outcome: 'skipped', reason: `time budget of ${options.timeBudgetSeconds} s spent`, replay };
       } else {
@@ -176,6 +176,8 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
   const o = { replay };
   const target = ctx.target;
   try {
+    // Dates are the platform's: where its clock can be moved (an earlier check may have), read it first.
+    if (ctx.control?.offers('clock.advance')) await ctx.control.advanceClock(0);
     // Free nights are read before a check that books, so its creates ask only for nights that are free now.
     if (check.needs.includes('write')) await ctx.stays.prime();
     await check.run(ctx);
@@ -212,4 +214,17 @@ function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCove
       : ran.some((r) => r.outcome !== 'passed') ? 'failed' : 'passed';
     return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status };
   });
+}
+
+/** Why a check cannot run here, naming each missing capability and the option or control action that grants it. */
+export function missingReason(missing: Capability[], has: Capability[]): string {
+  const HOW: Record<string, string> = { write: '--allow-writes', sync: '--allow-sync', burst: '--allow-burst' };
+  const plain = missing.filter((n) => !n.startsWith('control:'));
+  const actions = missing.filter((n) => n.startsWith('control:')).map((n) => n.slice('control:'.length));
+  const offered = has.filter((n) => n.startsWith('control:')).length;
+  const parts = plain.map((n) => HOW[n] ? `${n} (${HOW[n]})` : n);
+  if (actions.length > 0) {
+    parts.push(`control actions ${actions.join(', ')} (${offered === 0 ? 'no control plane: --control-url and --control-token, spec/control-openapi.yaml' : 'not offered by the control plane'})`);
+  }
+  return `needs ${parts.join('; ')}`;
 }

@@ -33,17 +33,21 @@ export class StayPlanner {
   /** Nights handed out in the far window (a night filled on purpose must not be one). */
   private readonly handedOut = new Set<string>();
   private primed = false;
-  private readonly starts: Record<'far' | 'horizon', string>;
+  private readonly offsets: Record<'far' | 'horizon', number>;
+  private starts: Record<'far' | 'horizon', string> | null = null;
 
-  constructor(private readonly api: ApiClient, private readonly properties: number[], random: () => number, today = dateAt(Date.now())) {
+  /** `now` is the platform's clock (it may have been moved through the control plane). */
+  constructor(private readonly api: ApiClient, private readonly properties: number[], random: () => number, private readonly now: () => number = Date.now) {
     // Far windows end by day 400 + 228 + 92 = 720, inside the 730-day snapshot horizon (§4.8).
-    this.starts = { far: addDays(today, 400 + Math.floor(random() * 229)), horizon: addDays(today, 250 + Math.floor(random() * 9)) };
+    this.offsets = { far: 400 + Math.floor(random() * 229), horizon: 250 + Math.floor(random() * 9) };
   }
 
   /** Reads the availability the stays are chosen from; a property that does not answer 200 is left out. */
   async prime(): Promise<void> {
     if (this.primed) return;
     this.primed = true;
+    const today = dateAt(this.now());
+    this.starts = { far: addDays(today, this.offsets.far), horizon: addDays(today, this.offsets.horizon) };
     const properties = this.properties.slice(0, MAX_PROPERTIES);
     for (const kind of ['far', 'horizon'] as const) {
       const from = this.starts[kind];
@@ -77,6 +81,7 @@ export class StayPlanner {
    * window, counted as taken; null when none is left.
    */
   take(kind: 'far' | 'horizon', nights: number, units = 1): Stay | null {
+    if (!this.starts) return null;
     const free = this.free[kind];
     const from = this.starts[kind];
     for (let i = 0; i + nights <= WINDOW; i++) {
@@ -95,7 +100,8 @@ export class StayPlanner {
    * how many: for a check that fills a night on purpose with one booking.
    */
   async fillable(property: number, maxUnits: number): Promise<{ night: string; available: number } | null> {
-    const from = this.starts.far;
+    await this.prime();
+    const from = this.starts!.far;
     const res = await this.api.get(`/properties/${property}/availability`, { query: { from, to: addDays(from, WINDOW - 1) } });
     const dates: any[] = res.status === 200 && Array.isArray(res.body?.data?.data?.dates) ? res.body.data.data.dates : [];
     for (const d of dates) {

@@ -1,21 +1,22 @@
 /**
  * Targets a run can point at: the in-process simulator (a fresh world per
- * check, full staff control) or a live deployment (read-only unless writes
- * are allowed, never staff). Checks see one interface and declare what they
+ * check, its control plane offering every action) or a live deployment
+ * (read-only unless writes are allowed; platform actions only through a
+ * control plane it offers). Checks see one interface and declare what they
  * need; the runner reports the rest "not applicable" with the reason.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { API_ROOT } from '../simulator/http/app.ts';
-import { STAFF_ROOT } from '../simulator/staff/routes.ts';
+import { API_ROOT, CONTROL_ROOT } from '../simulator/http/app.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld, type FixtureProperty } from '../simulator/demo-world.ts';
 import { VirtualClock } from '../simulator/domain/clock.ts';
 import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
+import { CONTROL_ACTIONS, control, type ControlPlane } from './control.ts';
 
-/** The in-process simulator lets checks do everything, on a fresh world each. */
-const IN_PROCESS: Capability[] = ['read', 'write', 'sync', 'burst', 'staff'];
+/** The in-process simulator lets checks do everything, on a fresh world each, its control plane offering every action. */
+const IN_PROCESS: Capability[] = ['read', 'write', 'sync', 'burst', ...CONTROL_ACTIONS.map(control)];
 
 export interface TargetConfig {
   /** Base URL of the API root (`…/api/integrations/v1`); absent means the in-process simulator. */
@@ -42,6 +43,8 @@ export interface TargetConfig {
   /** …and the local port where the runner's receiver listens behind it. */
   webhookListenPort?: number;
   allowWrites?: boolean;
+  /** Told when a check rotated a credential through the control plane (the CLI writes it where the partner finds it). */
+  onCredentialRotated?: (kind: RotatedCredential, value: string) => void;
   /** In-process only: the simulator fault to inject (see simulator/faults.ts). */
   fault?: string;
 }
@@ -63,14 +66,22 @@ export interface Target {
   nonIntegrationToken: string | null;
   /** The main integration's `GET /me` data as the preflight saw it (live), or null. */
   me: MeView | null;
-  staffToken: string | null;
+  /** The control plane the checks may use (in-process: the simulator's own), or null. */
+  control: ControlPlane | null;
+  /**
+   * A check rotated a credential through the control plane: this target and
+   * every later one of the run use the new value, which is redacted like the
+   * others and handed to `onCredentialRotated` (the partner needs it).
+   */
+  credentialRotated(kind: RotatedCredential, value: string): void;
   /** Secrets to redact from every exchange. */
   secrets: string[];
   /** In-process only. */
   simulator: Simulator | null;
-  staffUrl: string | null;
   close(): Promise<void>;
 }
+
+export type RotatedCredential = 'apiKey' | 'webhookSecret';
 
 export interface TargetFactory {
   kind: Target['kind'];
@@ -99,7 +110,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken! });
       const [main, other, disabled] = fixtures.integrations;
-      return {
+      const target: Target = {
         kind: 'in-process',
         baseUrl: origin + API_ROOT,
         capabilities: IN_PROCESS,
@@ -111,10 +122,13 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
         disabledApiKey: disabled!.apiKey,
         nonIntegrationToken: fixtures.staffToken,
         me: null,
-        staffToken: fixtures.staffToken,
+        control: { url: origin + CONTROL_ROOT, token: fixtures.staffToken, actions: [...CONTROL_ACTIONS] },
         secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
         simulator: sim,
-        staffUrl: origin + STAFF_ROOT,
+        credentialRotated(kind, value) {
+          target.secrets.push(value);
+          target[kind] = value;
+        },
         async close() {
           server.closeAllConnections();
           await new Promise<void>((ok) => server.close(() => ok()));
@@ -122,6 +136,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
           await sim.store.close();
         },
       };
+      return target;
     },
     async dispose() {},
   };
@@ -133,18 +148,25 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
   if (config.allowWrites) capabilities.push('write');
   if (config.allowSync) capabilities.push('sync');
   if (config.allowBurst) capabilities.push('burst');
+  const plane = config.controlUrl && config.controlToken && setup?.controlActions
+    ? { url: config.controlUrl.replace(/\/$/, ''), token: config.controlToken, actions: setup.controlActions.filter((a) => (CONTROL_ACTIONS as readonly string[]).includes(a)) }
+    : null;
+  for (const action of plane?.actions ?? []) capabilities.push(`control:${action}`);
   const baseUrl = config.baseUrl!.replace(/\/$/, '');
+  // Credentials a check rotated hold for the rest of the run.
+  const current = { apiKey: config.apiKey, webhookSecret: config.webhookSecret ?? null };
+  const rotated: string[] = [];
   return {
     kind: 'live',
     baseUrl,
     capabilities,
     async open() {
-      return {
+      const target: Target = {
         kind: 'live',
         baseUrl,
         capabilities,
-        apiKey: config.apiKey!,
-        webhookSecret: config.webhookSecret ?? null,
+        apiKey: current.apiKey,
+        webhookSecret: current.webhookSecret,
         // Units are discovered by checks that need them (GET /properties); live runs name properties only.
         properties: (config.properties ?? []).map((id) => ({ doorloom_id: id, external_id: '', archived: false, units: [] })),
         otherApiKey: config.otherApiKey ?? null,
@@ -152,12 +174,19 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
         disabledApiKey: config.disabledApiKey ?? null,
         nonIntegrationToken: config.nonIntegrationToken ?? null,
         me: setup?.me ?? null,
-        staffToken: null,
-        secrets: [config.apiKey!, config.webhookSecret ?? '', config.otherApiKey ?? '', config.disabledApiKey ?? '', config.nonIntegrationToken ?? ''].filter(Boolean),
+        control: plane,
+        secrets: [config.apiKey!, config.webhookSecret ?? '', config.otherApiKey ?? '', config.disabledApiKey ?? '', config.nonIntegrationToken ?? '', config.controlToken ?? '', ...rotated].filter(Boolean),
+        credentialRotated(kind, value) {
+          rotated.push(value);
+          target.secrets.push(value);
+          target[kind] = value;
+          current[kind] = value;
+          config.onCredentialRotated?.(kind, value);
+        },
         simulator: null,
-        staffUrl: null,
         async close() {},
       };
+      return target;
     },
     async dispose() {},
   };

@@ -8,9 +8,10 @@
  * What a target lets checks do: `read` always; `write` creates bookings
  * (live: --allow-writes); `sync` spends the daily full-sync allowance
  * (--allow-sync); `burst` drives the rate limit to a 429 (--allow-burst);
- * `staff` is the in-process simulator's own staff plane.
+ * `control:<action>` a platform action of the control plane
+ * (spec/control-openapi.yaml; live: --control-url, as far as it offers them).
  */
-export type Capability = 'read' | 'write' | 'sync' | 'burst' | 'staff';
+export type Capability = 'read' | 'write' | 'sync' | 'burst' | `control:${string}`;
 
 /** `normative`: the API document says so; `assumption`: relies on an x-assumption of spec/openapi.yaml. */
 export type CheckLevel = 'normative' | 'assumption';
@@ -54,7 +55,7 @@ export interface CheckResult {
   clauses: string[];
   level: CheckLevel;
   outcome: Outcome;
-  /** Why the check was not applicable or skipped (e.g. "needs staff; the live target has read, write"). */
+  /** Why the check was not applicable or skipped (e.g. "needs control actions rates.set (no control plane: --control-url …)"). */
   reason?: string;
   failure?: Failure;
   /** Error text for `errored` (a bug in the check or an unreachable target). */

@@ -1,5 +1,6 @@
 /** Auth and visibility (§1, §5, §7): 401/403 variants, the switch, cross-integration 404s. */
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { control } from '../control.ts';
 import { ExchangeLog, retryAfterSeconds, type Response } from '../client.ts';
 import { bookingBody, createBooking, describe, everyOperation, farStay, horizonStay } from './support.ts';
 
@@ -89,20 +90,21 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'auth.rotated-key-stops-at-once', title: 'Issuing a key rotates it: the previous key is 401 at once', suite,
-    clauses: ['5.R3', '5.R2b', '7.E1'], level: 'normative', needs: ['staff'],
+    clauses: ['5.R3', '5.R2b', '7.E1'], level: 'normative', needs: ['read', control('api-key.rotate')],
     async run(ctx) {
-      const rotated = await ctx.staff!.post('/integrations/1/rotate-api-key');
-      const fresh = rotated.body.data.api_key as string;
-      ctx.target.secrets.push(fresh);
+      const fresh = await ctx.control!.rotateApiKey();
+      // The rest of the run (and the partner, told by the runner) goes on with the new key.
+      ctx.target.credentialRotated('apiKey', fresh);
       expectStatus(ctx, await ctx.api.get('/me'), 401, 'UNAUTHENTICATED', '5.R3', 'GET /me with the rotated-out key');
       expectStatus(ctx, await ctx.api.get('/me', { token: fresh }), 200, null, '5.R3', 'GET /me with the new key');
     },
   }),
   defineCheck({
     id: 'auth.switched-off-is-bare-404', title: 'With the API switched off every route is a bare 404 with an empty body', suite,
-    clauses: ['5.R6', '7.E5'], level: 'normative', needs: ['staff'],
+    clauses: ['5.R6', '7.E5'], level: 'normative', needs: ['read', control('api.switch')],
     async run(ctx) {
-      await ctx.staff!.request('PUT', '/api', { body: { enabled: false } });
+      await ctx.control!.setApiEnabled(false);
+      ctx.cleanup.unshift(async () => void (await ctx.control!.setApiEnabled(true)));
       for (const op of everyOperation(ctx)) {
         const res = await ctx.api.request(op.method, op.path, { body: op.body });
         if (res.status !== 404 || res.text !== '') ctx.fail('NotBare404', `${describe(res)} with ${res.text.length} body bytes for ${op.name}`, 'a bare 404 with an empty body', '5.R6');
@@ -113,8 +115,8 @@ export const authChecks = [
     id: 'auth.rate-limited-headers', title: 'Partner calls past the rate limit get 429 RATE_LIMITED with Retry-After and X-RateLimit-* set', suite,
     clauses: ['7.E16'], level: 'normative', needs: ['burst'],
     async run(ctx) {
-      // In-process the staff plane shrinks the limit so the burst stays small; live, the deployment's own limit is driven.
-      if (ctx.staff) await ctx.staff.request('PUT', '/integrations/1/rate-limit', { body: { limit: 5, window_seconds: 60 } });
+      // In-process the control plane shrinks the limit so the burst stays small; live, the deployment's own limit is driven.
+      if (ctx.target.kind === 'in-process') await ctx.control!.setRateLimit(5, 60);
       const { res, calls, seconds } = await burst(ctx);
       if (!res) throw new NotApplicable(`no 429 RATE_LIMITED within ${calls} calls in ${seconds} s: the limit is higher than a burst reaches`);
       const retryAfter = res.headers['retry-after'];

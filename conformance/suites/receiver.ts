@@ -1,29 +1,70 @@
 /**
- * The runner's webhook receivers. `receiverFor` (staff checks) registers a
- * loopback receiver through the staff plane and judges signatures against the
- * simulator's virtual clock. `partnerReceiver` is what a partner has: on a
- * live target, the receiver behind --webhook-public-url that the platform
- * already delivers to; in-process, the same receiver registered as the
- * harness's setup. Either way the receiver records every delivery it refuses
- * with the reason, and `deliveryBreach` turns the first recorded problem into
- * the check failure that names it.
+ * The runner's webhook receivers. `receiverFor` is a receiver the check
+ * registers through the control plane (`webhook.set-url`): in-process a
+ * loopback receiver, live the receiver behind --webhook-public-url.
+ * `partnerReceiver` is what a partner has: live, the receiver behind
+ * --webhook-public-url that the platform already delivers to. Either way the
+ * receiver records every delivery it refuses with the reason, judges
+ * signature timestamps against the platform's clock as the control plane
+ * reports it, and `deliveryBreach` turns the first recorded problem into the
+ * check failure that names it.
  */
 import { startReceiver, type DeliveryProblem, type ReceivedDelivery, type Receiver } from '../../simulator/webhooks/receiver.ts';
 import type { CheckContext } from '../check.ts';
 import { NotApplicable } from '../check.ts';
 
+/** The receiver a check registered last: live, one listen port serves one receiver at a time. */
+const current = new WeakMap<CheckContext, Receiver>();
+
+/**
+ * Waits until `done()` holds, at most `seconds` of platform time. Where the
+ * control plane moves the clock, time is stepped a second at a time and
+ * whatever falls due (deliveries, retries, probes) happens on the way, so
+ * in-process nothing waits for real; otherwise real time passes.
+ */
+export async function waitFor(ctx: CheckContext, done: () => boolean, seconds: number): Promise<boolean> {
+  if (ctx.control?.offers('clock.advance')) {
+    for (let i = 0; ; i++) {
+      await ctx.control.advanceClock(i === 0 ? 0 : 1);
+      if (ctx.target.kind === 'live') await new Promise((r) => setTimeout(r, 100));
+      if (done() || i >= seconds) return done();
+    }
+  }
+  for (let i = 0; i < seconds * 10 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+  return done();
+}
+
 export async function receiverFor(ctx: CheckContext, secrets?: string[]): Promise<Receiver> {
-  const sim = ctx.target.simulator;
-  if (!sim || !ctx.staff) throw new NotApplicable('needs the in-process simulator to register a loopback receiver');
-  const receiver = await startReceiver({
-    secrets: secrets ?? [ctx.target.webhookSecret!],
-    slug: (await ctx.api.get('/me')).body.data.slug,
-    nowSeconds: () => Math.floor(sim.clock.now() / 1000),
-  });
-  const res = await ctx.staff.request('PUT', '/integrations/1/webhook', { body: { url: receiver.url } });
-  if (res.status !== 200) throw new Error(`could not register the receiver: ${res.status}`);
-  ctx.cleanup.push(() => receiver.close());
+  const control = ctx.control;
+  if (!control?.offers('webhook.set-url')) throw new NotApplicable('needs control action webhook.set-url to point the webhook at the runner\'s receiver');
+  const hook = ctx.target.kind === 'live' ? ctx.target.webhook : null;
+  if (ctx.target.kind === 'live' && !hook) throw new NotApplicable('needs --webhook-public-url and --webhook-listen-port: the URL the platform can reach and the local port behind it');
+  const secret = secrets ?? (ctx.target.webhookSecret ? [ctx.target.webhookSecret] : null);
+  if (!secret) throw new NotApplicable('needs the webhook secret (--webhook-secret or webhookSecret in --config)');
+  await current.get(ctx)?.close();
+  // Signature timestamps are the platform's time of sending: learn its clock where it can be read.
+  if (control.offers('clock.advance')) await control.advanceClock(0);
+  const me = (await ctx.api.get('/me')).body.data;
+  const receiver = await startReceiver({ secrets: secret, slug: me.slug, port: hook?.listenPort, nowSeconds: () => Math.floor(control.platformNow() / 1000) });
+  current.set(ctx, receiver);
+  await control.setWebhookUrl(hook ? hook.publicUrl : receiver.url);
+  const before = me.webhook?.url;
+  ctx.cleanup.push(async () => {
+    // Live, the integration's webhook goes back where it pointed before the check.
+    if (hook && before && before !== hook.publicUrl) await control.setWebhookUrl(before);
+  }, () => receiver.close());
   return receiver;
+}
+
+/**
+ * Waits (see `waitFor`) until the receiver accepted a delivery at or past
+ * the integration's latest sequence as `GET /me` shows it now; false when it
+ * did not within `seconds`.
+ */
+export async function deliveredThrough(ctx: CheckContext, receiver: Receiver, seconds: number): Promise<boolean> {
+  const last = (await ctx.api.get('/me')).body?.data?.webhook?.last_sequence as number | undefined;
+  if (typeof last !== 'number' || last === 0) return true;
+  return waitFor(ctx, () => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= last), seconds);
 }
 
 /** A receiver the platform delivers to, and a way to wait for what it delivers. */
@@ -31,53 +72,46 @@ export interface PartnerReceiver {
   receiver: Receiver;
   /** The integration record (`GET /me` data) when the receiver started. */
   me: any;
-  /**
-   * Waits until `done()` holds, at most `seconds`: real time on a live target;
-   * on the in-process simulator its delivery worker is stepped through the
-   * same span of virtual time (retries included), so nothing waits for real.
-   */
+  /** `waitFor` bound to the check. */
   waitFor(done: () => boolean, seconds: number): Promise<boolean>;
 }
 
 /**
- * The receiver of a partner: no staff power is used on a live target. Not
- * applicable without a webhook secret, or live without --webhook-public-url
- * and --webhook-listen-port, or when the integration's webhook URL is not
- * that public URL.
+ * The receiver of a partner: no platform action is used on a live target
+ * without a control plane. Not applicable without a webhook secret, or live
+ * without --webhook-public-url and --webhook-listen-port, or when the
+ * integration's webhook URL is not that public URL (and no control plane can
+ * point it there).
  */
 export async function partnerReceiver(ctx: CheckContext): Promise<PartnerReceiver> {
   const secret = ctx.target.webhookSecret;
   if (!secret) throw new NotApplicable('needs the webhook secret (--webhook-secret or webhookSecret in --config)');
-  const sim = ctx.target.simulator;
-  if (sim && ctx.staff) {
+  const wait = (done: () => boolean, seconds: number) => waitFor(ctx, done, seconds);
+  if (ctx.target.kind === 'in-process') {
     // In-process: registering the receiver is the harness's setup, as a platform team registers theirs.
     const receiver = await receiverFor(ctx);
-    const me = (await ctx.api.get('/me')).body.data;
-    return {
-      receiver, me,
-      async waitFor(done, seconds) {
-        for (let i = 0; i < seconds && !done(); i++) await sim.webhooks.advance(1000);
-        return done();
-      },
-    };
+    return { receiver, me: (await ctx.api.get('/me')).body.data, waitFor: wait };
   }
   const hook = ctx.target.webhook;
   if (!hook) throw new NotApplicable('needs --webhook-public-url and --webhook-listen-port: the URL the platform delivers to and the local port behind it');
-  const me = (await ctx.api.get('/me')).body?.data;
-  if (me?.webhook?.url !== hook.publicUrl) throw new NotApplicable(`the integration's webhook URL is ${me?.webhook?.url ?? 'not set'}, not --webhook-public-url ${hook.publicUrl}`);
-  const receiver = await startReceiver({ secrets: [secret], slug: me.slug, port: hook.listenPort });
-  const waitFor = async (done: () => boolean, seconds: number) => {
-    for (let i = 0; i < seconds * 10 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
-    return done();
-  };
-  ctx.cleanup.push(async () => {
+  let me = (await ctx.api.get('/me')).body?.data;
+  let receiver: Receiver;
+  if (me?.webhook?.url !== hook.publicUrl && ctx.control?.offers('webhook.set-url')) {
+    receiver = await receiverFor(ctx);
+    me = (await ctx.api.get('/me')).body?.data;
+  } else {
+    if (me?.webhook?.url !== hook.publicUrl) throw new NotApplicable(`the integration's webhook URL is ${me?.webhook?.url ?? 'not set'}, not --webhook-public-url ${hook.publicUrl}`);
+    receiver = await startReceiver({ secrets: [secret], slug: me.slug, port: hook.listenPort, nowSeconds: ctx.control ? () => Math.floor(ctx.control!.platformNow() / 1000) : undefined });
+    ctx.cleanup.push(() => receiver.close());
+  }
+  ctx.cleanup.unshift(async () => {
     // What the check caused is delivered before the receiver goes: a later check must not meet a backlog in back-off.
     receiver.setPolicy(null);
     receiver.setMode('ok');
     const webhook = (await ctx.api.get('/me')).body?.data?.webhook;
-    if (webhook && webhook.undelivered_events > 0) await waitFor(() => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= webhook.last_sequence), 30);
-  }, () => receiver.close());
-  return { receiver, me, waitFor };
+    if (webhook && webhook.undelivered_events > 0) await wait(() => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= webhook.last_sequence), 30);
+  });
+  return { receiver, me, waitFor: wait };
 }
 
 /**

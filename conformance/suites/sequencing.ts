@@ -6,16 +6,17 @@
 import fc from 'fast-check';
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { control } from '../control.ts';
 import { makeSupersession } from './supersession-live.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'sequencing';
 
-/** Makes some events when the target lets the check: staff changes on the simulator, far-future bookings with writes. */
+/** Makes some events when the target lets the check: rates changes through the control plane, far-future bookings with writes. */
 async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
   const properties = ctx.target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id);
-  if (ctx.staff && properties.length > 0) {
-    const today = dateAt(Date.now());
+  if (ctx.control?.offers('rates.set') && properties.length > 0) {
+    const today = dateAt(ctx.now());
     for (let i = 0; i < count; i++) {
       const from = addDays(today, 20 + (i % 5) * 3);
       await changeRates(ctx, properties[i % properties.length]!, from, addDays(from, i % 3), 5000 + i);
@@ -48,9 +49,9 @@ export const sequencingChecks = [
         }
         return before;
       };
-      if (ctx.staff) {
+      if (ctx.control?.offers('rates.set')) {
         const property = knownProperty(ctx)!;
-        const from = addDays(dateAt(Date.now()), 20);
+        const from = addDays(dateAt(ctx.now()), 20);
         await watch();
         for (let i = 0; i < 12; i++) {
           const before = issued.size === 0 ? 0 : Math.max(...issued.keys());
@@ -78,9 +79,9 @@ export const sequencingChecks = [
     clauses: ['4.6.Q1', '4.6.Q2', '4.6.R3', '4.6.R4', '4.6.R5', '3.3.R2', '4.6.Q5'], level: 'normative', needs: ['read'],
     async run(ctx) {
       // Without a superseded row the default replay cannot show that it leaves them out: make one where a
-      // partner can (§3.3; staff changes on the simulator supersede on their own). Its receiver stays up
+      // partner can (§3.3; in-process nothing is delivered between the changes, so they supersede on their own). Its receiver stays up
       // for the events made next, so they are delivered rather than left failing.
-      if (!ctx.staff && !(await allEvents(ctx, { include_superseded: true })).some((r) => r.status === 'superseded')) {
+      if (ctx.target.kind === 'live' && !(await allEvents(ctx, { include_superseded: true })).some((r) => r.status === 'superseded')) {
         await makeSupersession(ctx).catch((e) => {
           if (!(e instanceof NotApplicable)) throw e;
         });
@@ -154,13 +155,13 @@ export const sequencingChecks = [
   }),
   defineCheck({
     id: 'sequencing.retention-30-days', title: 'Events older than 30 days leave replay; an older cursor resumes at the oldest retained event', suite,
-    clauses: ['6.R7', '6.R7a', '8.L3'], level: 'normative', needs: ['staff'],
+    clauses: ['6.R7', '6.R7a', '8.L3'], level: 'normative', needs: ['read', control('rates.set'), control('clock.advance')],
     async run(ctx) {
       const property = knownProperty(ctx)!;
-      const from = addDays(dateAt(Date.now()), 40);
+      const from = addDays(dateAt(ctx.now()), 40);
       await changeRates(ctx, property, from, from, 1111);
       const old = await allEvents(ctx);
-      await ctx.staff!.post('/clock/advance', { body: { seconds: 31 * 86_400 } });
+      await ctx.control!.advanceClock(31 * 86_400);
       await changeRates(ctx, property, addDays(from, 1), addDays(from, 1), 2222);
       const rows = await allEvents(ctx, { include_superseded: true });
       const stale = rows.filter((r) => old.some((o) => o.sequence === r.sequence));

@@ -26,7 +26,7 @@ export interface MadeSupersession {
 
 /** A night with at least two sellable units on a property the run may book, inside the event horizon. */
 async function nightForTwo(ctx: CheckContext, horizonDays: number): Promise<{ property: number; night: string }> {
-  const today = dateAt(Date.now());
+  const today = dateAt(ctx.now());
   // The last 90 nights of the horizon (events beyond it are not pushed, §2.1), far from near-term stays.
   const from = addDays(today, Math.max(2, horizonDays - 95));
   const to = addDays(from, 89);

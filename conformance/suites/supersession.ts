@@ -1,18 +1,27 @@
 /** Supersession (§3.3): superseded events are covered, out of default replay, and never delivered. */
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
-import { defineCheck } from '../check.ts';
-import { advance, allEvents, changeRates, coveringRow, knownProperty } from './support.ts';
-import { receiverFor } from './receiver.ts';
+import { defineCheck, type CheckContext } from '../check.ts';
+import { control } from '../control.ts';
+import { allEvents, changeRates, coveringRow, knownProperty } from './support.ts';
+import { deliveredThrough, receiverFor } from './receiver.ts';
+
+/** Delivery paused for the check and resumed after it, pass or fail: events stay undelivered, so they can be superseded (§3.3). */
+async function held(ctx: CheckContext): Promise<void> {
+  await ctx.control!.pause();
+  ctx.cleanup.unshift(async () => void (await ctx.control!.resume()));
+}
 
 const suite = 'supersession';
 
 export const supersessionChecks = [
   defineCheck({
     id: 'supersession.covered-and-omitted', title: 'Superseded events are absent from default replay, present with include_superseded, and covered by a newer event', suite,
-    clauses: ['3.3.T1', '3.3.R2', '4.6.Q5'], level: 'normative', needs: ['staff'],
+    clauses: ['3.3.T1', '3.3.R2', '4.6.Q5'], level: 'normative',
+    needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')],
     async run(ctx) {
+      await held(ctx);
       const property = knownProperty(ctx)!;
-      const from = addDays(dateAt(Date.now()), 30);
+      const from = addDays(dateAt(ctx.now()), 30);
       await changeRates(ctx, property, from, addDays(from, 1), 3000);
       await changeRates(ctx, property, addDays(from, 5), addDays(from, 6), 3100);
       await changeRates(ctx, property, from, addDays(from, 3), 3200);
@@ -29,18 +38,19 @@ export const supersessionChecks = [
   }),
   defineCheck({
     id: 'supersession.only-undelivered', title: 'A delivered event is never superseded; a superseded event is never delivered', suite,
-    clauses: ['3.3.T1', '3.3.T1a', '3.3.R3'], level: 'normative', needs: ['staff'],
+    clauses: ['3.3.T1', '3.3.T1a', '3.3.R3'], level: 'normative',
+    needs: ['read', control('webhook.set-url'), control('rates.set'), control('delivery.pause'), control('delivery.resume')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       const property = knownProperty(ctx)!;
-      const from = addDays(dateAt(Date.now()), 30);
+      const from = addDays(dateAt(ctx.now()), 30);
       await changeRates(ctx, property, from, from, 4000);
-      await advance(ctx, 0);
-      await ctx.staff!.post('/integrations/1/pause');
+      await deliveredThrough(ctx, receiver, 60);
+      await ctx.control!.pause();
       await changeRates(ctx, property, addDays(from, 2), addDays(from, 2), 4100);
       await changeRates(ctx, property, from, addDays(from, 3), 4200);
-      await ctx.staff!.post('/integrations/1/resume');
-      await advance(ctx, 0);
+      await ctx.control!.resume();
+      await deliveredThrough(ctx, receiver, 60);
       const rows = await allEvents(ctx, { include_superseded: true });
       const delivered = new Set(receiver.received.filter((d) => d.answered === 200).map((d) => d.sequence));
       for (const r of rows) {

@@ -33,7 +33,7 @@ export function horizonStay(ctx: CheckContext, nights = 1, _slot?: number): { ch
 
 function seededStay(ctx: CheckContext, from: number, spread: number, nights: number): { check_in: string; check_out: string } {
   if (ctx.stays.ready) throw new NotApplicable(`no ${nights} free night(s) left in the windows read from the availability snapshot: the named properties are full there`);
-  const start = addDays(dateAt(Date.now()), from + Math.floor(ctx.random() * spread));
+  const start = addDays(dateAt(ctx.now()), from + Math.floor(ctx.random() * spread));
   return { check_in: start, check_out: addDays(start, nights) };
 }
 
@@ -42,7 +42,8 @@ export function bookingBody(ctx: CheckContext, overrides: Record<string, unknown
     external_booking_id: ctx.uniqueId('bk'),
     property: { doorloom_id: writableProperty(ctx) },
     units: [{ adults: 2 }],
-    ...farStay(ctx),
+    // A stay is taken from the planner only when the caller brings none: each one taken is a night held back.
+    ...('check_in' in overrides || 'check_out' in overrides ? {} : farStay(ctx)),
     guest: { name: 'Conformance Check', mobile: '9000000000' },
     pricing: { total: 1000 },
     notes: `conformance run ${ctx.runId}`,
@@ -87,16 +88,14 @@ export async function allEvents(ctx: CheckContext, query: Record<string, string 
   return rows;
 }
 
-/** Staff: runs every webhook delivery and probe due within the next `seconds` of virtual time. */
+/** Control `clock.advance`: moves the platform's clock; every delivery, retry and expiry due on the way happens. */
 export async function advance(ctx: CheckContext, seconds: number): Promise<void> {
-  const res = await ctx.staff!.post('/clock/advance', { body: { seconds } });
-  if (res.status !== 200) throw new Error(`staff clock advance answered ${res.status}`);
+  await ctx.control!.advanceClock(seconds);
 }
 
-/** Staff: a change that records one rates.changed event per call for the property and window. */
+/** Control `rates.set`: a change that records one rates.changed event per call for the property and window. */
 export async function changeRates(ctx: CheckContext, property: number, from: string, to: string, rate: number): Promise<void> {
-  const res = await ctx.staff!.request('PUT', `/properties/${property}/rates`, { body: { from, to, base_rate: rate } });
-  if (res.status !== 200) throw new Error(`staff rates change answered ${res.status}: ${res.text}`);
+  await ctx.control!.setRates(property, from, to, rate);
 }
 
 /** §3.3: the newer row of the same type and property (and booking, for booking.changed) whose window covers `old`'s, if any. */

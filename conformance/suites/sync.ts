@@ -8,7 +8,7 @@ const suite = 'sync';
 export const syncChecks = [
   defineCheck({
     id: 'sync.normalised-202', title: 'POST /sync answers 202 with the queued properties, horizon and types normalised to .changed names', suite,
-    clauses: ['4.7.R1', '4.7.R2', '4.7.Q3a', '4.7.Q1'], level: 'normative', needs: ['staff'],
+    clauses: ['4.7.R1', '4.7.R2', '4.7.Q3a', '4.7.Q1'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const property = knownProperty(ctx)!;
       const res = await ctx.api.post('/sync', { body: { property_ids: [property], types: ['rates', 'availability.changed'] } });
@@ -20,7 +20,7 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.validation-before-charge', title: 'A refused sync (422) does not consume the 24-hour window', suite,
-    clauses: ['4.7.R5', '4.7.Q2a', '7.E11'], level: 'normative', needs: ['staff'],
+    clauses: ['4.7.R5', '4.7.Q2a', '7.E11'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const bad = await ctx.api.post('/sync', { body: { property_ids: [2_000_000_000] } });
       expectStatus(ctx, bad, 422, 'PROPERTY_NOT_MAPPED', '4.7.Q2a', 'a sync naming an uncovered property');
@@ -31,7 +31,7 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.interval-and-cap', title: 'Within 24 hours SYNC_TOO_SOON with errors.retry_after; past six calls a day RATE_LIMITED', suite,
-    clauses: ['8.L10', '8.L11', '7.E15', '7.E16'], level: 'normative', needs: ['staff'],
+    clauses: ['8.L10', '8.L11', '7.E15', '7.E16'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       expectStatus(ctx, await ctx.api.post('/sync', { body: { types: ['property'] } }), 202, null, '4.7.R1', 'the first sync');
       const soon = await ctx.api.post('/sync', { body: { types: ['property'] } });
@@ -44,7 +44,7 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.monthly-chunks', title: 'Sync events come one per type, property and calendar month over the horizon, in sequence order', suite,
-    clauses: ['4.7.R3', '4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['staff'],
+    clauses: ['4.7.R3', '4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const property = knownProperty(ctx)!;
       const before = (await ctx.api.get('/events', { query: { limit: 1 } })).body.cursor.latest_sequence as number;

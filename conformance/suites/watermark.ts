@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { control } from '../control.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'watermark';
@@ -54,13 +55,13 @@ export const watermarkChecks = [
   }),
   defineCheck({
     id: 'watermark.payload-equals-event', title: 'Snapshot data.data is byte-identical to the data of the event for the same window and state', suite,
-    clauses: ['2.7.R3', '2.7.R1', '4.8.R2'], level: 'normative', needs: ['staff'],
+    clauses: ['2.7.R3', '2.7.R1', '4.8.R2'], level: 'normative', needs: ['read', control('rates.set'), control('nights.set'), control('restrictions.set')],
     async run(ctx) {
       const property = knownProperty(ctx)!;
-      const from = addDays(dateAt(Date.now()), 25);
+      const from = addDays(dateAt(ctx.now()), 25);
       await changeRates(ctx, property, from, addDays(from, 2), 6100);
-      await ctx.staff!.request('PUT', `/properties/${property}/nights`, { body: { from, to: addDays(from, 2), units_cap: 1 } });
-      await ctx.staff!.request('PUT', `/properties/${property}/restrictions`, { body: { from, to: addDays(from, 2), min_stay: 2 } });
+      await ctx.control!.setNights(property, { from, to: addDays(from, 2), units_cap: 1 });
+      await ctx.control!.setRestrictions(property, { from, to: addDays(from, 2), min_stay: 2 });
       const rows = await allEvents(ctx, { property_id: property });
       for (const kind of ['availability', 'rates', 'restrictions']) {
         const event = rows.filter((r) => r.event.type === `${kind}.changed`).at(-1)?.event;
@@ -78,7 +79,7 @@ export const watermarkChecks = [
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
-      const today = dateAt(Date.now());
+      const today = dateAt(ctx.now());
       const ok = await ctx.api.get(`/properties/${property}/availability`, { query: { from: addDays(today, 2), to: addDays(today, 93) } });
       expectStatus(ctx, ok, 200, null, '8.L13', 'a 92-night window');
       for (const [from, to, what] of [[addDays(today, 2), addDays(today, 94), 'a 93-night window'], [addDays(today, 700), addDays(today, 732), '`to` 732 days ahead']] as const) {

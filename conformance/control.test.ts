@@ -1,0 +1,54 @@
+/**
+ * The runner's side of the control plane: the action names are the
+ * contract's, and a check is not applicable naming exactly the actions a
+ * deployment's control plane does not offer.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CONTROL_ACTIONS } from './control.ts';
+import { missingReason, runConformance } from './runner.ts';
+import { serveSimulator } from './served-simulator.ts';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+});
+
+/** A control plane that offers only `actions` (its other routes are never reached: those checks do not run). */
+async function partialControlPlane(actions: string[]): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    if (req.url === '/capabilities') return res.end(JSON.stringify({ success: true, message: 'Offered.', data: { actions } }));
+    res.statusCode = 501;
+    res.end(JSON.stringify({ success: false, code: 'NOT_OFFERED', message: 'Not offered here.', errors: {} }));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  closers.push(() => new Promise<void>((ok) => server.close(() => ok())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('control actions', () => {
+  it('are exactly the ActionName enum of spec/control-openapi.yaml', () => {
+    const doc = parseYaml(readFileSync(new URL('../spec/control-openapi.yaml', import.meta.url), 'utf8')) as any;
+    expect([...CONTROL_ACTIONS].sort()).toEqual([...doc.components.schemas.ActionName.enum].sort());
+  });
+
+  it('a missing capability is named with the option or control actions that grant it', () => {
+    expect(missingReason(['write', 'control:clock.advance'], ['read'])).toBe('needs write (--allow-writes); control actions clock.advance (no control plane: --control-url and --control-token, spec/control-openapi.yaml)');
+    expect(missingReason(['control:clock.advance', 'control:rates.set'], ['read', 'control:delivery.pause'])).toBe('needs control actions clock.advance, rates.set (not offered by the control plane)');
+  });
+
+  it('against a control plane that offers a subset, a check is not applicable naming only the actions it misses', async () => {
+    const s = await serveSimulator();
+    closers.push(() => s.close());
+    const controlUrl = await partialControlPlane(['rates.set']);
+    const report = await runConformance({ ...s.partner, controlUrl, controlToken: 'ctl_test', checks: ['sequencing.retention-30-days'] });
+    expect(report.target.capabilities).toContain('control:rates.set');
+    expect(report.results.map((r) => [r.id, r.outcome, r.reason])).toEqual([
+      ['sequencing.retention-30-days', 'not_applicable', 'needs control actions clock.advance (not offered by the control plane)'],
+    ]);
+  });
+});

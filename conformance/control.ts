@@ -1,0 +1,119 @@
+/**
+ * The runner's side of the staging control plane (spec/control-openapi.yaml):
+ * the platform actions some checks need, by name. A check lists the actions
+ * it needs as `control:<action>` capabilities; the runner reports it not
+ * applicable, naming the missing ones, when the target's control plane does
+ * not offer them (or there is none). In-process, the simulator's own control
+ * plane offers every action.
+ */
+import { ApiClient, ExchangeLog } from './client.ts';
+
+/** The actions of spec/control-openapi.yaml (conformance/control.test.ts keeps the two equal). */
+export const CONTROL_ACTIONS = [
+  'delivery.pause', 'delivery.resume', 'delivery.ping', 'webhook.set-url', 'rate-limit.set', 'api-key.rotate', 'webhook-secret.rotate',
+  'nights.set', 'rates.set', 'restrictions.set', 'booking.status', 'booking.dates', 'clock.advance', 'api.switch',
+] as const;
+export type ControlAction = (typeof CONTROL_ACTIONS)[number];
+
+/** How a check names an action it needs, beside read/write/sync/burst. */
+export type ControlNeed = `control:${ControlAction}`;
+export const control = (action: ControlAction): ControlNeed => `control:${action}`;
+
+export interface ControlPlane {
+  url: string;
+  token: string;
+  actions: string[];
+}
+
+/** A control action the platform refused or failed: the run's own tooling, never a breach of the partner API. */
+export class ControlError extends Error {}
+
+export class ControlClient {
+  private readonly http: ApiClient;
+  private slug: string | null = null;
+  /** The platform's clock minus this machine's, as the last clock answer showed it (0 until then). */
+  clockOffsetMs = 0;
+
+  constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, log: ExchangeLog, secrets: string[]) {
+    this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log });
+  }
+
+  offers(action: ControlAction): boolean {
+    return this.plane.actions.includes(action);
+  }
+
+  /** The platform's time now, as this machine reckons it from the clock offset (signature timestamps are judged against it). */
+  platformNow(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  pause(): Promise<unknown> {
+    return this.integration('delivery.pause', 'POST', 'pause');
+  }
+
+  resume(): Promise<unknown> {
+    return this.integration('delivery.resume', 'POST', 'resume');
+  }
+
+  ping(): Promise<unknown> {
+    return this.integration('delivery.ping', 'POST', 'ping');
+  }
+
+  setWebhookUrl(url: string): Promise<unknown> {
+    return this.integration('webhook.set-url', 'PUT', 'webhook', { url });
+  }
+
+  setRateLimit(limit: number, windowSeconds: number): Promise<unknown> {
+    return this.integration('rate-limit.set', 'PUT', 'rate-limit', { limit, window_seconds: windowSeconds });
+  }
+
+  async rotateApiKey(): Promise<string> {
+    return ((await this.integration('api-key.rotate', 'POST', 'rotate-api-key')) as { api_key: string }).api_key;
+  }
+
+  async rotateWebhookSecret(): Promise<string> {
+    return ((await this.integration('webhook-secret.rotate', 'POST', 'rotate-webhook-secret')) as { webhook_secret: string }).webhook_secret;
+  }
+
+  setNights(property: number, body: { from: string; to: string; is_blocked?: boolean; units_cap?: number | null }): Promise<unknown> {
+    return this.call('nights.set', 'PUT', `/properties/${property}/nights`, body);
+  }
+
+  setRates(property: number, from: string, to: string, baseRate: number): Promise<unknown> {
+    return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate });
+  }
+
+  setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number }): Promise<unknown> {
+    return this.call('restrictions.set', 'PUT', `/properties/${property}/restrictions`, body);
+  }
+
+  async setBookingStatus(booking: number, status: string): Promise<{ revision?: number }> {
+    return (await this.call('booking.status', 'POST', `/bookings/${booking}/status`, { status })) as { revision?: number };
+  }
+
+  /** Moves the platform's clock; everything due on the way happens (retries, expiry). */
+  async advanceClock(seconds: number): Promise<void> {
+    const data = (await this.call('clock.advance', 'POST', '/clock/advance', { seconds })) as { epoch_ms?: unknown };
+    if (typeof data?.epoch_ms === 'number') this.clockOffsetMs = data.epoch_ms - Date.now();
+  }
+
+  setApiEnabled(enabled: boolean): Promise<unknown> {
+    return this.call('api.switch', 'PUT', '/api', { enabled });
+  }
+
+  private async integration(action: ControlAction, method: string, tail: string, body?: unknown): Promise<unknown> {
+    if (this.slug === null) {
+      const me = await this.api.get('/me');
+      if (me.status !== 200 || typeof me.body?.data?.slug !== 'string') throw new ControlError(`the integration's slug is needed for ${action}, and GET /me answered ${me.status}`);
+      this.slug = me.body.data.slug as string;
+    }
+    return this.call(action, method, `/integrations/${encodeURIComponent(this.slug)}/${tail}`, body);
+  }
+
+  private async call(action: ControlAction, method: string, path: string, body?: unknown): Promise<unknown> {
+    if (!this.offers(action)) throw new ControlError(`the control plane does not offer ${action}`);
+    const res = await this.http.request(method, path, body === undefined ? {} : { body });
+    if (res.status < 200 || res.status > 299) throw new ControlError(`control ${action} (${method} ${path}) answered ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}: ${res.text.slice(0, 200)}`);
+    return res.body?.data;
+  }
+}

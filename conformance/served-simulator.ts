@@ -1,0 +1,66 @@
+/**
+ * For tests: the simulator served over HTTP on loopback and described as a
+ * live target would be, with what a partner has (key, webhook secret,
+ * properties, a port its receiver listens on behind the webhook URL) and,
+ * asked for, what a platform team adds (a second key, a disabled key, a
+ * non-integration token, the control plane). Deliveries run in real time.
+ */
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { seedDemoWorld } from '../simulator/demo-world.ts';
+import { API_ROOT, CONTROL_ROOT } from '../simulator/http/app.ts';
+import { createSimulator, type Simulator } from '../simulator/simulator.ts';
+import type { FaultName } from '../simulator/domain/faults.ts';
+import type { ConformanceOptions } from './runner.ts';
+
+export interface ServedSimulator {
+  sim: Simulator;
+  origin: string;
+  /** A partner's options: key, secret, properties, writes, the receiver's URL and port. */
+  partner: ConformanceOptions;
+  /** What a platform team adds: the other credentials and the control plane. */
+  platform: Pick<ConformanceOptions, 'otherApiKey' | 'disabledApiKey' | 'nonIntegrationToken' | 'controlUrl' | 'controlToken'>;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((ok) => probe.close(() => ok()));
+  return port;
+}
+
+export async function serveSimulator(faults: FaultName[] = [], options: { rateLimit?: { limit: number; window_seconds: number } } = {}): Promise<ServedSimulator> {
+  const sim = createSimulator({ faults });
+  const server = sim.app.listen(0, '127.0.0.1');
+  await new Promise<void>((ok) => server.once('listening', ok));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = await freePort();
+  const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
+  const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken!, webhookUrl: webhookPublicUrl });
+  if (options.rateLimit) {
+    const res = await fetch(`${origin}/_staff/integrations/1/rate-limit`, { method: 'PUT', headers: { Authorization: `Bearer ${sim.staffToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(options.rateLimit) });
+    if (res.status !== 200) throw new Error(`rate limit not set: ${res.status}`);
+  }
+  sim.webhooks.start(20);
+  const [main, other, disabled] = fixtures.integrations;
+  return {
+    sim, origin,
+    partner: {
+      baseUrl: origin + API_ROOT, apiKey: main!.apiKey, webhookSecret: main!.webhookSecret, allowWrites: true,
+      properties: main!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
+      webhookPublicUrl, webhookListenPort: port, runs: 5, seed: 11,
+    },
+    platform: {
+      otherApiKey: other!.apiKey, disabledApiKey: disabled!.apiKey, nonIntegrationToken: sim.staffToken!,
+      controlUrl: origin + CONTROL_ROOT, controlToken: sim.staffToken!,
+    },
+    async close() {
+      sim.webhooks.stop();
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await sim.store.close();
+    },
+  };
+}
