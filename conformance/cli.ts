@@ -12,6 +12,7 @@ import { writeReports } from '../reports/write.ts';
 import { FAULT_NAMES } from '../simulator/faults.ts';
 import { catalogue } from './catalogue.ts';
 import { runMutants } from './mutants.ts';
+import { runLiveMutants, startSimulatorWithFault } from './live-mutants.ts';
 import { SetupError } from './preflight.ts';
 import { shellWord } from './replay.ts';
 import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
@@ -50,9 +51,11 @@ Gate (exit 1 when the run proved too little)
 Output
   --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/
   --list                  list the checks and exit
-Mutation testing (in-process only)
+Mutation testing
   --fault NAME            run against a simulator with one deliberate breach (needs --enable-faults)
   --mutants               run every fault and print the mutation score
+  --mutants --live        the same over HTTP: a simulator process started with each fault (npm start --fault NAME
+                          --enable-faults), reached as a live deployment with the control plane
 `;
 
 async function main(): Promise<number> {
@@ -68,7 +71,7 @@ async function main(): Promise<number> {
         suite: { type: 'string', multiple: true }, check: { type: 'string', multiple: true }, 'normative-only': { type: 'boolean' },
         runs: { type: 'string' }, seed: { type: 'string' }, path: { type: 'string' }, 'time-budget': { type: 'string' },
         'report-dir': { type: 'string', default: 'reports' }, list: { type: 'boolean' },
-        fault: { type: 'string' }, 'enable-faults': { type: 'boolean' }, mutants: { type: 'boolean' }, help: { type: 'boolean' },
+        fault: { type: 'string' }, 'enable-faults': { type: 'boolean' }, mutants: { type: 'boolean' }, live: { type: 'boolean' }, help: { type: 'boolean' },
       },
       strict: true,
     }));
@@ -139,8 +142,10 @@ async function main(): Promise<number> {
   }
 
   if (values.mutants) {
-    process.stdout.write('Mutation testing: each fault must be detected by its check.\n');
-    const { results, score } = await runMutants({ runs: options.runs, seed: options.seed });
+    process.stdout.write(`Mutation testing${values.live ? ' over HTTP (a simulator process per fault, as a live target)' : ''}: each fault must be detected by its check.\n`);
+    const { results, score } = values.live
+      ? await runLiveMutants(startSimulatorWithFault, { runs: options.runs, seed: options.seed })
+      : await runMutants({ runs: options.runs, seed: options.seed });
     for (const r of results) process.stdout.write(`${r.detected ? '✓ detected' : '✗ MISSED  '}  ${r.fault.padEnd(30)} by ${r.check}  (${r.description})\n`);
     process.stdout.write(`\nmutation score: ${results.filter((r) => r.detected).length}/${results.length} = ${(score * 100).toFixed(0)}%\n`);
     return score === 1 ? 0 : 1;

@@ -34,24 +34,32 @@ export async function waitFor(ctx: CheckContext, done: () => boolean, seconds: n
   return done();
 }
 
+/**
+ * A receiver of the check's own: in-process a loopback receiver the control
+ * plane points the webhook at; live the one behind --webhook-public-url,
+ * registered through `webhook.set-url` unless the integration's webhook
+ * already points there (then a partner's own setup is enough).
+ */
 export async function receiverFor(ctx: CheckContext, secrets?: string[]): Promise<Receiver> {
   const control = ctx.control;
-  if (!control?.offers('webhook.set-url')) throw new NotApplicable('needs control action webhook.set-url to point the webhook at the runner\'s receiver');
   const hook = ctx.target.kind === 'live' ? ctx.target.webhook : null;
   if (ctx.target.kind === 'live' && !hook) throw new NotApplicable('needs --webhook-public-url and --webhook-listen-port: the URL the platform can reach and the local port behind it');
   const secret = secrets ?? (ctx.target.webhookSecret ? [ctx.target.webhookSecret] : null);
   if (!secret) throw new NotApplicable('needs the webhook secret (--webhook-secret or webhookSecret in --config)');
-  await current.get(ctx)?.close();
-  // Signature timestamps are the platform's time of sending: learn its clock where it can be read.
-  if (control.offers('clock.advance')) await control.advanceClock(0);
   const me = (await ctx.api.get('/me')).body.data;
-  const receiver = await startReceiver({ secrets: secret, slug: me.slug, port: hook?.listenPort, nowSeconds: () => Math.floor(control.platformNow() / 1000) });
+  const before = me.webhook?.url as string | null | undefined;
+  const register = !hook || before !== hook.publicUrl;
+  if (register && !control?.offers('webhook.set-url')) {
+    throw new NotApplicable(`the integration's webhook URL is ${before ?? 'not set'}, not --webhook-public-url ${hook?.publicUrl ?? ''}, and no control plane offers webhook.set-url to point it there`);
+  }
+  await current.get(ctx)?.close();
+  // Signature timestamps are the platform's time of sending: judged against its clock.
+  const receiver = await startReceiver({ secrets: secret, slug: me.slug, port: hook?.listenPort, nowSeconds: () => Math.floor(ctx.now() / 1000) });
   current.set(ctx, receiver);
-  await control.setWebhookUrl(hook ? hook.publicUrl : receiver.url);
-  const before = me.webhook?.url;
+  if (register) await control!.setWebhookUrl(hook ? hook.publicUrl : receiver.url);
   ctx.cleanup.push(async () => {
     // Live, the integration's webhook goes back where it pointed before the check.
-    if (hook && before && before !== hook.publicUrl) await control.setWebhookUrl(before);
+    if (hook && register && before) await control!.setWebhookUrl(before);
   }, () => receiver.close());
   return receiver;
 }
@@ -101,7 +109,7 @@ export async function partnerReceiver(ctx: CheckContext): Promise<PartnerReceive
     me = (await ctx.api.get('/me')).body?.data;
   } else {
     if (me?.webhook?.url !== hook.publicUrl) throw new NotApplicable(`the integration's webhook URL is ${me?.webhook?.url ?? 'not set'}, not --webhook-public-url ${hook.publicUrl}`);
-    receiver = await startReceiver({ secrets: [secret], slug: me.slug, port: hook.listenPort, nowSeconds: ctx.control ? () => Math.floor(ctx.control!.platformNow() / 1000) : undefined });
+    receiver = await startReceiver({ secrets: [secret], slug: me.slug, port: hook.listenPort, nowSeconds: () => Math.floor(ctx.now() / 1000) });
     ctx.cleanup.push(() => receiver.close());
   }
   ctx.cleanup.unshift(async () => {

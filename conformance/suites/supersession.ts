@@ -39,7 +39,7 @@ export const supersessionChecks = [
   defineCheck({
     id: 'supersession.only-undelivered', title: 'A delivered event is never superseded; a superseded event is never delivered', suite,
     clauses: ['3.3.T1', '3.3.T1a', '3.3.R3'], level: 'normative',
-    needs: ['read', control('webhook.set-url'), control('rates.set'), control('delivery.pause'), control('delivery.resume')],
+    needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       const property = knownProperty(ctx)!;

@@ -59,7 +59,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration and is the replayed envelope byte for byte', suite,
-    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5'], level: 'normative', needs: ['write', control('webhook.set-url')],
+    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
@@ -75,7 +75,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.signed', title: 'Every delivery carries X-Service-Signature verifying with the webhook secret', suite,
-    clauses: ['5.R4', '2.2.R1'], level: 'assumption', needs: ['write', control('webhook.set-url')],
+    clauses: ['5.R4', '2.2.R1'], level: 'assumption', needs: ['write'],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
@@ -86,7 +86,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.ordered-under-failures', title: 'No event overtakes an unacknowledged one; failures are redelivered in order', suite,
-    clauses: ['6.R2', '6.R2a', '3.1.R3'], level: 'normative', needs: ['read', control('webhook.set-url'), control('rates.set')],
+    clauses: ['6.R2', '6.R2a', '3.1.R3'], level: 'normative', needs: ['read', control('rates.set')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       const property = knownProperty(ctx)!;
@@ -114,7 +114,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.rotation-dual-signature', title: 'For 24 hours after a secret rotation each delivery carries two v1 values; a second rotation drops the oldest', suite,
-    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17'], level: 'assumption', needs: ['write', control('webhook.set-url'), control('webhook-secret.rotate')],
+    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17'], level: 'assumption', needs: ['write', control('webhook-secret.rotate')],
     async run(ctx) {
       const first = ctx.target.webhookSecret!;
       const delivered = async (secrets: string[]) => {
@@ -135,7 +135,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.pause-and-resume', title: 'A 410 pauses delivery (gone) while the API keeps working; a resume drains in order', suite,
-    clauses: ['3.1.T3', '3.1.R2', '3.1.R3', '2.1.R6'], level: 'normative', needs: ['write', control('webhook.set-url'), control('delivery.resume')],
+    clauses: ['3.1.T3', '3.1.R2', '3.1.R3', '2.1.R6'], level: 'normative', needs: ['write', control('delivery.resume')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       receiver.setMode('gone');
@@ -158,7 +158,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.ping-consumes-no-sequence', title: 'A ping reports last_sequence and consumes no sequence number', suite,
-    clauses: ['6.R6'], level: 'normative', needs: ['write', control('webhook.set-url'), control('delivery.ping')],
+    clauses: ['6.R6'], level: 'normative', needs: ['write', control('delivery.ping')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));

@@ -1,0 +1,88 @@
+/**
+ * Mutation testing over HTTP: each fault of `--mutants`, served by a
+ * simulator started with that fault and reached as a live deployment is
+ * (partner credentials, the runner's receiver behind the webhook URL, the
+ * platform's extra credentials and its control plane), must make its check
+ * fail. This is the score that says the checks bite on deployments that are
+ * not the in-process simulator.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../simulator/faults.ts';
+import type { FaultName } from '../simulator/domain/faults.ts';
+import { DETECTED_BY, type MutantResult } from './mutants.ts';
+import { runConformance, type ConformanceOptions } from './runner.ts';
+import { freePort } from './served-simulator.ts';
+
+/** A deployment serving one fault: the options a run against it needs, and how to stop it. */
+export interface FaultyDeployment {
+  options: ConformanceOptions;
+  stop(): Promise<void>;
+}
+
+export type ServeFault = (fault: FaultName) => Promise<FaultyDeployment>;
+
+export async function runLiveMutants(serve: ServeFault, options: Pick<ConformanceOptions, 'runs' | 'seed'> & { faults?: FaultName[] } = {}): Promise<{ results: MutantResult[]; score: number }> {
+  const results: MutantResult[] = [];
+  for (const fault of options.faults ?? FAULT_NAMES) {
+    const check = DETECTED_BY[fault];
+    const deployment = await serve(fault);
+    try {
+      const report = await runConformance({ ...deployment.options, runs: options.runs ?? 5, seed: options.seed, checks: [check] });
+      const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
+      results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks });
+    } finally {
+      await deployment.stop();
+    }
+  }
+  return { results, score: results.filter((r) => r.detected).length / results.length };
+}
+
+interface Fixtures {
+  baseUrl: string;
+  staffToken: string;
+  integrations: { apiKey: string; webhookSecret: string; properties: { doorloom_id: number; archived?: boolean }[] }[];
+}
+
+/**
+ * `npm start -- --memory --port 0 --fault NAME --enable-faults` as its own
+ * process, the first integration's webhook pointing at a free local port for
+ * the runner's receiver; resolved once the fixtures file is written.
+ */
+export const startSimulatorWithFault: ServeFault = async (fault) => {
+  const dir = mkdtempSync(join(tmpdir(), 'live-mutant-'));
+  const file = join(dir, 'fixtures.json');
+  const port = await freePort();
+  const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
+  const root = new URL('..', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--memory', '--port', '0', '--fault', fault, '--enable-faults', '--webhook-url', webhookPublicUrl, '--fixtures-out', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (s) => (out += s));
+  child.stderr!.on('data', (s) => (out += s));
+  for (let i = 0; i < 400 && !/base URL/.test(out) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+  const stop = () => new Promise<void>((ok) => {
+    rmSync(dir, { recursive: true, force: true });
+    if (child.exitCode !== null) return ok();
+    child.once('exit', () => ok());
+    child.kill('SIGTERM');
+  });
+  if (!/base URL/.test(out)) {
+    await stop();
+    throw new Error(`the simulator with --fault ${fault} did not start: ${out}`);
+  }
+  const f = JSON.parse(readFileSync(file, 'utf8')) as Fixtures;
+  const [main, other, disabled] = f.integrations;
+  const origin = new URL(f.baseUrl).origin;
+  return {
+    options: {
+      baseUrl: f.baseUrl, apiKey: main!.apiKey, webhookSecret: main!.webhookSecret,
+      properties: main!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
+      allowWrites: true, allowSync: true, allowBurst: true, webhookPublicUrl, webhookListenPort: port,
+      otherApiKey: other!.apiKey, disabledApiKey: disabled!.apiKey, nonIntegrationToken: f.staffToken,
+      controlUrl: `${origin}/_control/v1`, controlToken: f.staffToken,
+    },
+    stop,
+  };
+};
