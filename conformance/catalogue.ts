@@ -1,6 +1,7 @@
 /** The check catalogue: every suite's checks, in the order a run goes through them. */
 import type { CheckDefinition } from './check.ts';
 import { authChecks } from './suites/auth.ts';
+import { bookingChecks } from './suites/booking.ts';
 import { idempotencyChecks } from './suites/idempotency.ts';
 import { paginationChecks } from './suites/pagination.ts';
 import { schemaChecks } from './suites/schema.ts';
@@ -15,7 +16,7 @@ import { modelChecks } from './suites/model.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...authChecks, ...validationChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...authChecks, ...validationChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
   ];
 }

@@ -38,6 +38,15 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'webhook-pair-swapped': 'webhooks.live-deliveries',
   'integration-header-missing': 'webhooks.live-deliveries',
   'no-retry-after-on-429': 'auth.rate-limited-headers',
+  'balance-ignores-advance': 'booking.balance-on-every-read',
+  'total-rounded': 'booking.stored-as-sent',
+  'breakdown-keys-sorted': 'booking.stored-as-sent',
+  'origin-not-partner': 'booking.success-emits-events',
+  'create-emits-no-availability': 'booking.success-emits-events',
+  'check-in-yesterday-refused': 'booking.check-in-boundaries',
+  'pinned-unit-swapped': 'booking.pinned-never-swapped',
+  'conflict-window-includes-checkout': 'booking.conflict-body',
+  'stay-price-ignored': 'booking.pricing-split',
 };
 
 export interface MutantResult {

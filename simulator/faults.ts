@@ -39,6 +39,15 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'webhook-pair-swapped': "a create's booking.changed is delivered before its availability.changed (§6.2)",
   'integration-header-missing': 'deliveries lack the X-Service-Integration header (§6.3)',
   'no-retry-after-on-429': '429 RATE_LIMITED lacks the Retry-After header (§7)',
+  'balance-ignores-advance': 'pricing.balance is the total, ignoring the advance collected (§2.3)',
+  'total-rounded': 'pricing.total is stored in whole rupees, dropping the paise (§4.5: stored as given)',
+  'breakdown-keys-sorted': 'pricing.breakdown comes back with its keys sorted, as a normalising JSON column stores it (§4.5: verbatim)',
+  'origin-not-partner': 'bookings created through the API carry origin platform (§2.3, §4.5 rule 9)',
+  'create-emits-no-availability': 'a create emits booking.changed but no availability.changed (§4.5 rule 9)',
+  'check-in-yesterday-refused': 'check_in yesterday is refused; only today onwards is accepted (§4.5)',
+  'pinned-unit-swapped': 'a pinned unit that is taken is swapped for a free one (§4.5 rule 6)',
+  'conflict-window-includes-checkout': 'the 409 window ends on check_out instead of the last night (§4.5 rule 7)',
+  'stay-price-ignored': 'units[].stay_price is ignored: the total is always split evenly (§4.5 rule 5)',
 };
 
 export { FAULT_NAMES };

@@ -72,24 +72,30 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
   // Rule 4 first: a retry under a new key after check_in has passed is still "treat as success".
   const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id;
   if (existingId !== undefined && !ctx.faults?.has('duplicate-creates-booking')) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
-  checkStayDates(input.check_in, input.check_out, ctx.now);
+  checkStayDates(input.check_in, input.check_out, ctx.now, ctx.faults?.has('check-in-yesterday-refused') ? 0 : -1);
 
   const property = resolveProperty(tx, integration, input.property);
   const units = unitsOf(tx, property.id);
   const pinned = resolvePinnedUnits(units, input.units);
   const lastNight = addDays(input.check_out, -1);
   const stay = nights(input.check_in, lastNight);
-  const allocation = allocate(tx, property.id, units, pinned, stay);
-  if (!allocation) throw unavailable(tx, property, units, input.check_in, lastNight);
+  // A release that treats a taken pin as a preference: the unit is swapped for a free one.
+  const allocation = allocate(tx, property.id, units, pinned, stay)
+    ?? (ctx.faults?.has('pinned-unit-swapped') ? allocate(tx, property.id, units, pinned.map(() => null), stay) : null);
+  if (!allocation) throw unavailable(tx, property, units, input.check_in, ctx.faults?.has('conflict-window-includes-checkout') ? input.check_out : lastNight);
 
-  const prices = unitPrices(input.pricing.total, input.units.map((u) => u.stay_price));
+  const prices = unitPrices(input.pricing.total, input.units.map((u) => (ctx.faults?.has('stay-price-ignored') ? undefined : u.stay_price)));
+  const total = ctx.faults?.has('total-rounded') ? Math.round(input.pricing.total) : input.pricing.total;
+  const money = advanceAndBalance(total, input.payment?.amount_collected);
+  if (ctx.faults?.has('balance-ignores-advance')) money.balance = total;
+  const breakdown = input.pricing.breakdown && ctx.faults?.has('breakdown-keys-sorted') ? sortedKeys(input.pricing.breakdown) : input.pricing.breakdown;
   const id = nextId(tx, 'booking');
   const booking: Booking = {
     id,
     integration_id: integration.id,
     external_booking_id: input.external_booking_id,
     revision: 1,
-    origin: 'partner',
+    origin: ctx.faults?.has('origin-not-partner') ? 'platform' : 'partner',
     status: input.status ?? 'confirmed',
     property_id: property.id,
     check_in: input.check_in,
@@ -104,10 +110,10 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
     })),
     pricing: {
       currency: 'INR',
-      total: input.pricing.total,
-      ...advanceAndBalance(input.pricing.total, input.payment?.amount_collected),
+      total,
+      ...money,
       includes_gst: input.pricing.includes_gst ?? null,
-      breakdown: input.pricing.breakdown ?? null,
+      breakdown: (breakdown as Record<string, unknown> | undefined) ?? null,
     },
     guest: {
       name: input.guest.name,
@@ -131,17 +137,24 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
   tx.put('bookingKeys', bookingKey(integration.id, booking.external_booking_id), { booking_id: id });
   hold(tx, booking);
   // §4.5 rule 9, §3.2: availability.changed for the stay and booking.changed with origin partner.
-  ctx.changes.record(tx, { kind: 'availability', property_id: property.id, from: input.check_in, to: lastNight });
-  ctx.changes.record(tx, { kind: 'booking', booking_id: id, origin: 'partner' });
+  if (!ctx.faults?.has('create-emits-no-availability')) ctx.changes.record(tx, { kind: 'availability', property_id: property.id, from: input.check_in, to: lastNight });
+  ctx.changes.record(tx, { kind: 'booking', booking_id: id, origin: booking.origin });
   return { kind: 'created', booking };
 }
 
 /** check_in not before yesterday; check_out after check_in; stay at most the platform maximum, refused on check_out. */
-function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number): void {
-  const yesterday = addDays(dateAt(now), -1);
+function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number, earliest = -1): void {
+  const yesterday = addDays(dateAt(now), earliest);
   if (checkIn < yesterday) throw invalid('check_in', `Must be on or after ${yesterday} (yesterday).`);
   if (checkOut <= checkIn) throw invalid('check_out', 'Must be after check_in.');
   if (daysBetween(checkIn, checkOut) > MAX_STAY_NIGHTS) throw invalid('check_out', `The stay may be at most ${MAX_STAY_NIGHTS} nights.`);
+}
+
+/** What a JSON column that normalises objects does to a free-form value: keys sorted at every depth (a fault). */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]));
 }
 
 function bookingKey(integrationId: number, externalBookingId: string): string {

@@ -34,6 +34,15 @@ export const FAULT_NAMES = [
   'webhook-pair-swapped',
   'integration-header-missing',
   'no-retry-after-on-429',
+  'balance-ignores-advance',
+  'total-rounded',
+  'breakdown-keys-sorted',
+  'origin-not-partner',
+  'create-emits-no-availability',
+  'check-in-yesterday-refused',
+  'pinned-unit-swapped',
+  'conflict-window-includes-checkout',
+  'stay-price-ignored',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

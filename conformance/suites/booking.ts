@@ -1,0 +1,174 @@
+/**
+ * What a create keeps and answers (§2.3, §4.5 rules 5 to 9): the money as
+ * sent (total never re-priced, advance and balance, breakdown verbatim), the
+ * date boundaries, pinned units never swapped, the 409 body, and the events a
+ * success emits. Every check books through the partner API only.
+ */
+import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { allEvents, bookingBody, createBooking, describe, farStay, horizonStay, writableProperty } from './support.ts';
+
+const suite = 'booking';
+
+/** Money with paise, so a store that drops or rounds them shows. */
+const cents = (n: number) => Math.round(n * 100);
+
+/** The availability date entries of a snapshot window, as the 409 body must quote them (§4.5 rule 7: without units[]). */
+async function snapshotDates(ctx: CheckContext, property: number, from: string, to: string): Promise<unknown[]> {
+  const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to } });
+  expectStatus(ctx, res, 200, null, '4.8.R1', 'an availability snapshot');
+  return (res.body.data.data.dates as Record<string, unknown>[]).map(({ units: _units, ...rest }) => rest);
+}
+
+/** A far night and a property with at least two units free on it (read from the snapshot), or not applicable. */
+async function twoFreeUnits(ctx: CheckContext): Promise<{ property: number; night: string }> {
+  const stay = farStay(ctx, 1);
+  for (const p of ctx.target.properties.filter((x) => !x.archived).slice(0, 3)) {
+    const res = await ctx.api.get(`/properties/${p.doorloom_id}/availability`, { query: { from: stay.check_in, to: stay.check_in } });
+    const date = res.status === 200 ? res.body?.data?.data?.dates?.[0] : undefined;
+    if (date && date.is_blocked !== true && date.available_units >= 2) return { property: p.doorloom_id, night: stay.check_in };
+  }
+  throw new NotApplicable(`needs a named property with two units free on ${stay.check_in} (none of the named properties has)`);
+}
+
+export const bookingChecks = [
+  defineCheck({
+    id: 'booking.stored-as-sent', title: 'A create keeps the money as sent: total never re-priced, advance = amount collected, balance = total − advance, breakdown verbatim, origin partner', suite,
+    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1 };
+      const body = bookingBody(ctx, {
+        units: [{ adults: 2, children: 1 }],
+        pricing: { total: 12345.67, currency: 'INR', breakdown },
+        payment: { status: 'partial', amount_collected: 2000.5, collected_by: 'partner' },
+      });
+      const created = await createBooking(ctx, body);
+      expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      const read = await ctx.api.get(`/bookings/${created.body.data.id}`);
+      expectStatus(ctx, read, 200, null, '4.2.R1', 'GET /bookings/{id} of the new booking');
+      for (const [where, b] of [['the 201', created.body.data], ['GET /bookings/{id}', read.body.data]] as const) {
+        const p = b.pricing ?? {};
+        if (p.total !== 12345.67) ctx.fail('TotalRepriced', `${where}: pricing.total ${p.total}`, 'pricing.total 12345.67, stored as given', '4.5.Q20');
+        if (p.currency !== 'INR') ctx.fail('WrongCurrency', `${where}: pricing.currency ${p.currency}`, 'INR', '2.3.R8');
+        if (p.advance !== 2000.5) ctx.fail('AdvanceNotCollected', `${where}: pricing.advance ${p.advance}`, 'pricing.advance = payment.amount_collected (2000.5)', '2.3.R2');
+        if (typeof p.balance !== 'number' || cents(p.balance) !== cents(p.total) - cents(p.advance)) ctx.fail('BalanceWrong', `${where}: total ${p.total}, advance ${p.advance}, balance ${p.balance}`, 'pricing.balance = total − advance', '2.3.R1');
+        if (JSON.stringify(p.breakdown) !== JSON.stringify(breakdown)) ctx.fail('BreakdownChanged', `${where}: breakdown ${JSON.stringify(p.breakdown)}`, `stored verbatim: ${JSON.stringify(breakdown)}`, '4.5.Q23');
+        if (b.origin !== 'partner') ctx.fail('OriginNotPartner', `${where}: origin ${b.origin}`, 'origin partner for a booking created through this API', '2.3.R4');
+        if (b.guests?.adults !== 2 || b.guests?.children !== 1 || b.units?.length !== 1) ctx.fail('GuestTotalsWrong', `${where}: guests ${JSON.stringify(b.guests)}, ${b.units?.length} units`, 'guests 2 adults and 1 child in 1 unit, one entry per unit', '2.3.R7');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'booking.balance-on-every-read', title: 'Every booking read shows pricing.balance = total − advance', suite,
+    clauses: ['2.3.R1'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      let bookings: any[] = (await ctx.api.get('/bookings', { query: { per_page: 200 } })).body?.data ?? [];
+      if (bookings.length === 0 && ctx.target.capabilities.includes('write')) {
+        await createBooking(ctx, bookingBody(ctx, { payment: { amount_collected: 250.25 } }));
+        bookings = (await ctx.api.get('/bookings', { query: { per_page: 200 } })).body?.data ?? [];
+      }
+      if (bookings.length === 0) throw new NotApplicable('the integration has no bookings and this run may not create one (--allow-writes)');
+      for (const b of bookings) {
+        const p = b.pricing ?? {};
+        if (typeof p.balance !== 'number' || cents(p.balance) !== cents(p.total) - cents(p.advance)) ctx.fail('BalanceWrong', `booking ${b.id}: total ${p.total}, advance ${p.advance}, balance ${p.balance}`, 'pricing.balance = total − advance', '2.3.R1');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'booking.check-in-boundaries', title: 'check_in yesterday is a valid date and the day before is refused on check_in; check_out must follow check_in', suite,
+    clauses: ['4.5.Q12', '4.5.Q13', '2.3.R10'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const today = dateAt(ctx.now());
+      const yesterday = addDays(today, -1);
+      const accepted = await createBooking(ctx, bookingBody(ctx, { check_in: yesterday, check_out: today }));
+      // 201, or 409 when the night is taken: either way the date itself was accepted.
+      if (accepted.status !== 201 && !(accepted.status === 409 && accepted.body?.code === 'UNAVAILABLE')) {
+        ctx.fail('YesterdayRefused', `${describe(accepted)} for check_in ${yesterday} (yesterday): ${JSON.stringify(accepted.body?.errors ?? {})}`, 'check_in may be yesterday', '4.5.Q12');
+      }
+      const before = addDays(yesterday, -1);
+      const early = await createBooking(ctx, bookingBody(ctx, { check_in: before, check_out: today }));
+      expectStatus(ctx, early, 422, 'VALIDATION_FAILED', '4.5.Q12', `check_in ${before} (the day before yesterday)`);
+      if (!early.body?.errors?.check_in) ctx.fail('WrongErrorField', JSON.stringify(early.body?.errors), 'reported against check_in', '4.5.Q12');
+      const stay = farStay(ctx, 1);
+      const empty = await createBooking(ctx, bookingBody(ctx, { check_in: stay.check_in, check_out: stay.check_in }));
+      expectStatus(ctx, empty, 422, 'VALIDATION_FAILED', '4.5.Q13', 'check_out equal to check_in (no night)');
+    },
+  }),
+  defineCheck({
+    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written', suite,
+    clauses: ['4.5.R6', '4.5.R6a', '4.5.R6b', '4.5.Q6'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const { property, night } = await twoFreeUnits(ctx);
+      const stay = { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1) };
+      const first = await createBooking(ctx, bookingBody(ctx, { ...stay, units: [{ adults: 1 }] }));
+      expectStatus(ctx, first, 201, null, '4.5.R6b', 'an unpinned create on a night with two free units');
+      const unit = first.body.data.units?.[0]?.inventory_id;
+      if (!Number.isInteger(unit)) throw new NotApplicable(`the booking's units[] does not show the allocated inventory_id (${JSON.stringify(first.body.data.units)})`);
+      const pinnedBody = bookingBody(ctx, { ...stay, units: [{ adults: 1, inventory_id: unit }] });
+      const pinned = await createBooking(ctx, pinnedBody);
+      if (pinned.status === 201) ctx.fail('PinnedUnitSwapped', `201 with unit ${JSON.stringify(pinned.body.data.units)} for a create pinning unit ${unit}, which booking ${first.body.data.id} holds`, '409 UNAVAILABLE: a pinned unit that is taken is never swapped', '4.5.R6');
+      expectStatus(ctx, pinned, 409, 'UNAVAILABLE', '4.5.R6', `a create pinning the taken unit ${unit}`);
+      const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(pinnedBody.external_booking_id)}`);
+      if (written.status !== 404) ctx.fail('RefusalWrote', `${describe(written)} for the refused create's external id`, 'nothing written on 409', '4.5.R6');
+    },
+  }),
+  defineCheck({
+    id: 'booking.conflict-body', title: 'The 409 UNAVAILABLE body names the property, the window up to the last night and the availability dates as a snapshot shows them', suite,
+    clauses: ['4.5.R7', '4.5.R7a', '4.5.R7b'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const property = writableProperty(ctx);
+      const fill = await ctx.stays.fillable(property, 20);
+      if (!fill) throw new NotApplicable(`no far night on property ${property} with 1 to 20 free units (availability snapshot)`);
+      const held = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: fill.night, check_out: addDays(fill.night, 1), units: Array.from({ length: fill.available }, () => ({ adults: 1 })) }));
+      expectStatus(ctx, held, 201, null, '4.5.R8', `a create of the ${fill.available} unit(s) free on ${fill.night}`);
+      const checkIn = addDays(fill.night, -1);
+      const checkOut = addDays(fill.night, 1);
+      const refused = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: checkIn, check_out: checkOut }));
+      expectStatus(ctx, refused, 409, 'UNAVAILABLE', '4.5.R7', 'a two-night create over a full night');
+      const a = refused.body?.errors?.availability ?? {};
+      const lastNight = addDays(checkOut, -1);
+      if (a.property?.doorloom_id !== property) ctx.fail('ConflictPropertyWrong', JSON.stringify(a.property), `{doorloom_id: ${property}}`, '4.5.R7');
+      if (a.window?.from !== checkIn || a.window?.to !== lastNight) ctx.fail('ConflictWindowWrong', `window ${JSON.stringify(a.window)}`, `{from: ${checkIn}, to: ${lastNight}} (check_out minus one day)`, '4.5.R7a');
+      const want = await snapshotDates(ctx, property, checkIn, lastNight);
+      if (JSON.stringify(a.dates) !== JSON.stringify(want)) ctx.fail('ConflictDatesDiffer', `dates ${JSON.stringify(a.dates)}`, `the availability payload without units[]: ${JSON.stringify(want)}`, '4.5.R7b');
+    },
+  }),
+  defineCheck({
+    id: 'booking.success-emits-events', title: 'A create emits availability.changed for the property and booking.changed with origin partner', suite,
+    clauses: ['4.5.R9', '2.3.R4'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const after = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
+      // Inside the integration's horizon: availability events are windowed to it (§6).
+      const body = bookingBody(ctx, horizonStay(ctx, 1));
+      const created = await createBooking(ctx, body);
+      expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      const rows = await allEvents(ctx, { include_superseded: true }, after);
+      const lastNight = addDays(body.check_out, -1);
+      const availability = rows.find((r) => r.event.type === 'availability.changed' && r.event.property?.doorloom_id === body.property.doorloom_id
+        && r.event.window?.from <= body.check_in && r.event.window?.to >= lastNight);
+      if (!availability) ctx.fail('NoAvailabilityEvent', `events after ${after}: ${rows.map((r) => r.event.type).join(', ') || 'none'}`, `availability.changed for property ${body.property.doorloom_id} covering ${body.check_in}..${lastNight}`, '4.5.R9');
+      const booking = rows.find((r) => r.event.type === 'booking.changed' && r.event.data?.id === created.body.data.id);
+      if (!booking) ctx.fail('NoBookingEvent', `events after ${after}: ${rows.map((r) => r.event.type).join(', ') || 'none'}`, `booking.changed for booking ${created.body.data.id}`, '4.5.R9');
+      if (booking.event.data.origin !== 'partner') ctx.fail('OriginNotPartner', `booking.changed origin ${booking.event.data.origin}`, 'booking.changed with origin partner', '4.5.R9');
+    },
+  }),
+  defineCheck({
+    id: 'booking.pricing-split', title: 'Unit prices: every stay_price used as sent; one missing, the total split evenly', suite,
+    clauses: ['4.5.R5', '4.5.R5a', '4.5.Q11'], level: 'assumption', needs: ['write'],
+    async run(ctx) {
+      const { property, night } = await twoFreeUnits(ctx);
+      const stay = { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1) };
+      const given = await createBooking(ctx, bookingBody(ctx, { ...stay, units: [{ adults: 1, stay_price: 700.25 }, { adults: 1, stay_price: 299.75 }], pricing: { total: 1000 } }));
+      if (given.status === 409) throw new NotApplicable(`two units no longer free on ${night}`);
+      expectStatus(ctx, given, 201, null, '4.5.R8', 'a create with every stay_price');
+      const prices = (given.body.data.units ?? []).map((u: any) => u.stay_price);
+      if (JSON.stringify(prices) !== JSON.stringify([700.25, 299.75])) ctx.fail('StayPriceIgnored', `units[].stay_price ${JSON.stringify(prices)}`, '[700.25, 299.75] as sent', '4.5.R5');
+      const other = await twoFreeUnits(ctx);
+      const split = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: other.property }, check_in: other.night, check_out: addDays(other.night, 1), units: [{ adults: 1, stay_price: 900 }, { adults: 1 }], pricing: { total: 1000 } }));
+      if (split.status === 409) throw new NotApplicable(`two units no longer free on ${other.night}`);
+      expectStatus(ctx, split, 201, null, '4.5.R8', 'a create with one stay_price missing');
+      const even = (split.body.data.units ?? []).map((u: any) => u.stay_price);
+      if (JSON.stringify(even) !== JSON.stringify([500, 500])) ctx.fail('NotSplitEvenly', `units[].stay_price ${JSON.stringify(even)}`, '[500, 500]: the total split evenly when any stay_price is missing', '4.5.R5a');
+    },
+  }),
+];
