@@ -10,6 +10,7 @@ import { asText } from '../reports/sanitize.ts';
 import { createHash } from 'node:crypto';
 import { seeded } from './seeded.ts';
 import { StayPlanner } from './stays.ts';
+import { SyncAllowance } from './sync-allowance.ts';
 import type { Target } from './targets.ts';
 import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
 
@@ -49,6 +50,8 @@ export interface CheckContext {
   uniqueKey(length: number): string;
   /** Fails the check with what was received and what the document says. */
   fail(kind: string, received: string, documented: string, clause: string): never;
+  /** The run's one charged POST /sync, shared by the sync checks of a live run (conformance/sync-allowance.ts). */
+  syncAllowance: SyncAllowance;
   /** Run after the check, pass or fail (receivers to close). */
   cleanup: (() => Promise<void>)[];
   /**
@@ -74,7 +77,7 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
   return def;
 }
 
-export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean; checkId?: string }): CheckContext {
+export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean; checkId?: string; syncAllowance?: SyncAllowance }): CheckContext {
   const log = new ExchangeLog();
   const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, retryAfterBudgetSeconds: options.live ? 60 : 0 });
   const control = target.control ? new ControlClient(target.control, api, log, target.secrets) : null;
@@ -89,6 +92,8 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
   };
   return {
     target, api, control, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],
+    // Live: the runner hands every check the run's one allowance; otherwise each context has its own (a fresh world).
+    syncAllowance: options.syncAllowance ?? new SyncAllowance(options.live),
     uniqueId(prefix = 'c') {
       counter += 1;
       return `${options.runId}-${checkTag}-${prefix}-${counter}`;

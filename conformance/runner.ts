@@ -11,6 +11,7 @@ import { catalogue } from './catalogue.ts';
 import { TargetUnreachable } from './unreachable.ts';
 import { CheckFailure, makeContext, NotApplicable, type CheckDefinition } from './check.ts';
 import { preflight } from './preflight.ts';
+import { SyncAllowance } from './sync-allowance.ts';
 import { replayCommand } from './replay.ts';
 import { targetFactory, type TargetConfig } from './targets.ts';
 import type { Capability, CheckResult, ClauseCoverage, RunReport, RunSummary } from './types.ts';
@@ -78,6 +79,8 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const results: CheckResult[] = [];
   const replayBase = options.replayBase ?? replayCommand(options);
   let bookingsCreated = 0;
+  // §8 L10: a live partner gets one accepted sync a day, so the checks of a run share it; in-process each check has a fresh world and its own.
+  const syncAllowance = factory.kind === 'live' ? new SyncAllowance(true) : undefined;
   try {
     for (const check of checks) {
       const base = { id: check.id, title: check.title, suite: check.suite, clauses: check.clauses, level: check.level, exchanges: [], ms: 0 };
@@ -91,7 +94,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       } else if (options.timeBudgetSeconds !== undefined && Date.now() - started > options.timeBudgetSeconds * 1000) {
         result = { ...base, outcome: 'skipped', reason: `time budget of ${options.timeBudgetSeconds} s spent`, replay };
       } else {
-        const ran = await runOne(check, factory, { runId, runs, seed, path: options.path, live: factory.kind === 'live', replay });
+        const ran = await runOne(check, factory, { runId, runs, seed, path: options.path, live: factory.kind === 'live', replay, syncAllowance });
         result = ran.result;
         bookingsCreated += ran.bookingsCreated;
       }
@@ -158,7 +161,7 @@ export async function assertConformance(options: ConformanceOptions = {}): Promi
   return report;
 }
 
-async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetFactory>, o: { runId: string; runs: number; seed: number; path?: string; live: boolean; replay: string }): Promise<{ result: CheckResult; bookingsCreated: number }> {
+async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetFactory>, o: { runId: string; runs: number; seed: number; path?: string; live: boolean; replay: string; syncAllowance?: SyncAllowance }): Promise<{ result: CheckResult; bookingsCreated: number }> {
   const t0 = Date.now();
   const base = { id: check.id, title: check.title, suite: check.suite, clauses: check.clauses, level: check.level };
   let target;
@@ -167,7 +170,7 @@ async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetF
   } catch (e) {
     return { result: { ...base, outcome: 'errored', error: `could not open the target: ${(e as Error).message}`, exchanges: [], replay: o.replay, ms: Date.now() - t0 }, bookingsCreated: 0 };
   }
-  const ctx = makeContext(target, { runId: o.runId, runs: o.runs, seed: o.seed, path: o.path, live: o.live, checkId: check.id });
+  const ctx = makeContext(target, { runId: o.runId, runs: o.runs, seed: o.seed, path: o.path, live: o.live, checkId: check.id, syncAllowance: o.syncAllowance });
   const result = await judge(check, ctx, base, o.replay, t0);
   return { result, bookingsCreated: ctx.log.bookingsCreated };
 }

@@ -13,6 +13,8 @@ export type Clause = {
   title: string;
   summary: string;
   kind: ClauseKind;
+  /** Why the clause reads as it does where the document is in tension with itself (decided explicitly). */
+  note?: string;
 };
 
 const KINDS: ReadonlySet<string> = new Set<ClauseKind>(['rule', 'transition', 'limit', 'error', 'convention']);
@@ -37,7 +39,8 @@ function toClause(raw: unknown, index: number): Clause {
   };
   const kind = str('kind');
   if (!KINDS.has(kind)) fail(`clause ${String(r.id)} has unknown kind "${kind}"`);
-  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind };
+  const note = typeof r.note === 'string' && r.note.trim() !== '' ? { note: r.note } : {};
+  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind, ...note };
 }
 
 /** All clauses, in file order. Parsed once; callers must not mutate the result. */

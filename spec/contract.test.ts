@@ -86,6 +86,60 @@ describe('loadContract', () => {
     const problems = contract.checkResponse(op, 401, { success: false, code: 'NOT_FOUND', message: 'x', errors: {} }, {});
     expect(problems.join()).toContain('NOT_FOUND is not one of UNAUTHENTICATED');
   });
+
+  const limited = { success: false, code: 'RATE_LIMITED', message: 'Too many requests.', errors: {} };
+  const rateHeaders = { 'retry-after': '5', 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' };
+  it.each(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])('§7: a 429 RATE_LIMITED without %s is flagged (required: true), on every operation', (name) => {
+    for (const op of contract.operations) {
+      expect(contract.checkResponse(op, 429, limited, rateHeaders), op.id).toEqual([]);
+      const without = Object.fromEntries(Object.entries(rateHeaders).filter(([k]) => k !== name.toLowerCase()));
+      expect(contract.checkResponse(op, 429, limited, without).join(), op.id).toContain(`required header ${name} is missing`);
+    }
+  });
+
+  it('§7: POST /sync 429 SYNC_TOO_SOON needs errors.retry_after in seconds, not the RATE_LIMITED headers', () => {
+    const op = contract.operation('requestSync');
+    const soon = (errors: object) => ({ success: false, code: 'SYNC_TOO_SOON', message: 'Too soon.', errors });
+    expect(contract.checkResponse(op, 429, soon({ retry_after: 81234 }), {})).toEqual([]);
+    expect(contract.checkResponse(op, 429, soon({}), {}).join()).toContain('retry_after');
+    expect(contract.checkResponse(op, 429, soon({ retry_after: '81234' }), {}).join()).toContain('retry_after');
+    expect(contract.checkResponse(op, 429, limited, {}).join()).toContain('required header Retry-After is missing');
+  });
+
+  it('§7: a 422 keys errors by field path, each an array of messages', () => {
+    const refusal = (errors: object) => ({ success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors });
+    for (const op of contract.operations.filter((o) => o.responses['422'])) {
+      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': ['Must be at least 1.'] }), {}), op.id).toEqual([]);
+      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': 'Must be at least 1.' }), {}), op.id).not.toEqual([]);
+      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': [] }), {}), op.id).not.toEqual([]);
+    }
+  });
+
+  it('§4.5 rule 7: a 409 UNAVAILABLE carries errors.availability with property, window, total_units and dates', () => {
+    const op = contract.operation('createBooking');
+    const availability = {
+      property: { doorloom_id: 101 }, window: { from: '2026-12-10', to: '2026-12-10' }, total_units: 1,
+      dates: [{ date: '2026-12-10', available_units: 0, total_units: 1, is_blocked: false, block_scope: null, units_cap: null }],
+    };
+    const conflict = (code: string, errors: object) => ({ success: false, code, message: 'No.', errors });
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability }), {})).toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', {}), {})).not.toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability: { ...availability, window: { from: '2026-12-10' } } }), {})).not.toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability: { ...availability, dates: [{ date: '2026-12-10' }] } }), {})).not.toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('IN_PROGRESS', {}), {})).toEqual([]);
+  });
+
+  it('§7 "property reference missing": an absent property or one with neither id is PROPERTY_NOT_MAPPED; other failures VALIDATION_FAILED', () => {
+    const op = contract.operation('createBooking');
+    const body = { external_booking_id: 'x', property: { doorloom_id: 1 }, units: [{ adults: 1 }], check_in: '2026-12-01', check_out: '2026-12-02', guest: { name: 'A', mobile: '1' }, pricing: { total: 1 } };
+    expect(contract.bodyRefusal(op, body)).toBeNull();
+    const { property: _, ...absent } = body;
+    expect(contract.bodyRefusal(op, absent)?.code).toBe('PROPERTY_NOT_MAPPED');
+    expect(contract.bodyRefusal(op, { ...body, property: {} })).toMatchObject({ code: 'PROPERTY_NOT_MAPPED', errors: { property: [expect.any(String)] } });
+    expect(contract.bodyRefusal(op, { ...body, property: { doorloom_id: 'x' } })?.code).toBe('VALIDATION_FAILED');
+    expect(contract.bodyRefusal(op, { ...body, property: 'x' })?.code).toBe('VALIDATION_FAILED');
+    expect(contract.bodyRefusal(op, { ...absent, notes: 'n'.repeat(2001) })?.code).toBe('VALIDATION_FAILED');
+  });
 });
 
 describe('cold start', () => {

@@ -29,7 +29,11 @@ export interface ParameterSpec {
 export interface ResponseSpec {
   /** Schema of the JSON body, or null for a body-less answer (the bare 404). */
   schema: JsonSchema | null;
-  headers: string[];
+  /**
+   * Headers the answer must carry: `required: true` in the spec, or
+   * `x-required-for-codes` (only when the body's code is one of them).
+   */
+  requiredHeaders: { name: string; codes: string[] | null }[];
   /** Error codes this status may carry, from the response's examples. */
   codes: string[];
 }
@@ -63,6 +67,13 @@ export interface Contract {
   /** Validates path, query and header parameters (query values coerced from strings). */
   checkParameters(op: Operation, input: ParameterInput): FieldErrors | null;
   checkBody(op: Operation, body: unknown): FieldErrors | null;
+  /**
+   * The refusal a body that fails validation earns: VALIDATION_FAILED, or the
+   * code a schema node names in `x-missing-code` when the only failure is that
+   * node missing (absent, or an object with none of the fields its anyOf asks
+   * for); null when the body is valid.
+   */
+  bodyRefusal(op: Operation, body: unknown): { code: string; errors: FieldErrors } | null;
   /** Problems of an answer against the operation's declared responses; [] when it conforms. */
   checkResponse(op: Operation, status: number, body: unknown, headers: Record<string, unknown>): string[];
   assumptions: Assumption[];
@@ -161,6 +172,23 @@ function buildContract(raw: JsonSchema): Contract {
       const fn = compile(strictAjv, op.requestBody.schema);
       return fn(body) ? null : fieldErrors(fn.errors ?? []);
     },
+    bodyRefusal(op, body) {
+      if (!op.requestBody) return null;
+      const fn = compile(strictAjv, op.requestBody.schema);
+      if (fn(body)) return null;
+      const errors = fn.errors ?? [];
+      const all = fieldErrors(errors);
+      // Top-level fields whose absence the spec maps to a code of its own (§7: "property reference missing").
+      const properties = (op.requestBody.schema.properties ?? {}) as Record<string, JsonSchema>;
+      for (const [name, node] of Object.entries(properties)) {
+        const code = node['x-missing-code'];
+        if (typeof code !== 'string') continue;
+        const missing = (e: ErrorObject) => (e.keyword === 'required' && e.instancePath === '' && (e.params as { missingProperty: string }).missingProperty === name)
+          || (e.instancePath === `/${name}` && (e.keyword === 'anyOf' || (e.keyword === 'required' && e.schemaPath.includes('/anyOf/'))));
+        if (errors.length > 0 && errors.every(missing)) return { code, errors: all };
+      }
+      return { code: 'VALIDATION_FAILED', errors: all };
+    },
     checkResponse(op, status, body, headers) {
       const spec = op.responses[String(status)];
       if (!spec) return [`status ${status} is not declared for ${op.id} (declared: ${Object.keys(op.responses).join(', ')})`];
@@ -179,8 +207,10 @@ function buildContract(raw: JsonSchema): Contract {
         const code = (body as { code?: unknown } | null)?.code;
         if (!spec.codes.includes(String(code))) problems.push(`error code ${String(code)} is not one of ${spec.codes.join(', ')} for status ${status} of ${op.id}`);
       }
-      for (const name of spec.headers) {
-        if (headers[name.toLowerCase()] === undefined) problems.push(`header ${name} is missing on status ${status} of ${op.id}`);
+      const code = String((body as { code?: unknown } | null)?.code);
+      for (const { name, codes } of spec.requiredHeaders) {
+        if (codes !== null && !codes.includes(code)) continue;
+        if (headers[name.toLowerCase()] === undefined) problems.push(`required header ${name} is missing on status ${status}${codes ? ` ${code}` : ''} of ${op.id}`);
       }
       return problems;
     },
@@ -251,7 +281,9 @@ function collectOperations(document: JsonSchema): Operation[] {
           : [];
         responses[status] = {
           schema: media?.schema ?? null,
-          headers: Object.keys((response.headers as object | undefined) ?? {}),
+          requiredHeaders: Object.entries((response.headers as Record<string, { required?: boolean; 'x-required-for-codes'?: string[] }> | undefined) ?? {})
+            .filter(([, h]) => h.required === true || Array.isArray(h['x-required-for-codes']))
+            .map(([name, h]) => ({ name, codes: h.required === true ? null : h['x-required-for-codes']! })),
           codes,
         };
       }

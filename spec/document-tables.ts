@@ -819,7 +819,10 @@ export const RESPONSE_SHAPES: readonly ResponseShape[] = [
     status: r.status,
     prefix: 'data.',
     table: 'booking (§2.3)',
-    fields: BOOKING_FIELDS,
+    // §2.3 "added with value true only on a 200 duplicate response to create": required there, optional elsewhere.
+    fields: r.endpoint === 'POST /bookings' && r.status === 200
+      ? BOOKING_FIELDS.map((f): FieldRule => (f.path === 'duplicate' ? { ...f, required: true } : f))
+      : BOOKING_FIELDS,
   })),
   // §4.4 "data is an array of booking objects; a top-level sibling pagination"
   { endpoint: 'GET /bookings', status: 200, prefix: '', table: 'booking list (§4.4)', fields: [{ path: 'data', type: 'array', section: '§4.4' }] },

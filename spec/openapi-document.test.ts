@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadContract } from './contract.ts';
 import {
   AUTH,
   BASE_PATH,
@@ -907,6 +908,23 @@ describe('spec/openapi.yaml against the API document 2026-09', () => {
       for (const { name, value } of examples) {
         expect.soft(valueAt(value, 'data.duplicate'), `§2.3, §4.5 rule 4: duplicate true on the 200 (${name})`).toBe(true);
       }
+    });
+
+    it.each([
+      ['POST /bookings', 200, true],
+      ['POST /bookings', 201, false],
+      ['GET /bookings/{doorloom_id}', 200, false],
+      ['GET /bookings/external/{external_booking_id}', 200, false],
+    ] as const)('§2.3: %s %s answers duplicate %s (true only on the 200 duplicate answer, absent or false elsewhere)', (endpoint, status, duplicate) => {
+      const contract = loadContract();
+      const op = contract.operations.find((o) => `${o.method.toUpperCase()} ${o.path}` === endpoint)!;
+      const booking = { id: 1, external_booking_id: 'x', revision: 1, origin: 'partner', status: 'confirmed', property: { doorloom_id: 1, external_id: 'p' }, check_in: '2026-10-01', check_out: '2026-10-02', guests: { adults: 1, children: 0 }, units: [{ inventory_id: 1, external_unit_id: 'u', adults: 1, children: 0, meal_plan: 'EP', stay_price: 1 }], pricing: { currency: 'INR', total: 1, advance: 0, balance: 1 }, updated_at: '2026-10-01T00:00:00+05:30' };
+      const answer = (extra: object) => ({ success: true, message: 'ok', data: { ...booking, ...extra } });
+      const valid = (extra: object) => contract.checkResponse(op, status, answer(extra), {}).filter((p) => p.startsWith('body'));
+      expect(valid({ duplicate })).toEqual([]);
+      expect(valid({ duplicate: !duplicate })).not.toEqual([]);
+      if (duplicate) expect(valid({})).not.toEqual([]);
+      else expect(valid({})).toEqual([]);
     });
 
     it('POST /bookings 201 examples do not show duplicate true (§2.3: only on the 200)', () => {

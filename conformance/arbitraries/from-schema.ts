@@ -226,7 +226,10 @@ class Builder {
     const names = Object.keys(properties);
     if (names.length === 0 && required.size === 0) {
       // A free-form object (`breakdown`): a few keys, unless extra keys are forbidden.
-      return s.additionalProperties === false ? fc.constant(null).map(() => ({})) : fc.dictionary(KEY, smallJson(), { maxKeys: 3, noNullPrototype: true });
+      if (s.additionalProperties === false) return fc.constant(null).map(() => ({}));
+      // A map whose values have a schema (`FieldErrors`: field path → messages).
+      const values = isPlainObject(s.additionalProperties) ? this.build(s.additionalProperties, `${path}.*`) : smallJson();
+      return fc.dictionary(KEY, values, { maxKeys: 3, noNullPrototype: true });
     }
     const model: Record<string, fc.Arbitrary<unknown>> = {};
     const present: string[] = [];

@@ -134,7 +134,7 @@ export const paginationChecks = [
         for (const [id, revision] of latest) {
           if ((seen.get(id) ?? 0) < revision) ctx.fail('PollingMissedChange', `booking ${id} seen at revision ${seen.get(id) ?? 'never'}`, `revision ${revision} seen by polling with updated_since`, '6.R9');
         }
-      });
+      }, { books: true });
     },
   }),
 ];

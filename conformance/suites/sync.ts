@@ -1,69 +1,139 @@
-/** Full re-sync (§4.7, §8): normalisation, charging order, limits, monthly chunking and delivery order. */
+/**
+ * Full re-sync (§4.7, §8): normalisation, charging order, limits, monthly
+ * chunking and delivery order. A live partner gets one accepted sync a day, so
+ * these checks share the run's one charged sync (conformance/sync-allowance.ts):
+ * a window spent before the run makes the checks that need its 202 not
+ * applicable (naming when it reopens), never failed.
+ */
 import { endOfMonth, addDays } from '../../simulator/domain/calendar.ts';
-import { defineCheck, expectStatus } from '../check.ts';
-import { advance, allEvents, knownProperty } from './support.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import type { Response } from '../client.ts';
+import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, SYNC_INTERVAL_SECONDS } from '../sync-allowance.ts';
+import { allEvents, describe } from './support.ts';
 
 const suite = 'sync';
+
+/** §8 L11: six calls a day, so the seventh valid call of a day is refused at the latest. */
+const DAILY_CAP = 6;
+
+/** How long a run waits for a sync's events to reach the event log (§4.7: "events arrive later"). */
+const EVENT_WAIT_MS = { live: 60_000, inProcess: 10_000 };
 
 export const syncChecks = [
   defineCheck({
     id: 'sync.normalised-202', title: 'POST /sync answers 202 with the queued properties, horizon and types normalised to .changed names', suite,
-    clauses: ['4.7.R1', '4.7.R2', '4.7.Q3a', '4.7.Q1'], level: 'normative', needs: ['read', 'sync'],
+    clauses: ['4.7.R1', '4.7.R2', '4.7.Q3a'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
-      const property = knownProperty(ctx)!;
-      const res = await ctx.api.post('/sync', { body: { property_ids: [property], types: ['rates', 'availability.changed'] } });
-      expectStatus(ctx, res, 202, null, '4.7.R1', 'a valid sync');
-      const me = await ctx.api.get('/me');
-      const want = { queued_properties: 1, horizon_days: me.body.data.horizon_days, types: ['availability.changed', 'rates.changed'] };
-      if (JSON.stringify(res.body.data) !== JSON.stringify(want)) ctx.fail('WrongSyncAnswer', JSON.stringify(res.body.data), JSON.stringify(want), '4.7.R2');
+      const answer = await acceptedSync(ctx);
+      expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's first valid sync ${JSON.stringify(answer.body)}`);
+      const me = (await ctx.api.get('/me')).body.data;
+      const got = answer.sync.body.data;
+      const want = { queued_properties: answer.property === null ? me.covered_properties : 1, horizon_days: me.horizon_days, types: ALLOWANCE_TYPES_NORMALISED };
+      // The document names the normalised spellings, not their order: compared as a set.
+      const same = got.queued_properties === want.queued_properties && got.horizon_days === want.horizon_days
+        && Array.isArray(got.types) && got.types.length === want.types.length && [...got.types].sort().join() === [...want.types].sort().join();
+      if (!same) ctx.fail('WrongSyncAnswer', JSON.stringify(got), `${JSON.stringify(want)} for ${JSON.stringify(answer.body)}`, got.types?.some((t: string) => !t.endsWith('.changed')) ? '4.7.R2' : '4.7.R1');
     },
   }),
   defineCheck({
     id: 'sync.validation-before-charge', title: 'A refused sync (422) does not consume the 24-hour window', suite,
     clauses: ['4.7.R5', '4.7.Q2a', '7.E11'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
-      const bad = await ctx.api.post('/sync', { body: { property_ids: [2_000_000_000] } });
-      expectStatus(ctx, bad, 422, 'PROPERTY_NOT_MAPPED', '4.7.Q2a', 'a sync naming an uncovered property');
-      const invalid = await ctx.api.post('/sync', { body: { types: ['bookings'] } });
-      expectStatus(ctx, invalid, 422, 'VALIDATION_FAILED', '4.7.R6', 'a sync with an unknown type');
-      expectStatus(ctx, await ctx.api.post('/sync', { body: { types: ['property'] } }), 202, null, '4.7.R5', 'a valid sync after refusals');
+      const answer = await ctx.syncAllowance.take(ctx);
+      expectStatus(ctx, answer.notMapped, 422, 'PROPERTY_NOT_MAPPED', '4.7.Q2a', 'a sync naming an uncovered property');
+      expectStatus(ctx, answer.invalid, 422, 'VALIDATION_FAILED', '4.7.R6', 'a sync with an unknown type');
+      if (answer.state === 'spent-by-refusals') {
+        ctx.fail('RefusalConsumedWindow', `429 SYNC_TOO_SOON (errors.retry_after ${answer.sync.body.errors.retry_after} s) for the valid sync sent right after two 422 refusals: the window opened at or after the refusals`, 'a 422 does not consume the 24-hour window: the next valid sync is accepted', '4.7.R5');
+      }
+      await acceptedSync(ctx);
+      expectStatus(ctx, answer.sync, 202, null, '4.7.R5', 'a valid sync after two 422 refusals');
     },
   }),
   defineCheck({
     id: 'sync.interval-and-cap', title: 'Within 24 hours SYNC_TOO_SOON with errors.retry_after; past six calls a day RATE_LIMITED', suite,
     clauses: ['8.L10', '8.L11', '7.E15', '7.E16'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
-      expectStatus(ctx, await ctx.api.post('/sync', { body: { types: ['property'] } }), 202, null, '4.7.R1', 'the first sync');
-      const soon = await ctx.api.post('/sync', { body: { types: ['property'] } });
-      expectStatus(ctx, soon, 429, 'SYNC_TOO_SOON', '8.L10', 'a second sync at once');
-      const retry = soon.body.errors?.retry_after;
-      if (!Number.isInteger(retry) || retry <= 0 || retry > 86_400) ctx.fail('BadRetryAfter', String(retry), 'errors.retry_after in seconds, at most 24 hours', '7.E15');
-      for (let i = 0; i < 4; i++) await ctx.api.post('/sync', { body: { types: ['property'] } });
-      expectStatus(ctx, await ctx.api.post('/sync', { body: { types: ['property'] } }), 429, 'RATE_LIMITED', '8.L11', 'the seventh sync call of the day');
+      const allowance = ctx.syncAllowance;
+      const first = await allowance.take(ctx);
+      if (first.state === 'other') expectStatus(ctx, first.sync, 202, null, '4.7.R6', "the run's first valid sync (202, or 429 when the window or the cap is spent)");
+      // Valid calls inside a spent window, by their number among this run's valid sync calls.
+      const refused: [number, Response][] = first.state === 'accepted' ? [] : [[1, first.sync]];
+      while (allowance.validCalls <= DAILY_CAP && !refused.some(([, r]) => r.body?.code === 'RATE_LIMITED')) {
+        const res = await allowance.call(ctx);
+        refused.push([allowance.validCalls, res]);
+      }
+      for (const [n, res] of refused) judgeRefusal(ctx, n, res, first.state === 'accepted');
+      const capAt = refused.find(([, r]) => r.body?.code === 'RATE_LIMITED')?.[0];
+      if (capAt === undefined) ctx.fail('CapNotEnforced', `${allowance.validCalls} valid sync calls in this run, none refused RATE_LIMITED`, 'at most six sync calls a day: the seventh is 429 RATE_LIMITED', '8.L11');
+      // In-process the world is fresh: this run's calls are the day's only ones, so the cap falls exactly on the seventh.
+      // Live, calls made earlier in the day count too ("refusals included"), so it may come sooner.
+      if (ctx.target.kind === 'in-process' && capAt !== DAILY_CAP + 1) ctx.fail('CapMiscounted', `RATE_LIMITED on sync call ${capAt} of the day`, 'six calls a day: the seventh is 429 RATE_LIMITED, the second to sixth SYNC_TOO_SOON', '8.L11');
     },
   }),
   defineCheck({
     id: 'sync.monthly-chunks', title: 'Sync events come one per type, property and calendar month over the horizon, in sequence order', suite,
     clauses: ['4.7.R3', '4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
-      const property = knownProperty(ctx)!;
-      const before = (await ctx.api.get('/events', { query: { limit: 1 } })).body.cursor.latest_sequence as number;
-      expectStatus(ctx, await ctx.api.post('/sync', { body: { property_ids: [property], types: ['restrictions'] } }), 202, null, '4.7.R1', 'a sync');
-      await advance(ctx, 0);
-      let rows: any[] = [];
-      for (let i = 0; i < 50 && rows.length === 0; i++) {
-        rows = await allEvents(ctx, { 'types[]': ['restrictions.changed'], property_id: property, include_superseded: true }, before);
-        if (rows.length === 0) await new Promise((r) => setTimeout(r, 20));
+      const answer = await acceptedSync(ctx);
+      expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's sync ${JSON.stringify(answer.body)}`);
+      const me = (await ctx.api.get('/me')).body.data;
+      const horizon = me.horizon_days as number;
+      // Only subscribed types are recorded (§6): judge the first synced type the integration receives.
+      const type = ALLOWANCE_TYPES_NORMALISED.find((t) => (me.webhook?.event_types ?? []).includes(t));
+      if (!type) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so the run's sync records no event to judge`);
+      const properties = answer.sync.body.data.queued_properties as number;
+      const wait = ctx.target.kind === 'live' ? EVENT_WAIT_MS.live : EVENT_WAIT_MS.inProcess;
+      const deadline = Date.now() + wait;
+      let byProperty = new Map<number, any[]>();
+      for (;;) {
+        const query = { 'types[]': [type], include_superseded: true, ...(answer.property === null ? {} : { property_id: answer.property }) };
+        byProperty = groupByProperty(await allEvents(ctx, query, answer.before));
+        for (const [property, windows] of byProperty) judgeChunks(ctx, property, windows);
+        const complete = byProperty.size >= properties && [...byProperty.values()].every((w) => span(w) >= horizon);
+        if (complete || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 100));
       }
-      const me = await ctx.api.get('/me');
-      const horizon = me.body.data.horizon_days as number;
-      const windows = rows.map((r) => r.event.window);
-      for (const w of windows) if (w.to > endOfMonth(w.from)) ctx.fail('ChunkStraddlesMonths', `window ${w.from}..${w.to}`, 'one event per calendar month', '4.7.R4');
-      for (let i = 1; i < windows.length; i++) {
-        if (windows[i].from !== addDays(windows[i - 1].to, 1)) ctx.fail('ChunksNotContiguous', `${windows[i - 1].to} then ${windows[i].from}`, 'consecutive months covering the horizon', '4.7.R4');
+      if (byProperty.size === 0) throw new NotApplicable(`no ${type} event of the run's sync reached GET /events within ${wait / 1000} s (events arrive later, §4.7); nothing to judge`);
+      for (const [property, windows] of byProperty) {
+        if (span(windows) !== horizon) ctx.fail('HorizonNotCovered', `property ${property}: ${span(windows)} days in ${windows.length} ${type} events after ${wait / 1000} s`, `the ${horizon}-day horizon, one event per calendar month`, '8.L15');
       }
-      const span = windows.length === 0 ? 0 : (Date.parse(windows.at(-1)!.to) - Date.parse(windows[0]!.from)) / 86_400_000 + 1;
-      if (span !== horizon) ctx.fail('HorizonNotCovered', `${span} days in ${windows.length} events`, `the ${horizon}-day horizon`, '8.L15');
     },
   }),
 ];
+
+/** A valid sync inside a spent window: 429 SYNC_TOO_SOON with errors.retry_after, or RATE_LIMITED with Retry-After (§7). */
+function judgeRefusal(ctx: CheckContext, n: number, res: Response, acceptedThisRun: boolean): void {
+  const what = `valid sync call ${n} of this run${acceptedThisRun ? ', within 24 hours of its accepted one' : ' (the window was spent before the run)'}`;
+  if (res.status !== 429 || (res.body?.code !== 'SYNC_TOO_SOON' && res.body?.code !== 'RATE_LIMITED')) {
+    ctx.fail('SyncNotRefused', `${describe(res)} for ${what}`, `429 SYNC_TOO_SOON (or RATE_LIMITED past six calls a day) for ${what}`, '8.L10');
+  }
+  if (res.body.code === 'SYNC_TOO_SOON') {
+    const retry = res.body.errors?.retry_after;
+    if (!Number.isInteger(retry) || retry <= 0 || retry > SYNC_INTERVAL_SECONDS) ctx.fail('BadRetryAfter', `errors.retry_after ${JSON.stringify(retry)} on ${what}`, 'errors.retry_after in seconds, at most 24 hours', '7.E15');
+    if (ctx.target.kind === 'in-process' && n === DAILY_CAP + 1) ctx.fail('CapNotEnforced', `SYNC_TOO_SOON on sync call ${n} of the day`, 'six calls a day, refusals included: the seventh is 429 RATE_LIMITED', '8.L11');
+  } else {
+    if (ctx.target.kind === 'in-process' && n <= DAILY_CAP) ctx.fail('CapMiscounted', `RATE_LIMITED on sync call ${n} of the day`, 'six calls a day: calls two to six are SYNC_TOO_SOON', '8.L11');
+    if (res.headers['retry-after'] === undefined) ctx.fail('RetryAfterMissing', `no Retry-After header on the 429 RATE_LIMITED of ${what}`, 'Retry-After and X-RateLimit-* are set on 429 RATE_LIMITED', '7.E16');
+  }
+}
+
+function groupByProperty(rows: any[]): Map<number, any[]> {
+  const out = new Map<number, any[]>();
+  for (const row of rows) {
+    const id = row.event.property.doorloom_id as number;
+    out.set(id, [...(out.get(id) ?? []), row.event.window]);
+  }
+  return out;
+}
+
+/** §4.7 R4: each window within one calendar month, consecutive months in sequence order (§6 R5a). */
+function judgeChunks(ctx: CheckContext, property: number, windows: { from: string; to: string }[]): void {
+  for (const w of windows) if (w.to > endOfMonth(w.from)) ctx.fail('ChunkStraddlesMonths', `property ${property}: window ${w.from}..${w.to}`, 'one event per calendar month', '4.7.R4');
+  for (let i = 1; i < windows.length; i++) {
+    if (windows[i]!.from !== addDays(windows[i - 1]!.to, 1)) ctx.fail('ChunksNotContiguous', `property ${property}: ${windows[i - 1]!.to} then ${windows[i]!.from}`, 'consecutive months covering the horizon, in sequence order', '4.7.R4');
+  }
+}
+
+function span(windows: { from: string; to: string }[]): number {
+  return windows.length === 0 ? 0 : (Date.parse(windows.at(-1)!.to) - Date.parse(windows[0]!.from)) / 86_400_000 + 1;
+}

@@ -7,7 +7,7 @@
 import type { Clock } from './clock.ts';
 import type { ChangeRecorder } from './changes.ts';
 import { TokenDigests, type Vault } from './credentials.ts';
-import { DomainError } from './errors.ts';
+import { DomainError, type ErrorCode } from './errors.ts';
 import { failure, success, type Reply } from './envelope.ts';
 import type { Entropy } from './ids.ts';
 import type { Brand, Integration, Settings } from './model.ts';
@@ -142,7 +142,7 @@ export class Platform {
    * duplicate or creation) and stores it under the key in the same
    * transaction as the booking, so the two never disagree.
    */
-  finishCreate(caller: Caller, claimed: ClaimedCreate, body: unknown, fieldErrors: Record<string, string[]> | null): CreateAnswer {
+  finishCreate(caller: Caller, claimed: ClaimedCreate, body: unknown, refusal: { code: string; errors: Record<string, string[]> } | null): CreateAnswer {
     const integrationId = caller.integration.id;
     const store = this.deps.store;
     const answer = (tx: Transaction, reply: Reply): CreateAnswer => {
@@ -155,7 +155,8 @@ export class Platform {
       release(tx, integrationId, claimed.key);
       return { status: error.status, body: JSON.stringify(failure(error)) };
     });
-    if (fieldErrors) return refuse(new DomainError('VALIDATION_FAILED', fieldErrors));
+    // The code comes from the contract: VALIDATION_FAILED, or §7 PROPERTY_NOT_MAPPED for a missing property reference.
+    if (refusal) return refuse(new DomainError(refusal.code as ErrorCode, refusal.errors));
     try {
       return store.transaction((tx) => {
         // Re-read the integration: coverage may have changed while the key was in progress.

@@ -48,10 +48,10 @@ function expectEnvelope(res: supertest.Response): void {
   expect(STATUS_OF[res.body.code as ErrorCode]).toBe(res.status);
 }
 
-function expectValidationFailed(res: supertest.Response, field?: string): void {
+function expectValidationFailed(res: supertest.Response, field?: string, code = 'VALIDATION_FAILED'): void {
   expectEnvelope(res);
   expect(res.status).toBe(422);
-  expect(res.body.code).toBe('VALIDATION_FAILED');
+  expect(res.body.code).toBe(code);
   // §7: errors keyed by field path, each an array of messages.
   for (const messages of Object.values(res.body.errors)) expect(messages).toEqual(expect.arrayContaining([expect.any(String)]));
   if (field !== undefined) expect(Object.keys(res.body.errors), JSON.stringify(res.body.errors)).toContain(field);
@@ -208,7 +208,6 @@ describe('a value out of range → 422 VALIDATION_FAILED naming that field (§4.
     ['external_booking_id', 'external_booking_id', long(129)],
     ['external_booking_id', 'external_booking_id', ''],
     ['property', 'property.external_id', { external_id: long(129) }],
-    ['property', 'property', {}],
     ['units', 'units', []],
     ['units', 'units', Array.from({ length: 21 }, () => ({ adults: 1 }))],
     ['units.0.adults', 'units.0.adults', 0],
@@ -216,7 +215,6 @@ describe('a value out of range → 422 VALIDATION_FAILED naming that field (§4.
     ['units.0.children', 'units.0.children', -1],
     ['units.0.children', 'units.0.children', 51],
     ['units.0.meal_plan', 'units.0.meal_plan', 'XX'],
-    ['units.0.stay_price', 'units.0.stay_price', -1],
     ['units.1.external_unit_id', 'units.1.external_unit_id', long(129)],
     ['units.0.inventory_id', 'units.0.inventory_id', 0],
     ['check_in', 'check_in', '2026-02-30'],
@@ -233,10 +231,8 @@ describe('a value out of range → 422 VALIDATION_FAILED naming that field (§4.
     ['guest.email', 'guest.email', 'not-an-email'],
     ['guest.email', 'guest.email', `${long(250)}@example.com`],
     ['guest.country', 'guest.country', long(65)],
-    ['pricing.total', 'pricing.total', -1],
     ['pricing.currency', 'pricing.currency', 'USD'],
     ['payment.status', 'payment.status', 'lost'],
-    ['payment.amount_collected', 'payment.amount_collected', -5],
     ['payment.collected_by', 'payment.collected_by', 'bank'],
     ['payment.reference', 'payment.reference', long(129)],
     ['source.channel', 'source.channel', long(65)],
@@ -252,8 +248,35 @@ describe('a value out of range → 422 VALIDATION_FAILED naming that field (§4.
     expect(written()).toEqual(before);
   });
 
+  it('§7: a missing property reference (absent, or neither id) is PROPERTY_NOT_MAPPED naming property, and writes nothing', async () => {
+    for (const value of [undefined, {}]) {
+      const before = written();
+      const body = fullBody();
+      setPath(body, 'property', value);
+      expectValidationFailed(await postJson(body), 'property', 'PROPERTY_NOT_MAPPED');
+      expect(written()).toEqual(before);
+    }
+  });
+
+  it('§7: with another bad field too, a missing property reference is VALIDATION_FAILED naming both (validation runs first)', async () => {
+    const body = fullBody();
+    setPath(body, 'property', {});
+    setPath(body, 'notes', 'x'.repeat(2001));
+    const res = await postJson(body);
+    expectValidationFailed(res, 'notes');
+    expect(Object.keys(res.body.errors).sort()).toEqual(['notes', 'property']);
+  });
+
+  it('§4.5, §8 state no lower bound on money: negative pricing.total, stay_price and amount_collected pass the contract', () => {
+    for (const [path, value] of [['pricing.total', -1], ['units.0.stay_price', -1], ['payment.amount_collected', -5]] as const) {
+      const body = fullBody();
+      setPath(body, path, value);
+      expect(contract.bodyRefusal(createOp, body), path).toBeNull();
+    }
+  });
+
   it('a missing required field is named', async () => {
-    for (const path of ['external_booking_id', 'property', 'units', 'units.0.adults', 'check_in', 'check_out', 'guest', 'guest.name', 'guest.mobile', 'pricing', 'pricing.total']) {
+    for (const path of ['external_booking_id', 'units', 'units.0.adults', 'check_in', 'check_out', 'guest', 'guest.name', 'guest.mobile', 'pricing', 'pricing.total']) {
       const before = written();
       const body = fullBody();
       setPath(body, path, undefined);
@@ -395,7 +418,8 @@ describe('`__proto__` and `constructor` keys anywhere: no pollution, no smuggled
     for (const [text, field] of cases) {
       expect(text).toContain('"__proto__"');
       const before = written();
-      expectValidationFailed(await postRaw(text), field);
+      // §7: a missing property reference is PROPERTY_NOT_MAPPED; the other fields VALIDATION_FAILED.
+      expectValidationFailed(await postRaw(text), field, field === 'property' ? 'PROPERTY_NOT_MAPPED' : 'VALIDATION_FAILED');
       expect(written()).toEqual(before);
       expectPrototypesIntact();
     }
@@ -492,7 +516,7 @@ describe('properties: no input makes the simulator answer 5xx or write on a refu
     fc.record({ kind: fc.constant('add' as const), key: fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'prototype', 'id', 'revision', 'duplicate', 'integration_id')), value: fc.jsonValue({ maxDepth: 2 }) }),
   );
 
-  it('mutations of a valid body: schema-invalid → 422 VALIDATION_FAILED; anything else 2xx or 4xx; refusals write nothing', async () => {
+  it('mutations of a valid body: schema-invalid → 422 with the contract\'s code (VALIDATION_FAILED, or PROPERTY_NOT_MAPPED for a missing property reference); anything else 2xx or 4xx; refusals write nothing', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.nat(), mutation), { minLength: 1, maxLength: 3 }), async (mutations) => {
         h = makeHarness();
@@ -512,8 +536,9 @@ describe('properties: no input makes the simulator answer 5xx or write on a refu
         const before = written();
         const res = await postRaw(text);
         expect(res.status, res.text).toBeLessThan(500);
-        if (contract.checkBody(createOp, body) !== null) {
-          expectValidationFailed(res);
+        const refusal = contract.bodyRefusal(createOp, body);
+        if (refusal !== null) {
+          expectValidationFailed(res, undefined, refusal.code);
           expect(written()).toEqual(before);
         } else if (res.status >= 400) {
           expectEnvelope(res);

@@ -99,7 +99,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       if ('body' in claimed) return replay(ctx, claimed);
       const latency = platform.settings()?.create_latency_ms ?? 0;
       if (latency > 0) await sleep(latency);
-      replay(ctx, platform.finishCreate(caller, claimed, body, contract.checkBody(op, body)));
+      replay(ctx, platform.finishCreate(caller, claimed, body, contract.bodyRefusal(op, body)));
     },
   };
 }

@@ -399,6 +399,45 @@ export interface components {
             message: string;
             errors: Record<string, never>;
         };
+        /** @description §7 for 422 validation, `errors` is keyed by field path, each value an array of messages. */
+        FieldErrors: {
+            [key: string]: string[];
+        };
+        /** @description A 422 refusal (§7); every 422 of the document is a validation-family code, so its `errors` is keyed by field path. */
+        FieldErrorEnvelope: components["schemas"]["ErrorEnvelope"] & {
+            errors?: components["schemas"]["FieldErrors"];
+        };
+        /** @description A 429 of POST /sync; for SYNC_TOO_SOON `errors.retry_after` is seconds (§7). */
+        SyncRefusalEnvelope: components["schemas"]["ErrorEnvelope"] & ({
+            /** @constant */
+            code?: "RATE_LIMITED";
+        } | {
+            /** @constant */
+            code?: "SYNC_TOO_SOON";
+            errors?: {
+                retry_after: number;
+            };
+        });
+        /** @description A 409 of create; for UNAVAILABLE `errors.availability` is the §4.5 rule 7 body. */
+        ConflictEnvelope: components["schemas"]["ErrorEnvelope"] & ({
+            /** @constant */
+            code?: "IN_PROGRESS";
+        } | {
+            /** @constant */
+            code?: "UNAVAILABLE";
+            errors?: {
+                availability: components["schemas"]["UnavailableAvailability"];
+            };
+        });
+        /** @description §4.5 rule 7: the property, the window of the stay (`to` is the last night, check_out minus one day), the property's total units and one availability date entry per night (an availability.changed payload without `units[]`). */
+        UnavailableAvailability: {
+            property: {
+                doorloom_id: number;
+            };
+            window: components["schemas"]["Window"];
+            total_units: number;
+            dates: components["schemas"]["AvailabilityDate"][];
+        };
         SuccessEnvelope: {
             /** @constant */
             success: true;
@@ -511,25 +550,33 @@ export interface components {
                 reference?: string | null;
             };
             notes?: string | null;
-            /**
-             * @description Present with value true only on a 200 duplicate response to create.
-             * @constant
-             */
-            duplicate?: true;
             created_at?: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        /** @description §2.3: `duplicate` is added, with value true, only on the 200 duplicate answer to create; everywhere else it is absent (or false). */
+        NotDuplicate: {
+            /** @constant */
+            duplicate?: false;
+        };
+        /** @description A booking read or just created (§2.3); not a duplicate answer. */
         BookingResponse: components["schemas"]["SuccessEnvelope"] & {
-            data?: components["schemas"]["Booking"];
+            data?: components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"];
+        };
+        /** @description The 200 answer to a create whose `external_booking_id` exists (§4.5 rule 4, §2.3). */
+        BookingDuplicateResponse: components["schemas"]["SuccessEnvelope"] & {
+            data?: components["schemas"]["Booking"] & {
+                /** @constant */
+                duplicate: true;
+            };
         };
         BookingListResponse: components["schemas"]["SuccessEnvelope"] & {
-            data?: components["schemas"]["Booking"][];
+            data?: (components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"])[];
             pagination: components["schemas"]["Pagination"];
         };
         /** @description Body of POST /bookings (§4.5). */
         BookingCreateRequest: {
             external_booking_id: string;
-            /** @description One of doorloom_id or external_id; neither is 422. */
+            /** @description One of doorloom_id or external_id; neither is 422. §7 maps "property reference missing" to PROPERTY_NOT_MAPPED, so an absent `property`, or one with neither id, answers that code (when every other field is valid; with other bad fields the answer is VALIDATION_FAILED naming them all, as validation runs first). */
             property: {
                 doorloom_id?: number;
                 external_id?: string;
@@ -718,7 +765,7 @@ export interface components {
         BookingChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
             type?: "booking.changed";
-            data?: components["schemas"]["Booking"];
+            data?: components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"];
         };
         AnyEvent: components["schemas"]["AvailabilityChangedEvent"] | components["schemas"]["RatesChangedEvent"] | components["schemas"]["RestrictionsChangedEvent"] | components["schemas"]["InventoryChangedEvent"] | components["schemas"]["PropertyChangedEvent"] | components["schemas"]["BookingChangedEvent"];
         /** @description One row of replay (§2.6). */
@@ -856,7 +903,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["FieldErrorEnvelope"];
             };
         };
         /** @description Bad window; a window over 92 days or `to` beyond 730 days ahead is reported against `to` (§4.8). */
@@ -865,16 +912,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["FieldErrorEnvelope"];
             };
         };
         /** @description A rate limit was exceeded; `Retry-After` and `X-RateLimit-*` are set (§7). */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-Set"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-Set"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-Set"];
                 [name: string]: unknown;
             };
             content: {
@@ -909,7 +956,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Seconds to wait before retrying. */
+        /** @description Seconds to wait before retrying (§7, set on every 429). */
         "Retry-After": number;
         /** @description Requests allowed in the current window. */
         "X-RateLimit-Limit": number;
@@ -917,6 +964,12 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description Seconds until the current window resets. */
         "X-RateLimit-Reset": number;
+        /** @description §7 "Retry-After and X-RateLimit-* headers are set" on 429 RATE_LIMITED (see X-RateLimit-Limit). */
+        "X-RateLimit-Limit-Set": number;
+        /** @description §7, set on 429 RATE_LIMITED (see X-RateLimit-Remaining). */
+        "X-RateLimit-Remaining-Set": number;
+        /** @description §7, set on 429 RATE_LIMITED (see X-RateLimit-Reset). */
+        "X-RateLimit-Reset-Set": number;
     };
     pathItems: never;
 }
@@ -1057,7 +1110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BookingResponse"];
+                    "application/json": components["schemas"]["BookingDuplicateResponse"];
                 };
             };
             /** @description Created. */
@@ -1081,7 +1134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ConflictEnvelope"];
                 };
             };
             /** @description Validation, idempotency, property or unit failure. */
@@ -1090,7 +1143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["FieldErrorEnvelope"];
                 };
             };
             429: components["responses"]["RateLimited"];
@@ -1168,20 +1221,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["FieldErrorEnvelope"];
                 };
             };
             /** @description Within 24 hours of the last sync (SYNC_TOO_SOON, `errors.retry_after` in seconds) or over the daily cap (RATE_LIMITED). */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Seconds to wait; set on RATE_LIMITED (§7). */
+                    "Retry-After"?: number;
+                    /** @description Set on RATE_LIMITED (§7). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Set on RATE_LIMITED (§7). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Set on RATE_LIMITED (§7). */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["SyncRefusalEnvelope"];
                 };
             };
         };
