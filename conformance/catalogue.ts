@@ -6,6 +6,7 @@ import { idempotencyChecks } from './suites/idempotency.ts';
 import { paginationChecks } from './suites/pagination.ts';
 import { schemaChecks } from './suites/schema.ts';
 import { validationChecks } from './suites/validation.ts';
+import { fieldRuleChecks } from './suites/field-rules.ts';
 import { sequencingChecks } from './suites/sequencing.ts';
 import { supersessionChecks } from './suites/supersession.ts';
 import { liveSupersessionChecks } from './suites/supersession-live.ts';
@@ -16,7 +17,7 @@ import { modelChecks } from './suites/model.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...authChecks, ...validationChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...authChecks, ...validationChecks, ...fieldRuleChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
   ];
 }

@@ -143,6 +143,7 @@ export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: 
     applicable,
     clauses_proven: clauses.filter((c) => c.status === 'passed').length,
     clauses_total: clauses.length,
+    clauses_testable: clauses.filter((c) => c.status !== 'untestable').length,
     bookings_created: o.bookingsCreated,
     verdict,
     gate,
@@ -212,6 +213,8 @@ function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCove
   return loadClauses().map((clause) => {
     const proving = checks.filter((c) => c.clauses.includes(clause.id)).map((c) => c.id);
     const ran = results.filter((r) => r.clauses.includes(clause.id) && (r.outcome === 'passed' || r.outcome === 'failed' || r.outcome === 'errored'));
+    // A clause no check against a platform can observe is shown as such, with why, never as a gap.
+    if (clause.untestable !== undefined && proving.length === 0) return { id: clause.id, title: clause.title, section: clause.section, checks: [], status: 'untestable' as const, why: clause.untestable };
     const status: ClauseCoverage['status'] = proving.length === 0 ? 'uncovered'
       : ran.length === 0 ? 'not_run'
       : ran.some((r) => r.outcome !== 'passed') ? 'failed' : 'passed';

@@ -75,7 +75,9 @@ export interface ClauseCoverage {
   /** Check ids proving the clause in this catalogue. */
   checks: string[];
   /** Outcome over the checks that ran: failed if any failed, passed if all applicable passed. */
-  status: 'passed' | 'failed' | 'not_run' | 'uncovered';
+  status: 'passed' | 'failed' | 'not_run' | 'uncovered' | 'untestable';
+  /** For `untestable`: why no check against a platform can observe it (spec/clauses.yaml). */
+  why?: string;
 }
 
 export interface RunReport {
@@ -105,6 +107,8 @@ export interface RunSummary {
   /** Clauses of the catalogue whose every applicable check passed. */
   clauses_proven: number;
   clauses_total: number;
+  /** Clauses a check against a platform can observe (the others are `untestable` in the coverage, each with why). */
+  clauses_testable: number;
   /** Bookings the run created on the target (they stay: partners cannot cancel). */
   bookings_created: number;
   /** `passed` only when every applicable check passed and the gate held; `insufficient` when the run proved too little. */

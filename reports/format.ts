@@ -30,9 +30,10 @@ export function passRate(counts: OutcomeCounts): number | null {
   return ran === 0 ? null : counts.passed / ran;
 }
 
-/** The run's verdict: failed when anything applicable failed or errored. */
-export function verdict(report: RunReport): 'passed' | 'failed' {
-  return report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') ? 'failed' : 'passed';
+/** The run's verdict as the runner decided it: an insufficient run (a gate not met, nothing applicable) is never shown as passed. */
+export function verdict(report: RunReport): RunReport['summary']['verdict'] {
+  if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored')) return 'failed';
+  return report.summary?.verdict === 'insufficient' ? 'insufficient' : 'passed';
 }
 
 /** Results grouped by suite, suites in order of first appearance, results in report order. */

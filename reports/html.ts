@@ -25,13 +25,14 @@ export const HTML_BODY_LIMIT = 10_000;
 const OPEN_EXCHANGES = 3;
 
 type CoverageStatus = ClauseCoverage['status'];
-const COVERAGE_STATUSES: readonly CoverageStatus[] = ['failed', 'not_run', 'uncovered', 'passed'];
-const COVERAGE_LABEL: Record<CoverageStatus, string> = { passed: 'Passed', failed: 'Failed', not_run: 'Not run', uncovered: 'Uncovered' };
+const COVERAGE_STATUSES: readonly CoverageStatus[] = ['failed', 'not_run', 'uncovered', 'passed', 'untestable'];
+const COVERAGE_LABEL: Record<CoverageStatus, string> = { passed: 'Passed', failed: 'Failed', not_run: 'Not run', uncovered: 'Uncovered', untestable: 'Not testable' };
 const COVERAGE_HINT: Record<CoverageStatus, string> = {
   passed: 'every applicable check passed',
   failed: 'a check failed or errored',
   not_run: 'has checks, none of them ran',
   uncovered: 'no check proves it yet',
+  untestable: 'no check against a platform can observe it (why on the tile)',
 };
 
 /** The HTML page of the run. */
@@ -74,7 +75,7 @@ class Page {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${v === 'passed' ? 'Passed' : 'Failed'} · conformance run ${attr(r.runId)} · Partner API ${attr(r.apiVersion)}</title>
+<title>${v === 'passed' ? 'Passed' : v === 'insufficient' ? 'Insufficient' : 'Failed'} · conformance run ${attr(r.runId)} · Partner API ${attr(r.apiVersion)}</title>
 <style>${CSS}</style>
 </head>
 <body>
@@ -97,7 +98,7 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 
   // ------------------------------------------------------------ header
 
-  private header(v: 'passed' | 'failed'): string {
+  private header(v: RunReport['summary']['verdict']): string {
     const r = this.report;
     const o = r.options;
     const caps = r.target.capabilities.length > 0
@@ -118,7 +119,7 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 <p class="eyebrow">Partner Integration API · conformance report</p>
 <h1>Run <code>${text(r.runId)}</code></h1>
 </div>
-<div class="verdict v-${v}" role="status">${v === 'passed' ? '✓ Passed' : '✕ Failed'}</div>
+<div class="verdict v-${v}" role="status">${v === 'passed' ? '✓ Passed' : v === 'insufficient' ? '△ Insufficient' : '✕ Failed'}</div>
 </div>
 <dl class="meta">
 <div><dt>Target</dt><dd><span class="kind">${r.target.kind === 'live' ? 'live deployment' : 'in-process simulator'}</span> <code class="url">${text(r.target.baseUrl)}</code></dd></div>
@@ -170,7 +171,7 @@ ${attention}
   // ------------------------------------------------------------ coverage
 
   private coverageCounts(): Record<CoverageStatus, number> {
-    const counts: Record<CoverageStatus, number> = { passed: 0, failed: 0, not_run: 0, uncovered: 0 };
+    const counts: Record<CoverageStatus, number> = { passed: 0, failed: 0, not_run: 0, uncovered: 0, untestable: 0 };
     for (const c of this.report.coverage) counts[c.status] += 1;
     return counts;
   }
@@ -188,7 +189,7 @@ ${attention}
     const filters = filterBar('coverage-grid', COVERAGE_STATUSES.map((s) => [s, `${COVERAGE_LABEL[s]} ${counts[s]}`]), 'Filter clauses by id, title or check');
     const body = sections.map((section) => {
       const clauses = bySection.get(section) ?? [];
-      const sc: Record<CoverageStatus, number> = { passed: 0, failed: 0, not_run: 0, uncovered: 0 };
+      const sc: Record<CoverageStatus, number> = { passed: 0, failed: 0, not_run: 0, uncovered: 0, untestable: 0 };
       for (const c of clauses) sc[c.status] += 1;
       const mini = COVERAGE_STATUSES.filter((s) => sc[s] > 0).map((s) => `<span class="mini c-${s}">${sc[s]} ${COVERAGE_LABEL[s].toLowerCase()}</span>`).join('');
       return `<div class="cov-row" data-group>
@@ -208,7 +209,7 @@ ${filters}
   private tile(c: ClauseCoverage): string {
     const checks = c.checks.length > 0
       ? c.checks.map((id) => (this.anchors.has(id) ? `<a href="#${this.anchor(id)}">${breakable(id)}</a>` : `<span title="not in this run">${breakable(id)}</span>`)).join('')
-      : '<span class="none">no check</span>';
+      : c.why ? `<span class="none">${text(c.why)}</span>` : '<span class="none">no check</span>';
     const search = [c.id, c.title, ...c.checks].join(' ').toLowerCase();
     return `<li class="tile c-${c.status}" data-key="${c.status}" data-search="${attr(search)}"><div class="tile-head"><span class="cid">${text(c.id)}</span><span class="st">${COVERAGE_LABEL[c.status]}</span></div><div class="ctitle">${text(c.title)}</div><div class="cchecks">${checks}</div></li>`;
   }
@@ -497,7 +498,7 @@ main>section{background:var(--surface);border:1px solid var(--border);border-rad
 .title-row{display:flex;justify-content:space-between;align-items:flex-start;gap:16px;flex-wrap:wrap}
 .eyebrow{margin:0;color:var(--muted);font-size:.85rem;font-weight:600;letter-spacing:.02em}
 h1{margin:.1rem 0 0;font-size:1.6rem;letter-spacing:-.015em}h1 code{font-size:.95em}
-.verdict{font-weight:700;font-size:1.05rem;padding:.45rem 1rem;border-radius:8px;border:1px solid}
+.v-insufficient{color:var(--notrun);border-color:var(--notrun)}.verdict{font-weight:700;font-size:1.05rem;padding:.45rem 1rem;border-radius:8px;border:1px solid}
 .v-passed{color:var(--pass);background:var(--pass-bg);border-color:var(--pass)}
 .v-failed{color:var(--fail);background:var(--fail-bg);border-color:var(--fail)}
 .meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:10px 24px;margin:16px 0 0}
@@ -521,7 +522,7 @@ h1{margin:.1rem 0 0;font-size:1.6rem;letter-spacing:-.015em}h1 code{font-size:.9
 .card.total{--c:var(--text)}
 .o-passed{--c:var(--pass);--cb:var(--pass-bg)}.o-failed{--c:var(--fail);--cb:var(--fail-bg)}.o-errored{--c:var(--err);--cb:var(--err-bg)}
 .o-not_applicable{--c:var(--na);--cb:var(--na-bg)}.o-skipped{--c:var(--skip);--cb:var(--skip-bg)}
-.c-passed{--c:var(--pass);--cb:var(--pass-bg)}.c-failed{--c:var(--fail);--cb:var(--fail-bg)}.c-not_run{--c:var(--notrun);--cb:var(--notrun-bg)}.c-uncovered{--c:var(--unc);--cb:var(--unc-bg)}
+.c-passed{--c:var(--pass);--cb:var(--pass-bg)}.c-failed{--c:var(--fail);--cb:var(--fail-bg)}.c-not_run{--c:var(--notrun);--cb:var(--notrun-bg)}.c-uncovered{--c:var(--unc);--cb:var(--unc-bg)}.c-untestable{--c:var(--notrun);--cb:transparent}
 .bar{display:flex;height:14px;border-radius:7px;overflow:hidden;background:var(--soft);margin:18px 0 8px;border:1px solid var(--border)}
 .seg{display:block;height:100%;background:var(--c)}
 .legend{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:.88rem;margin:6px 0 10px}

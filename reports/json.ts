@@ -8,12 +8,12 @@ import type { CheckResult, ClauseCoverage, Exchange, Failure, PropertyRun, RunRe
 const REPORT_KEYS = ['runId', 'startedAt', 'finishedAt', 'target', 'options', 'apiVersion', 'specDigest', 'results', 'coverage', 'summary'] as const;
 const TARGET_KEYS = ['kind', 'baseUrl', 'capabilities'] as const;
 const OPTIONS_KEYS = ['suites', 'checks', 'runs', 'seed', 'normativeOnly', 'allowWrites'] as const;
-const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'bookings_created', 'verdict', 'gate'] as const;
+const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'bookings_created', 'verdict', 'gate'] as const;
 const RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'reason', 'failure', 'error', 'property', 'exchanges', 'replay', 'ms'] as const;
 const FAILURE_KEYS = ['kind', 'received', 'documented', 'clause'] as const;
 const PROPERTY_KEYS = ['seed', 'path', 'numRuns', 'counterexample'] as const;
 const EXCHANGE_KEYS = ['n', 'method', 'url', 'requestHeaders', 'requestBody', 'status', 'responseHeaders', 'responseBody', 'ms'] as const;
-const COVERAGE_KEYS = ['id', 'title', 'section', 'checks', 'status'] as const;
+const COVERAGE_KEYS = ['id', 'title', 'section', 'checks', 'status', 'why'] as const;
 
 /** The fields of T a key list leaves out: `never` when the list is complete. */
 type Missing<T, K extends readonly (keyof T)[]> = Exclude<keyof T, K[number]>;

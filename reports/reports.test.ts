@@ -273,7 +273,7 @@ describe('renderHtml', () => {
   it('has a coverage matrix with every clause, grouped by section, coloured by status, with its check ids', () => {
     const coverage = section(html, 'coverage');
     const statuses = new Set(report.coverage.map((c) => c.status));
-    expect(statuses).toEqual(new Set(['passed', 'failed', 'not_run', 'uncovered']));
+    expect(statuses).toEqual(new Set(['passed', 'failed', 'not_run', 'uncovered', 'untestable']));
     for (const c of report.coverage) {
       const tile = new RegExp(`<li class="tile c-${c.status}"[^>]*><div class="tile-head"><span class="cid">${c.id.replace(/\./g, '\\.')}</span>`);
       expect(coverage).toMatch(tile);
@@ -345,6 +345,13 @@ describe('renderHtml', () => {
     expect(page).toContain('<div class="verdict v-passed" role="status">✓ Passed</div>');
     expect(page).not.toContain('id="failures"');
     expect(page).toContain('100%');
+  });
+
+  it('says Insufficient, never Passed, for a run that failed nothing but proved too little', () => {
+    const thin = sampleReport();
+    thin.results = thin.results.filter((r) => r.outcome === 'passed');
+    thin.summary = { ...thin.summary, verdict: 'insufficient', gate: ['only 7 of 12 checks were applicable; --require-applicable asks for 10'] };
+    expect(renderHtml(thin)).toContain('<div class="verdict v-insufficient" role="status">△ Insufficient</div>');
   });
 });
 

@@ -174,14 +174,14 @@ const results: CheckResult[] = [
 const clause = (id: string, section: string, _sampleTitle: string, checks: string[], status: ClauseCoverage['status']): ClauseCoverage => {
   const known = loadClauses().find((c) => c.id === id);
   if (!known) throw new Error(`sample report: clause ${id} is not in spec/clauses.yaml`);
-  return { id, section: known.section, title: known.title, checks, status };
+  return { id, section: known.section, title: known.title, checks, status, ...(status === 'untestable' ? { why: known.untestable } : {}) };
 };
 
 const coverage: ClauseCoverage[] = [
   clause('1.R3a', '1', 'Per-integration increasing sequence', ['events_sequence_increases'], 'passed'),
   clause('1.V1', '1', "Other integration's data is 404, never 403", ['other_integrations_booking_is_not_found'], 'failed'),
   clause('1.V2', '1', 'Collections hold only own data', ['list_sees_only_own_bookings'], 'passed'),
-  clause('1.C1', '1', 'Coverage is only owned properties', [], 'uncovered'),
+  clause('1.C1', '1', 'Coverage is only owned properties', [], 'untestable'),
   clause('3.1.T4', '3.1', 'Disabled: every call is 403 INTEGRATION_DISABLED', ['disabled_integration_is_forbidden'], 'not_run'),
   clause('3.3.T1', '3.3', 'Superseded when a newer event covers the window', ['replay_omits_superseded'], 'not_run'),
   clause('4.2.R1', '4.2', 'Unknown or foreign booking is 404', ['other_integrations_booking_is_not_found'], 'failed'),

@@ -15,6 +15,8 @@ export type Clause = {
   kind: ClauseKind;
   /** Why the clause reads as it does where the document is in tension with itself (decided explicitly). */
   note?: string;
+  /** Present when no check against a platform can observe the clause, with one line of why. */
+  untestable?: string;
 };
 
 const KINDS: ReadonlySet<string> = new Set<ClauseKind>(['rule', 'transition', 'limit', 'error', 'convention']);
@@ -40,7 +42,10 @@ function toClause(raw: unknown, index: number): Clause {
   const kind = str('kind');
   if (!KINDS.has(kind)) fail(`clause ${String(r.id)} has unknown kind "${kind}"`);
   const note = typeof r.note === 'string' && r.note.trim() !== '' ? { note: r.note } : {};
-  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind, ...note };
+  if (r.testable !== undefined && r.testable !== false) fail(`clause ${String(r.id)}: testable may only be false`);
+  if (r.testable === false && (typeof r.untestable !== 'string' || r.untestable.trim() === '')) fail(`clause ${String(r.id)} is testable: false without an "untestable" line saying why`);
+  const untestable = r.testable === false ? { untestable: r.untestable as string } : {};
+  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind, ...note, ...untestable };
 }
 
 /** All clauses, in file order. Parsed once; callers must not mutate the result. */

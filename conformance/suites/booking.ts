@@ -34,10 +34,12 @@ async function twoFreeUnits(ctx: CheckContext): Promise<{ property: number; nigh
 export const bookingChecks = [
   defineCheck({
     id: 'booking.stored-as-sent', title: 'A create keeps the money as sent: total never re-priced, advance = amount collected, balance = total − advance, breakdown verbatim, origin partner', suite,
-    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25'], level: 'normative', needs: ['write'],
+    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1 };
       const body = bookingBody(ctx, {
+        // Characters a path segment must carry URL-encoded (§4.3).
+        external_booking_id: `${ctx.uniqueId('bk')}/é x?#`,
         units: [{ adults: 2, children: 1 }],
         pricing: { total: 12345.67, currency: 'INR', breakdown },
         payment: { status: 'partial', amount_collected: 2000.5, collected_by: 'partner' },
@@ -46,7 +48,11 @@ export const bookingChecks = [
       expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
       const read = await ctx.api.get(`/bookings/${created.body.data.id}`);
       expectStatus(ctx, read, 200, null, '4.2.R1', 'GET /bookings/{id} of the new booking');
-      for (const [where, b] of [['the 201', created.body.data], ['GET /bookings/{id}', read.body.data]] as const) {
+      const byExternal = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
+      expectStatus(ctx, byExternal, 200, null, '4.3.R1', 'GET /bookings/external/{external_booking_id}, URL-encoded');
+      if (byExternal.body.data?.id !== created.body.data.id) ctx.fail('WrongBooking', `booking ${byExternal.body.data?.id}`, `booking ${created.body.data.id} for its URL-encoded external id`, '4.3.Q1');
+      for (const [where, b] of [['the 201', created.body.data], ['GET /bookings/{id}', read.body.data], ['GET /bookings/external/{id}', byExternal.body.data]] as const) {
+        if (b.property?.doorloom_id !== body.property.doorloom_id || typeof b.property?.external_id !== 'string') ctx.fail('PropertyReferenceWrong', `${where}: property ${JSON.stringify(b.property)}`, `property.doorloom_id ${body.property.doorloom_id} and property.external_id`, '2.3.R6');
         const p = b.pricing ?? {};
         if (p.total !== 12345.67) ctx.fail('TotalRepriced', `${where}: pricing.total ${p.total}`, 'pricing.total 12345.67, stored as given', '4.5.Q20');
         if (p.currency !== 'INR') ctx.fail('WrongCurrency', `${where}: pricing.currency ${p.currency}`, 'INR', '2.3.R8');
@@ -76,7 +82,7 @@ export const bookingChecks = [
   }),
   defineCheck({
     id: 'booking.check-in-boundaries', title: 'check_in yesterday is a valid date and the day before is refused on check_in; check_out must follow check_in', suite,
-    clauses: ['4.5.Q12', '4.5.Q13', '2.3.R10'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.Q12', '4.5.Q13', '2.3.R10', '8.L9'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const today = dateAt(ctx.now());
       const yesterday = addDays(today, -1);
