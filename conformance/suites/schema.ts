@@ -11,7 +11,7 @@ const suite = 'schema';
 export const schemaChecks = [
   defineCheck({
     id: 'schema.read-operations-conform', title: 'Every read operation answers with a documented status and body', suite,
-    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '9.R1a'], level: 'normative', needs: ['read'],
+    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const me = await ctx.api.get('/me');
       expectStatus(ctx, me, 200, null, '4.1.R3', 'GET /me');

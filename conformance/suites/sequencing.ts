@@ -36,7 +36,7 @@ async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
 export const sequencingChecks = [
   defineCheck({
     id: 'sequencing.strictly-increasing', title: 'Sequences are strictly increasing and never reused; latest_sequence equals /me last_sequence', suite,
-    clauses: ['1.R3a', '2.5.R1', '2.1.R3', '4.6.R6', '2.6.R1'], level: 'normative', needs: ['read'],
+    clauses: ['1.R3a', '2.5.R1', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b'], level: 'normative', needs: ['read'],
     async run(ctx) {
       // Watch the log grow one change at a time: a sequence, once issued, keeps its event for good.
       const issued = new Map<number, string>();
@@ -66,6 +66,7 @@ export const sequencingChecks = [
         if (rows[i].sequence <= rows[i - 1].sequence) ctx.fail('SequenceNotIncreasing', `sequence ${rows[i].sequence} after ${rows[i - 1].sequence}`, 'strictly increasing, never reused', '1.R3a');
       }
       for (const r of rows) if (r.event.sequence !== r.sequence) ctx.fail('RowSequenceMismatch', `row ${r.sequence} holds event ${r.event.sequence}`, 'the row sequence is its event’s sequence', '2.6.R1');
+      for (const r of rows) if (r.event.version !== '2026-09') ctx.fail('WrongEventVersion', `event ${r.sequence} has version ${r.event.version}`, 'version 2026-09 on every event envelope', '9.R1b');
       const me = await ctx.api.get('/me');
       const page = await ctx.api.get('/events', { query: { limit: 1 } });
       const last = rows.at(-1)?.sequence ?? 0;
