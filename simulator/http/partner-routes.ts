@@ -20,7 +20,8 @@ interface Deps {
 export function parameters(contract: Contract, op: Operation, ctx: Context): { path: Record<string, unknown>; query: Record<string, unknown> } {
   const input = { path: { ...(ctx.params as Record<string, unknown>) }, query: { ...ctx.query } as Record<string, unknown>, headers: ctx.headers as Record<string, unknown> };
   // Headers are checked where they have their own error code (Idempotency-Key, §4.5 rule 2).
-  const errors = contract.checkParameters({ ...op, parameters: op.parameters.filter((p) => p.in !== 'header') }, input);
+  // The operation itself, never a per-request copy: the contract caches validators per operation (issue 17).
+  const errors = contract.checkParameters(op, input, ['path', 'query']);
   if (errors) throw new DomainError('VALIDATION_FAILED', errors);
   return { path: input.path, query: input.query };
 }
