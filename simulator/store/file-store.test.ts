@@ -380,7 +380,25 @@ describe('FileStore damaged files', () => {
     await expect(FileStore.open(dir)).rejects.toThrow(/where 1 was expected/);
   });
 
-  it('loads a part edited by hand (valid JSON, checksum changed) through lowdb, as edited', async () => {
+  it('refuses a state.json with a flipped byte that is still valid JSON (its checksum names the damage)', async () => {
+    const dir = await compacted();
+    const path = join(dir, 'state.json');
+    const text = readFileSync(path, 'utf8');
+    const at = text.indexOf('"revision":1');
+    expect(at).toBeGreaterThan(0);
+    writeFileSync(path, text.slice(0, at) + '"revision":7' + text.slice(at + '"revision":1'.length));
+    JSON.parse(readFileSync(path, 'utf8'));
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    await expect(FileStore.open(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    await expect(FileStore.open(dir)).rejects.toThrow(/state\.json is damaged .*checksum does not match.*delete its "tables_crc32" member/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))])).toEqual(before);
+    // Whoever changed it on purpose says so by deleting the checksum: then it loads, as edited.
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/"tables_crc32":"[0-9a-f]{8}",/, ''));
+    const store = await openStore(dir);
+    expect(store.size('bookings')).toBe(202);
+  });
+
+  it('refuses a part edited behind its checksum; loads it through lowdb, as edited, once its crc32 is set to null', async () => {
     const dir = await compacted({ partBytes: 4 * 1024 });
     const path = join(dir, 'state.000001.1.json');
     const doc = JSON.parse(readFileSync(path, 'utf8')) as { tables: Record<string, Record<string, { notes: string | null }>> };
@@ -388,6 +406,9 @@ describe('FileStore damaged files', () => {
     const key = Object.keys(rows)[0]!;
     rows[key] = { ...rows[key]!, notes: 'edited by hand' };
     writeFileSync(path, JSON.stringify(doc, null, 2));
+    await expect(FileStore.open(dir)).rejects.toThrow(/state\.000001\.1\.json is damaged .*checksum does not match.*set its "crc32"/);
+    const root = join(dir, 'state.json');
+    writeFileSync(root, readFileSync(root, 'utf8').replace(/("file":"state\.000001\.1\.json","bytes":\d+,"crc32":)"[0-9a-f]{8}"/, '$1null'));
     const store = await openStore(dir);
     expect(store.report.snapshot!.parsedWhole).toEqual(['state.000001.1.json']);
     expect((store.get(table as TableName, key) as { notes: string }).notes).toBe('edited by hand');
