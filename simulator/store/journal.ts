@@ -11,6 +11,13 @@
  * everything after it; `n` numbers transactions across journal files
  * without a gap, so a missing or reordered file is noticed.
  *
+ * Each file begins with a header line, written and synced when the file is
+ * created (journals written before the manifest have none):
+ *
+ *   <crc32, 8 hex> {"journal":3,"first_n":1201}\n
+ *
+ * so an emptied journal is told from a new one (issue 17, see manifest.ts).
+ *
  * Writes are group-committed: commits append to a buffer; one synced write
  * round makes everything buffered so far durable, and every flush waiting
  * for any of it resolves together.
@@ -59,6 +66,26 @@ export function encodeTransaction(n: number, overlay: Overlay): string {
   return `${crc32(body).toString(16).padStart(8, '0')} ${body}\n`;
 }
 
+/** The first line of a journal file: its generation and the number its first transaction gets. */
+export interface JournalHeader {
+  generation: number;
+  firstN: number;
+}
+
+export function encodeHeader(header: JournalHeader): string {
+  const body = `{"journal":${header.generation},"first_n":${header.firstN}}`;
+  return `${crc32(body).toString(16).padStart(8, '0')} ${body}\n`;
+}
+
+/** The header a line holds, or null when it is no header (a transaction, or damage). */
+export function decodeHeader(line: Buffer): JournalHeader | null {
+  if (line.length < 10 || line.length > 200 || line[8] !== 0x20) return null;
+  const body = line.subarray(9);
+  if (crc32(body) !== Number.parseInt(line.toString('latin1', 0, 8), 16)) return null;
+  const m = /^\{"journal":(\d{1,15}),"first_n":(\d{1,15})\}$/.exec(body.toString('latin1'));
+  return m ? { generation: Number(m[1]), firstN: Number(m[2]) } : null;
+}
+
 /** Decodes one line (without its newline); a string says why it is not a transaction. */
 export function decodeLine(line: Buffer): JournalTransaction | string {
   if (line.length < 10 || line[8] !== 0x20) return 'no checksum prefix';
@@ -103,6 +130,8 @@ export interface JournalScan {
   fileBytes: number;
   /** What follows the last complete transaction, if anything: a write cut short. */
   torn: { bytes: number; reason: string } | null;
+  /** The header line, when the file begins with one. */
+  header: JournalHeader | null;
 }
 
 const READ_CHUNK = 16 * 1024 * 1024;
@@ -118,13 +147,25 @@ export function scanJournal(path: string, expectedFirstN: number | null, apply: 
   const fd = openSync(path, 'r');
   try {
     const fileBytes = fstatSync(fd).size;
-    const scan: JournalScan = { path, transactions: 0, firstN: null, lastN: null, validBytes: 0, fileBytes, torn: null };
+    const scan: JournalScan = { path, transactions: 0, firstN: null, lastN: null, validBytes: 0, fileBytes, torn: null, header: null };
     let expected = expectedFirstN;
     let bad: { offset: number; reason: string } | null = null;
     const line = (bytes: Buffer, offset: number) => {
       if (bad) {
         throw new StoreDamagedError(`${path} is damaged at byte ${bad.offset} (${bad.reason}) and complete transactions follow it at byte ${offset}; `
           + 'the store will not skip it and lose them. Restore the data directory from a backup, or move it away to start afresh.');
+      }
+      const header = offset === 0 ? decodeHeader(bytes) : null;
+      if (header) {
+        if (expected !== null && header.firstN !== expected) {
+          throw new StoreDamagedError(`${path} begins at transaction ${header.firstN} where ${expected} was expected: `
+            + 'transactions in between are missing (a journal was cut short or removed), or files from another data directory were mixed in. '
+            + 'Restore the data directory from a backup, or move it away to start afresh.');
+        }
+        scan.header = header;
+        scan.validBytes = bytes.length + 1;
+        expected = header.firstN;
+        return;
       }
       const tx = decodeLine(bytes);
       if (typeof tx === 'string') {
@@ -195,6 +236,8 @@ export class JournalWriter {
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private rotation: { generation: number; resolve: (r: Rotation) => void; reject: (e: Error) => void } | null = null;
+  /** Called once a new journal file exists with its header, before any transaction goes to it (the manifest names it). */
+  onRotate: ((generation: number) => void) | null = null;
   private failure: JournalFailedError | null = null;
   /** Synced write rounds so far (group commit makes this far fewer than flushes). */
   rounds = 0;
@@ -213,7 +256,7 @@ export class JournalWriter {
 
   /** Opens journal `generation` for appending (creating it, and syncing the directory, when new). */
   static async open(dir: string, generation: number, nextN: number): Promise<JournalWriter> {
-    const { fh, bytes } = await openForAppend(dir, generation);
+    const { fh, bytes } = await openForAppend(dir, generation, nextN);
     return new JournalWriter(dir, fh, generation, nextN, bytes);
   }
 
@@ -284,7 +327,8 @@ export class JournalWriter {
         if (this.rotation) {
           const { generation, resolve } = this.rotation;
           this.rotation = null;
-          const next = await openForAppend(this.dir, generation);
+          const next = await openForAppend(this.dir, generation, this.durableN + 1);
+          this.onRotate?.(generation);
           await this.fh.close();
           const previousBytes = this.fileBytes;
           this.fh = next.fh;
@@ -337,11 +381,24 @@ const WRITE_CHUNK = 16 * 1024 * 1024;
 const SYNCED_WRITES = typeof constants.O_DSYNC === 'number' && process.platform !== 'win32';
 const APPEND_FLAGS = SYNCED_WRITES ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC : 'a';
 
-async function openForAppend(dir: string, generation: number): Promise<{ fh: FileHandle; bytes: number }> {
+async function openForAppend(dir: string, generation: number, firstN: number): Promise<{ fh: FileHandle; bytes: number }> {
   const path = join(dir, journalFileName(generation));
-  const fh = await open(path, APPEND_FLAGS, 0o644);
-  const { size } = await fh.stat();
-  // A new file's name must be durable before anything acknowledged lives only in it.
-  if (size === 0) await syncDir(dir);
-  return { fh, bytes: size };
+  // 0600: the journal holds guest details (issue 17); chmod for files an older version created 0644.
+  const fh = await open(path, APPEND_FLAGS, 0o600);
+  try {
+    await fh.chmod(0o600);
+    let { size } = await fh.stat();
+    if (size === 0) {
+      const header = Buffer.from(encodeHeader({ generation, firstN }), 'latin1');
+      await writeAll(fh, header);
+      if (!SYNCED_WRITES) await fh.datasync();
+      size = header.length;
+      // A new file's name must be durable before anything acknowledged lives only in it.
+      await syncDir(dir);
+    }
+    return { fh, bytes: size };
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
 }

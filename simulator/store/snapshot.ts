@@ -337,7 +337,7 @@ class FileSink {
   private constructor(readonly fh: FileHandle) {}
 
   static async create(path: string): Promise<FileSink> {
-    return new FileSink(await open(path, 'w', 0o644));
+    return new FileSink(await open(path, 'w', 0o600));
   }
 
   push(s: string): void {
