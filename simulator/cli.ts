@@ -13,7 +13,7 @@ import { FAULT_NAMES } from './faults.ts';
 import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
 import { statusOf } from './domain/integrations.ts';
 import { writeFileDurablySync } from './store/durable-fs.ts';
-import { DataDirLockedError, StoreDamagedError } from './store/errors.ts';
+import { DataDirLockedError, JournalFailedError, StoreDamagedError } from './store/errors.ts';
 import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 import { loadVaultKey, VaultKeyError } from './vault-key.ts';
@@ -103,6 +103,9 @@ async function main(): Promise<void> {
       fileStore = await FileStore.open(dataDir, {
         compactAfterBytes: compaction,
         onError: (e) => process.stderr.write(`warning: background compaction of ${dataDir} failed, retrying later: ${e.message}\n`),
+        // Issue 17: said at the moment it happens, and when it is over.
+        onWriteFailure: (e) => process.stderr.write(`error: ${e.message} Writes answer 503 meanwhile.\n`),
+        onWriteRecovery: ({ ms, transactions }) => process.stderr.write(`note: ${dataDir} accepts writes again after ${(ms / 1000).toFixed(1)} s; ${transactions} transaction(s) held back meanwhile are written.\n`),
       });
     } catch (e) {
       if (e instanceof DataDirLockedError || e instanceof StoreDamagedError) refuse(e.message);
@@ -121,7 +124,13 @@ async function main(): Promise<void> {
   }
   const sim = createSimulator({ store, vaultKey, faults, journal: false }); // no journal: only an in-process caller (certify) can read one
   // Forget idempotency keys past their 24 hours now and then.
-  setInterval(() => sim.maintain(), 10 * 60_000).unref();
+  setInterval(() => {
+    try {
+      sim.maintain();
+    } catch (e) {
+      if (!(e instanceof JournalFailedError)) throw e; // the disk refuses writes: next time
+    }
+  }, 10 * 60_000).unref();
   const firstStart = sim.store.size('integrations') === 0;
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).

@@ -13,6 +13,7 @@ import { partnerHandlers, type Handler } from './partner-routes.ts';
 import type { CallJournal } from '../journal.ts';
 import { hashToken } from '../domain/credentials.ts';
 import { fingerprint } from '../domain/idempotency.ts';
+import { JournalFailedError } from '../store/errors.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 
@@ -63,12 +64,20 @@ export function createApp(options: AppOptions): Koa {
 
   // Any error becomes an envelope (a DomainError keeps its status and code); unknown routes under the API root answer one too.
   app.use(async (ctx, next) => {
+    let inHandler = true;
     try {
       await next();
+      inHandler = false;
       // A response reports only what is already durable (a no-op in memory).
       await platform.store.flush();
     } catch (e) {
       if (e instanceof DomainError) return sendError(ctx, e);
+      if (e instanceof JournalFailedError) {
+        // Issue 17: the disk refuses writes. A request that wrote (or would have) answers 503 and may retry
+        // (its idempotency key replays whatever the store keeps); a read keeps its answer, from memory.
+        if (!inHandler && ctx.method === 'GET') return;
+        return storageUnavailable(ctx);
+      }
       ctx.status = 500;
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: 'The simulator failed unexpectedly; this is a bug.', errors: {} });
@@ -101,6 +110,18 @@ export function createApp(options: AppOptions): Koa {
   app.use(api.routes());
   for (const router of options.extraRouters ?? []) app.use(router.routes());
   return app;
+}
+
+/**
+ * 503 in the error envelope while the journal cannot be written (the API
+ * document lists no code for it: this is the simulator's own infrastructure
+ * answer, like a gateway's). Retry-After: the journal retries every second.
+ */
+function storageUnavailable(ctx: Context): void {
+  ctx.status = 503;
+  ctx.type = 'application/json';
+  ctx.set('Retry-After', '1');
+  ctx.body = JSON.stringify({ success: false, code: 'STORAGE_UNAVAILABLE', message: 'The simulator cannot write to its data directory right now; nothing of this request is acknowledged. Retry shortly.', errors: {} });
 }
 
 /** What looks at an answer once it is decided (the call journal, the contract check). */

@@ -45,6 +45,12 @@ export interface FileStoreOptions {
   onCompactionStep?: (step: CompactionStep) => void;
   /** A background compaction failed; the store carries on with its journal and retries later. */
   onError?: (error: Error) => void;
+  /** Journal writes started to fail (told once per outage): writes are refused until they work again. */
+  onWriteFailure?: (error: Error) => void;
+  /** Journal writes work again after an outage; `transactions` were written late (none was acknowledged before). */
+  onWriteRecovery?: (outage: { ms: number; transactions: number }) => void;
+  /** A test knob: consulted before each journal write; an error it returns fails that write (a disk fault on demand). */
+  writeFault?: () => Error | null;
 }
 
 /** What open found and did. */
@@ -246,6 +252,9 @@ export class FileStore extends MemoryStore {
       store.journal = await JournalWriter.open(path, generation, loaded.nextN);
       store.manifest = { generation, headersFrom: manifest?.headersFrom ?? generation, closedAt: null };
       writeManifest(path, store.manifest);
+      store.journal.onFailure = (e) => options.onWriteFailure?.(e);
+      store.journal.onRecovery = (outage) => options.onWriteRecovery?.(outage);
+      store.journal.writeFault = options.writeFault ?? null;
       store.journal.onRotate = (g) => {
         store.manifest = { ...store.manifest, generation: g };
         writeManifest(path, store.manifest);

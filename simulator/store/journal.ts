@@ -21,6 +21,13 @@
  * Writes are group-committed: commits append to a buffer; one synced write
  * round makes everything buffered so far durable, and every flush waiting
  * for any of it resolves together.
+ *
+ * A round that fails (ENOSPC, EIO, a file system gone read-only) rejects the
+ * flushes waiting for it and refuses new appends (the store answers 503),
+ * keeps its lines, and retries by itself every RETRY_MS: it cuts the file
+ * back to its last synced size (a write cut short leaves no half line) and
+ * writes them again. Once the disk takes them, appends are accepted again.
+ * Issue 17: one failed write used to poison the journal until a restart.
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
@@ -241,6 +248,13 @@ export class JournalWriter {
   private failure: JournalFailedError | null = null;
   /** Synced write rounds so far (group commit makes this far fewer than flushes). */
   rounds = 0;
+  /** Told once when writing starts to fail, and once when it works again. */
+  onFailure: ((e: JournalFailedError) => void) | null = null;
+  onRecovery: ((outage: { ms: number; transactions: number }) => void) | null = null;
+  /** A test knob: consulted before each write; an error it returns is thrown as the write's (a disk fault on demand). */
+  writeFault: (() => Error | null) | null = null;
+  private failedAt = 0;
+  private retry: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly dir: string,
@@ -309,6 +323,13 @@ export class JournalWriter {
   }
 
   async close(): Promise<void> {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    if (this.failure && this.pending.length > 0) {
+      // One last try before giving up what was never acknowledged.
+      this.kick();
+      await this.loop;
+    }
     await this.flush();
     await this.loop;
     await this.fh.close();
@@ -322,7 +343,13 @@ export class JournalWriter {
   }
 
   private async run(): Promise<void> {
+    let lines: string[] = [];
+    let roundStart = this.fileBytes;
     try {
+      if (this.failure) {
+        // Cut back to the last synced size: a write cut short must not leave half a line before the retry.
+        await this.fh.truncate(this.fileBytes);
+      }
       for (;;) {
         if (this.rotation) {
           const { generation, resolve } = this.rotation;
@@ -340,7 +367,8 @@ export class JournalWriter {
         }
         if (this.pending.length === 0) break;
         const upTo = this.lastN;
-        const lines = this.pending;
+        roundStart = this.fileBytes;
+        lines = this.pending;
         this.pending = [];
         this.pendingChars = 0;
         // One write per WRITE_CHUNK of lines: a backlog of any size never becomes one giant string.
@@ -349,23 +377,48 @@ export class JournalWriter {
           let j = i;
           while (j < lines.length && (j === i || chars + lines[j]!.length <= WRITE_CHUNK)) chars += lines[j++]!.length;
           const buf = Buffer.from(j === i + 1 ? lines[i]! : lines.slice(i, j).join(''), 'utf8');
+          const fault = this.writeFault?.();
+          if (fault) throw fault;
           await writeAll(this.fh, buf);
           this.fileBytes += buf.length;
           i = j;
         }
         if (!SYNCED_WRITES) await this.fh.datasync();
+        lines = [];
         this.durableN = upTo;
+        if (this.failure) {
+          const outage = { ms: Date.now() - this.failedAt, transactions: upTo - this.failure.durableN };
+          this.failure = null;
+          this.onRecovery?.(outage);
+        }
         this.rounds += 1;
         const still: Waiter[] = [];
         for (const w of this.waiters) (w.n <= upTo ? w.resolve() : still.push(w));
         this.waiters = still;
       }
     } catch (e) {
+      // Keep what was not written, in order, for the retry; the file is cut back to its synced size first.
+      this.fileBytes = Math.min(this.fileBytes, roundStart);
+      if (lines.length > 0) {
+        this.pending = [...lines, ...this.pending];
+        this.pendingChars = this.pending.reduce((n, l) => n + l.length, 0);
+      }
+      const first = !this.failure;
       this.failure = new JournalFailedError(`the journal ${this.path} could not be written or synced (${(e as Error).message}); `
-        + `nothing after transaction ${this.durableN} is acknowledged. Restart the simulator: it recovers what is on disk.`);
+        + `nothing after transaction ${this.durableN} is acknowledged. Writes are refused until the disk accepts them again `
+        + `(retried every ${RETRY_MS / 1000} s); reads go on.`, this.durableN);
       for (const w of this.waiters.splice(0)) w.reject(this.failure);
       this.rotation?.reject(this.failure);
       this.rotation = null;
+      if (first) {
+        this.failedAt = Date.now();
+        this.onFailure?.(this.failure);
+      }
+      this.retry = setTimeout(() => {
+        this.retry = null;
+        this.kick();
+      }, RETRY_MS);
+      this.retry.unref();
     } finally {
       this.running = false;
     }
@@ -378,6 +431,8 @@ export class JournalWriter {
  * through the thread pool. Where the platform has no O_DSYNC, fdatasync follows each write.
  */
 const WRITE_CHUNK = 16 * 1024 * 1024;
+/** How often a failed journal tries its writes again. */
+const RETRY_MS = 1000;
 const SYNCED_WRITES = typeof constants.O_DSYNC === 'number' && process.platform !== 'win32';
 const APPEND_FLAGS = SYNCED_WRITES ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC : 'a';
 
