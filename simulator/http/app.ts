@@ -12,7 +12,7 @@ import type { Caller, Platform } from '../domain/platform.ts';
 import { partnerHandlers, type Handler } from './partner-routes.ts';
 import type { CallJournal } from '../journal.ts';
 import { hashToken } from '../domain/credentials.ts';
-import { fingerprint } from '../domain/idempotency.ts';
+import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
 
 export const API_ROOT = '/api/integrations/v1';
@@ -192,7 +192,7 @@ function journaled(platform: Platform, journal: CallJournal): Observer {
       path: ctx.path,
       query: { ...ctx.query } as Record<string, string | string[]>,
       idempotency_key: op.id === 'createBooking' ? (ctx.get('idempotency-key') || null) : null,
-      body_fingerprint: request === undefined ? null : fingerprint(request),
+      body_fingerprint: request === undefined ? null : typeof ctx.state.bodyCanonical === 'string' ? fingerprintOfCanonical(ctx.state.bodyCanonical) : fingerprint(request),
       status: ctx.status,
       code: typeof body?.code === 'string' ? body.code : null,
       credential: current !== undefined ? 'current' : 'retired',

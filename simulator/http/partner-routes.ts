@@ -96,7 +96,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       const keyHeader = ctx.headers['idempotency-key'];
       const body = await readJson(ctx);
       ctx.state.requestBody = body;
-      const claimed = platform.claimCreate(caller, keyHeader, body);
+      const claimed = platform.claimCreate(caller, keyHeader, body, ctx.state.bodyCanonical as string | undefined);
       if ('body' in claimed) return replay(ctx, claimed);
       const latency = platform.settings()?.create_latency_ms ?? 0;
       if (latency > 0) await sleep(latency);
