@@ -6,7 +6,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createServer } from 'node:http';
 import { API_ROOT } from './http/app.ts';
+import { applyTimeouts } from './http/server-timeouts.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { FAULT_NAMES } from './faults.ts';
@@ -135,7 +137,9 @@ async function main(): Promise<void> {
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
   sim.webhooks.start();
-  const server = sim.app.listen(port, '127.0.0.1');
+  // Request and header time-outs (README "CLI"): a slow client never holds a socket for Node's default 300 s.
+  const server = applyTimeouts(createServer(sim.app.callback()));
+  server.listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
     fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -84,9 +84,11 @@ export function createApp(options: AppOptions): Koa {
       ctx.app.emit('error', e, ctx);
       return;
     }
-    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_ROOT)) {
-      if (platform.apiEnabled()) return sendError(ctx, new DomainError('NOT_FOUND'));
-      ctx.body = ''; // §5.6
+    if (ctx.status === 404 && ctx.body === undefined) {
+      // §5.6: only the partner API switched off answers a bare 404. Every other unknown path (outside
+      // the API root, unknown staff routes) gets the error envelope, not Koa's text/plain (issue 17).
+      if (platform.apiEnabled() || !ctx.path.startsWith(API_ROOT)) return sendError(ctx, new DomainError('NOT_FOUND'));
+      ctx.body = '';
       ctx.status = 404;
     }
   });

@@ -84,3 +84,17 @@ export async function readJson(ctx: Context, emptyAs?: unknown): Promise<unknown
   ctx.state.bodyCanonical = scan.canonical;
   return value;
 }
+
+/**
+ * A request that takes no body (staff actions such as rotate-api-key): a body
+ * is refused with 422 before anything happens, except an empty JSON object
+ * (`{}` as application/json, which clients send out of habit and which asks
+ * for nothing). Issue 17: random bytes sent as text/plain to rotate-api-key
+ * answered 200 and rotated the key.
+ */
+export async function readNothing(ctx: Context): Promise<void> {
+  const raw = await readRaw(ctx);
+  if (raw.length === 0) return;
+  if (ctx.is('application/json') && /^\s*\{\s*\}\s*$/.test(raw.toString('latin1'))) return;
+  throw invalid('_body', 'This action takes no body.');
+}
