@@ -41,6 +41,8 @@ interface StoreResult {
   lastRps: number;
   /** Answers by status over the measured run. */
   statuses: Record<string, number>;
+  /** Throughput of each tenth of the requests, in order: a trend or a dip. */
+  tenths: number[];
   seconds: number;
 }
 
@@ -140,9 +142,8 @@ async function soakOne(store: 'memory' | 'file', o: SoakOptions): Promise<StoreR
       // Throughput of a slice: its requests over the time from the end of the slice before it to its own last completion.
       const sorted = [...done].sort((a, b) => a - b);
       const tenth = Math.floor(o.requests / 10);
-      const firstRps = tenth / ((sorted[tenth - 1]! - t0) / 1000);
-      const lastRps = tenth / ((sorted[o.requests - 1]! - sorted[o.requests - tenth - 1]!) / 1000);
-      return { store, rssWarmMb: rssWarm / MB, rssEndMb: rssEnd / MB, firstRps, lastRps, statuses, seconds };
+      const tenths = Array.from({ length: 10 }, (_, k) => tenth / ((sorted[(k + 1) * tenth - 1]! - (k === 0 ? t0 : sorted[k * tenth - 1]!)) / 1000));
+      return { store, rssWarmMb: rssWarm / MB, rssEndMb: rssEnd / MB, firstRps: tenths[0]!, lastRps: tenths[9]!, statuses, seconds, tenths };
     } finally {
       await child.stop();
     }
@@ -181,7 +182,10 @@ export async function compareSoak(o: SoakOptions): Promise<Outcome> {
       columns: COLUMNS,
       rows,
       ratios: results.map((r) => ({ label: `${r.store}: last 10% / first 10% throughput`, value: r.lastRps / r.firstRps })),
-      notes: ['Creates store what they make (about 6 KB each with their events and idempotency record), so some RSS growth is state, not a leak.'],
+      notes: [
+        'Creates store what they make (about 6 KB each with their events and idempotency record), so some RSS growth is state, not a leak.',
+        ...results.map((r) => `${r.store}: req/s by tenth of the run: ${r.tenths.map((x) => x.toFixed(0)).join(', ')}`),
+      ],
     },
     targets: (['memory', 'file'] as const).flatMap((s) => [
       target({ id: `soak-rss-${s}`, comparison: 9, description: `${s === 'memory' ? '--memory' : '--data'}: RSS growth from warm-up to the end of ${n(o.requests)} requests`, kind: 'atMost', bound: 64, unit: 'MB', measured: growth(s) },
