@@ -11,7 +11,7 @@
  * and a comparison past its time limit is stopped for real, not just given
  * up on while its work goes on.
  *
- *   npm run bench                 everything (about 4 minutes on 2 cores; each comparison has its own limit)
+ *   npm run bench                 everything (about 15 minutes on 2 cores, the soak about 10 of them; each comparison has its own limit)
  *   npm run bench -- --only 1,6   some comparisons
  *   npm run bench -- --quick      short rounds and small sizes (a smoke run; its figures prove nothing)
  */
@@ -29,6 +29,7 @@ import { canPin, pinningText, removeScratch, scratchDir, start, stopAll } from '
 import { compareReplay } from './replay.ts';
 import { renderMarkdown, renderTable, type BenchReport, type Comparison, type Outcome } from './report.ts';
 import { compareSnapshots } from './snapshots.ts';
+import { compareSoak } from './soak.ts';
 import { compareSync } from './sync.ts';
 import { compareWebhooks } from './webhooks.ts';
 
@@ -36,7 +37,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const USAGE = `Usage: npm run bench -- [options]
 
-  --only LIST   comparisons to run, by number (1 to 8), comma-separated
+  --only LIST   comparisons to run, by number (1 to 9), comma-separated
   --quick       short rounds and small sizes: a smoke run of the benchmark itself
   --out DIR     where bench.json and bench.md go (default reports/bench)
   --help        this text
@@ -62,6 +63,7 @@ function plans(quick: boolean, outDir: string): Plan[] {
     { id: 6, title: 'Webhook delivery', budgetSeconds: 240, run: () => compareWebhooks(quick ? { warmupEvents: 200, events: 500, rounds: 2, reportDir: outDir } : { warmupEvents: 1000, events: 5000, rounds: 5, reportDir: outDir }) },
     { id: 7, title: 'Whole conformance run', budgetSeconds: 420, run: () => compareConformance(quick ? { runs: 2, rounds: 1, budgetSeconds: 120 } : { runs: 25, rounds: 3, budgetSeconds: 180 }) },
     { id: 8, title: 'Cold start', budgetSeconds: 180, run: () => compareColdStart(quick ? { warmup: 1, rounds: 1 } : { warmup: 1, rounds: 5 }) },
+    { id: 9, title: 'Soak: mixed requests on --memory and --data', budgetSeconds: 1200, run: () => compareSoak(quick ? { requests: 10_000, warmup: 1_000, concurrency: 8 } : { requests: 200_000, warmup: 20_000, concurrency: 8 }) },
   ];
 }
 
@@ -129,8 +131,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const only = values.only?.split(',').map((s) => Number(s.trim()));
-  if (only?.some((id) => !Number.isInteger(id) || id < 1 || id > 8)) {
-    process.stderr.write(`error: --only takes comparison numbers from 1 to 8, got "${values.only}"\n\n${USAGE}`);
+  if (only?.some((id) => !Number.isInteger(id) || id < 1 || id > 9)) {
+    process.stderr.write(`error: --only takes comparison numbers from 1 to 9, got "${values.only}"\n\n${USAGE}`);
     return 2;
   }
   const outDir = join(ROOT, values.out ?? join('reports', 'bench'));

@@ -2,21 +2,23 @@
  * `npm start -- [flags]`: serves the simulator. The flags and the fixtures
  * file are a public contract (README "CLI"); keep them stable.
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createServer } from 'node:http';
 import { API_ROOT } from './http/app.ts';
+import { applyTimeouts } from './http/server-timeouts.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { FAULT_NAMES } from './faults.ts';
 import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
 import { statusOf } from './domain/integrations.ts';
 import { writeFileDurablySync } from './store/durable-fs.ts';
-import { DataDirLockedError, StoreDamagedError } from './store/errors.ts';
+import { DataDirLockedError, JournalFailedError, StoreDamagedError } from './store/errors.ts';
 import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
+import { loadVaultKey, VaultKeyError } from './vault-key.ts';
 
 const USAGE = `Usage: npm start -- [options]
 
@@ -31,16 +33,24 @@ const USAGE = `Usage: npm start -- [options]
   --help               this text
 `;
 
+/** A start-up refusal: printed as `error: …` (with the usage when it is about the flags), exit 2. */
+class StartRefused extends Error {
+  constructor(message: string, readonly usage: boolean) {
+    super(message);
+  }
+}
+
 function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
-  process.exit(2);
+  throw new StartRefused(message, true);
 }
 
 /** A refusal that is not about the flags (the data directory is locked or damaged): the message alone. */
 function refuse(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
-  process.exit(2);
+  throw new StartRefused(message, false);
 }
+
+/** The store opened so far: closed (lock released) before a refusal exits. */
+let opened: Store | undefined;
 
 /** Compaction threshold in bytes; a test knob (the crash test compacts often), not a flag. */
 function compactAfterBytes(): number | undefined {
@@ -86,34 +96,50 @@ async function main(): Promise<void> {
   let vaultKey: Buffer | undefined;
   if (dataDir) {
     const compaction = compactAfterBytes();
-    mkdirSync(dataDir, { recursive: true });
     let fileStore: FileStore;
     try {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       // Imported here: a --memory start does not load the file store (nor lowdb) at all.
       const { FileStore } = await import('./store/file-store.ts');
       // Takes the directory's lock first: nothing in it is touched while another simulator holds it.
       fileStore = await FileStore.open(dataDir, {
         compactAfterBytes: compaction,
         onError: (e) => process.stderr.write(`warning: background compaction of ${dataDir} failed, retrying later: ${e.message}\n`),
+        // Issue 17: said at the moment it happens, and when it is over.
+        onWriteFailure: (e) => process.stderr.write(`error: ${e.message} Writes answer 503 meanwhile.\n`),
+        onWriteRecovery: ({ ms, transactions }) => process.stderr.write(`note: ${dataDir} accepts writes again after ${(ms / 1000).toFixed(1)} s; ${transactions} transaction(s) held back meanwhile are written.\n`),
       });
     } catch (e) {
       if (e instanceof DataDirLockedError || e instanceof StoreDamagedError) refuse(e.message);
-      throw e;
+      // A read-only or full directory (EACCES, EROFS, ENOSPC) is a start-up refusal too, never a stack trace (issue 17).
+      refuse(`cannot open the data directory ${dataDir}: ${(e as Error).message}`);
     }
     const { tornBytes, tornReason, tookOverLockFrom } = fileStore.report;
     if (tookOverLockFrom) process.stderr.write(`note: took over the lock of ${dataDir} from pid ${tookOverLockFrom.pid}, which is gone\n`);
     if (tornBytes > 0) process.stderr.write(`note: recovered ${dataDir} to its last complete transaction: dropped ${tornBytes} bytes at the end of the journal (${tornReason}; a write cut short)\n`);
-    store = fileStore;
-    vaultKey = secretFile(join(dataDir, 'vault.key'), () => randomBytes(32).toString('hex'), (s) => Buffer.from(s, 'hex'));
+    store = opened = fileStore;
+    try {
+      vaultKey = loadVaultKey(dataDir, fileStore);
+    } catch (e) {
+      refuse(e instanceof VaultKeyError ? e.message : `cannot write ${join(dataDir, 'vault.key')}: ${(e as Error).message}`);
+    }
   }
   const sim = createSimulator({ store, vaultKey, faults, journal: false }); // no journal: only an in-process caller (certify) can read one
   // Forget idempotency keys past their 24 hours now and then.
-  setInterval(() => sim.maintain(), 10 * 60_000).unref();
+  setInterval(() => {
+    try {
+      sim.maintain();
+    } catch (e) {
+      if (!(e instanceof JournalFailedError)) throw e; // the disk refuses writes: next time
+    }
+  }, 10 * 60_000).unref();
   const firstStart = sim.store.size('integrations') === 0;
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
   sim.webhooks.start();
-  const server = sim.app.listen(port, '127.0.0.1');
+  // Request and header time-outs (README "CLI"): a slow client never holds a socket for Node's default 300 s.
+  const server = applyTimeouts(createServer(sim.app.callback()));
+  server.listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
     fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -126,7 +152,7 @@ async function main(): Promise<void> {
     // Durable before the world is: a restart never finds a world without them.
     if (dataDir) writeFileDurablySync(join(dataDir, 'demo-credentials.json'), JSON.stringify(fixtures, null, 2) + '\n');
   } else {
-    const saved = dataDir && existsSync(join(dataDir, 'demo-credentials.json')) ? (JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8')) as Fixtures) : null;
+    const saved = dataDir ? savedFixtures(join(dataDir, 'demo-credentials.json')) : null;
     if (!saved) fail('the data directory has a world but no demo-credentials.json; start with an empty --data DIR');
     // Status and coverage as the restored world has them (staff may have changed both); keys cannot be read back.
     fixtures = { ...saved, baseUrl, integrations: saved.integrations.map((i) => ({ ...i, status: currentStatus(sim, i), properties: coveredProperties(sim, i.id) })) };
@@ -183,10 +209,27 @@ function writePrivate(path: string, text: string): void {
   chmodSync(path, 0o600);
 }
 
-function secretFile<T>(path: string, make: () => string, decode: (s: string) => T): T {
-  // Whole and on disk before anything sealed with it is: a kill never leaves a torn key.
-  if (!existsSync(path)) writeFileDurablySync(path, make() + '\n');
-  return decode(readFileSync(path, 'utf8').trim());
+/** The demo credentials a first start saved; null when there are none; a refusal when they cannot be read. */
+function savedFixtures(path: string): Fixtures | null {
+  if (!existsSync(path)) return null;
+  let saved: Fixtures;
+  try {
+    saved = JSON.parse(readFileSync(path, 'utf8')) as Fixtures;
+  } catch (e) {
+    refuse(`${path} is damaged (${(e as Error).message}); restore it from a backup, or move the data directory away to start afresh`);
+  }
+  if (typeof saved !== 'object' || saved === null || !Array.isArray(saved.integrations) || typeof saved.staffToken !== 'string') {
+    refuse(`${path} is damaged (not the demo credentials: no "staffToken" and "integrations"); restore it from a backup, or move the data directory away to start afresh`);
+  }
+  return saved;
 }
 
-await main();
+// Every start-up failure is `error: …` and exit 2 (README "CLI"), never a stack trace and exit 1 (issue 17).
+// main() resolves once the banner is out: what fails later is not a start-up failure.
+await main().catch(async (e: Error) => {
+  await opened?.close().catch(() => undefined);
+  const usage = e instanceof StartRefused && e.usage;
+  const message = e instanceof StartRefused ? e.message : `the simulator could not start: ${e.message}`;
+  process.stderr.write(`error: ${message}\n${usage ? `\n${USAGE}` : ''}`);
+  process.exit(2);
+});

@@ -4,6 +4,7 @@
  * `drain()` to run everything at once.
  */
 import type { EventApi } from './domain/event-api.ts';
+import { JournalFailedError } from './store/errors.ts';
 
 export class SyncWorker {
   private scheduled = false;
@@ -17,7 +18,14 @@ export class SyncWorker {
     this.schedule(() => {
       this.scheduled = false;
       const [key] = this.api.syncJobs();
-      if (key !== undefined) this.api.syncStep(key);
+      try {
+        if (key !== undefined) this.api.syncStep(key);
+      } catch (e) {
+        // The disk refuses writes (issue 17): the step wrote nothing; try again in a second, not in a spin.
+        if (!(e instanceof JournalFailedError)) throw e;
+        setTimeout(() => this.kick(), 1000).unref();
+        return;
+      }
       this.kick();
     });
   }

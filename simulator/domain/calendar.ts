@@ -33,11 +33,30 @@ export function daysBetween(a: IsoDate, b: IsoDate): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
 }
 
-/** Every night from `from` to `to`, both inclusive. */
+/**
+ * The most nights any window may hold: the staff plane's 731 (staff document,
+ * nights/rates/restrictions); every other window (92-night snapshots, 30-night
+ * stays, horizons of at most 730 days) is shorter.
+ */
+export const MAX_WINDOW_NIGHTS = 731;
+
+/** How many nights from `from` to `to`, both inclusive (0 when `to` is before `from`). */
+export function nightCount(from: IsoDate, to: IsoDate): number {
+  return Math.max(0, daysBetween(from, to) + 1);
+}
+
+/**
+ * Every night from `from` to `to`, both inclusive. Counted, never walked by
+ * comparing text: the day after 9999-12-31 formats as `+010000-01-01`, which
+ * sorts before `9999-…`, so a loop "until d > to" never ends (issue 17). The
+ * length is known before anything is allocated; callers refuse a window
+ * longer than they allow first, and a longer one here is a programming error.
+ */
 export function nights(from: IsoDate, to: IsoDate): IsoDate[] {
-  const out: IsoDate[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
-  return out;
+  const count = nightCount(from, to);
+  if (count > MAX_WINDOW_NIGHTS) throw new RangeError(`A window of ${count} nights; callers refuse more than ${MAX_WINDOW_NIGHTS}.`);
+  const start = Date.parse(`${from}T00:00:00Z`);
+  return Array.from({ length: count }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10));
 }
 
 /** True for a real calendar date in `YYYY-MM-DD` form (2026-02-30 is not). */

@@ -3,7 +3,7 @@
  * coverage (§1), archive, deactivate, blocks and caps (§2.4), rates and
  * restrictions. Each change reports what it changed to the event port.
  */
-import { isIsoDate, nights, type IsoDate } from './calendar.ts';
+import { isIsoDate, MAX_WINDOW_NIGHTS, nightCount, nights, type IsoDate } from './calendar.ts';
 import type { ChangeRecorder } from './changes.ts';
 import { invalid, notFound } from './errors.ts';
 import { nextId } from './ids.ts';
@@ -125,9 +125,9 @@ function checkWindow(from: string, to: string): IsoDate[] {
   if (!isIsoDate(from)) throw invalid('from', 'Must be a valid date (YYYY-MM-DD).');
   if (!isIsoDate(to)) throw invalid('to', 'Must be a valid date (YYYY-MM-DD).');
   if (to < from) throw invalid('to', 'Must be on or after from.');
-  const all = nights(from, to);
-  if (all.length > 731) throw invalid('to', 'At most 731 nights at once.');
-  return all;
+  // Bounded before anything is allocated (issue 17: 9999-12-31 used to loop for good).
+  if (nightCount(from, to) > MAX_WINDOW_NIGHTS) throw invalid('to', `At most ${MAX_WINDOW_NIGHTS} nights at once.`);
+  return nights(from, to);
 }
 
 export interface NightPatch {

@@ -22,7 +22,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function fingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body), 'utf8').digest('hex');
+  return fingerprintOfCanonical(canonicalJson(body));
+}
+
+/** The fingerprint of a body already in canonical form (json-text.ts builds it from the text as sent). */
+export function fingerprintOfCanonical(canonical: string): string {
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
 /** §4.5 rule 2: missing or unusable key (absent, repeated, or outside 8–128 characters). */

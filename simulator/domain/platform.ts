@@ -15,7 +15,7 @@ import type { Store, Transaction } from '../store/store.ts';
 import { authenticate, integrationView } from './integrations.ts';
 import { spend, type RateLimitHeaders } from './rate-limit.ts';
 import { bookingByExternalId, bookingView, createBooking, listBookings, visibleBooking, type CreateBookingInput, type ListQuery } from './bookings.ts';
-import { claim, fingerprint, release, settle, usableKey } from './idempotency.ts';
+import { claim, fingerprint, fingerprintOfCanonical, release, settle, usableKey } from './idempotency.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
 import { createHash } from 'node:crypto';
 
@@ -120,12 +120,15 @@ export class Platform {
 
   /**
    * §4.5 rules 1–3, first half: a usable key, then replay, reuse refusal,
-   * IN_PROGRESS, or a claim. The body is fingerprinted as parsed JSON, so key
-   * order and white space do not matter and any value change does.
+   * IN_PROGRESS, or a claim. The body is fingerprinted as key-sorted JSON, so
+   * key order and white space do not matter and any value change does: from
+   * its canonical text when the HTTP layer has it (numbers as sent, see
+   * json-text.ts), else from the parsed value.
    */
-  claimCreate(caller: Caller, keyHeader: string | string[] | undefined, body: unknown): CreateAnswer | ClaimedCreate {
+  claimCreate(caller: Caller, keyHeader: string | string[] | undefined, body: unknown, canonicalText?: string): CreateAnswer | ClaimedCreate {
     const key = usableKey(keyHeader);
-    const print = this.faults.has('fingerprint-key-order') ? createHash('sha256').update(JSON.stringify(body)).digest('hex') : fingerprint(body);
+    const print = this.faults.has('fingerprint-key-order') ? createHash('sha256').update(JSON.stringify(body)).digest('hex')
+      : canonicalText !== undefined ? fingerprintOfCanonical(canonicalText) : fingerprint(body);
     const outcome = this.deps.store.transaction((tx) => {
       if (this.faults.has('key-reuse-accepted')) {
         const existing = tx.get('idempotency', `${caller.integration.id}:${key}`);

@@ -42,3 +42,16 @@ export function recoverAfterRestart(tx: Transaction, now: number): RecoveryRepor
   report.requeuedEvents = events.length;
   return report;
 }
+
+/**
+ * One integration's head put back in the queue when its attempt stopped
+ * before its outcome was recorded (the store refused a write mid-attempt,
+ * issue 17): the same rule as a restart's, for one queue.
+ */
+export function requeueInFlight(tx: Transaction, integrationId: number, now: number): boolean {
+  const integration = tx.get('integrations', String(integrationId));
+  const head = integration ? headEvent(tx, integration) : undefined;
+  if (head?.status !== 'delivering') return false;
+  tx.put('events', eventKey(head.integration_id, head.sequence), { ...head, status: 'failed', next_attempt_at: now });
+  return true;
+}

@@ -4,7 +4,7 @@
  * that emits one event per type, per property, per calendar month within the
  * horizon, property by property, in sequence order.
  */
-import { addDays, endOfMonth, type IsoDate } from './calendar.ts';
+import { addDays, daysBetween, endOfMonth, type IsoDate } from './calendar.ts';
 import { DomainError } from './errors.ts';
 import { horizonOf, type EventLog } from './event-log.ts';
 import type { SyncJob } from './event-records.ts';
@@ -29,9 +29,12 @@ export function normaliseTypes(types: string[] | undefined): SyncType[] {
 /** Calendar-month chunks from `from` to `to` inclusive (§4.7; months of the platform zone). */
 export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: IsoDate }[] {
   const out: { from: IsoDate; to: IsoDate }[] = [];
-  for (let start = from; start <= to; start = addDays(endOfMonth(start), 1)) {
+  // Stops on reaching `to`, never by comparing a day past it (past 9999-12-31 the text sorts first).
+  for (let start = from; start <= to; ) {
     const end = endOfMonth(start);
     out.push({ from: start, to: end < to ? end : to });
+    if (end >= to) break;
+    start = addDays(end, 1);
   }
   return out;
 }
@@ -39,9 +42,11 @@ export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: Is
 /** Fixed-length chunks (only for the `chunk-straddles-months` fault). */
 function fixedChunks(from: IsoDate, to: IsoDate, days: number): { from: IsoDate; to: IsoDate }[] {
   const out: { from: IsoDate; to: IsoDate }[] = [];
-  for (let start = from; start <= to; start = addDays(start, days)) {
+  for (let start = from; start <= to; ) {
     const end = addDays(start, days - 1);
     out.push({ from: start, to: end < to ? end : to });
+    if (daysBetween(end, to) <= 0) break;
+    start = addDays(start, days);
   }
   return out;
 }

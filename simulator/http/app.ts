@@ -12,10 +12,11 @@ import type { Caller, Platform } from '../domain/platform.ts';
 import { partnerHandlers, type Handler } from './partner-routes.ts';
 import type { CallJournal } from '../journal.ts';
 import { hashToken } from '../domain/credentials.ts';
-import { fingerprint } from '../domain/idempotency.ts';
+import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
+import { JournalFailedError } from '../store/errors.ts';
 
 export const API_ROOT = '/api/integrations/v1';
-/** The staging control plane (spec/control-openapi.yaml): every unknown path under it answers the error envelope too. */
+/** The staging control plane (spec/control-openapi.yaml). */
 export const CONTROL_ROOT = '/_control/v1';
 
 export interface ContractViolation {
@@ -65,22 +66,31 @@ export function createApp(options: AppOptions): Koa {
 
   // Any error becomes an envelope (a DomainError keeps its status and code); unknown routes under the API root answer one too.
   app.use(async (ctx, next) => {
+    let inHandler = true;
     try {
       await next();
+      inHandler = false;
       // A response reports only what is already durable (a no-op in memory).
       await platform.store.flush();
     } catch (e) {
       if (e instanceof DomainError) return sendError(ctx, e);
+      if (e instanceof JournalFailedError) {
+        // Issue 17: the disk refuses writes. A request that wrote (or would have) answers 503 and may retry
+        // (its idempotency key replays whatever the store keeps); a read keeps its answer, from memory.
+        if (!inHandler && ctx.method === 'GET') return;
+        return storageUnavailable(ctx);
+      }
       ctx.status = 500;
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: 'The simulator failed unexpectedly; this is a bug.', errors: {} });
       ctx.app.emit('error', e, ctx);
       return;
     }
-    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(CONTROL_ROOT)) return sendError(ctx, new DomainError('NOT_FOUND'));
-    if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_ROOT)) {
-      if (platform.apiEnabled()) return sendError(ctx, new DomainError('NOT_FOUND'));
-      ctx.body = ''; // §5.6
+    if (ctx.status === 404 && ctx.body === undefined) {
+      // §5.6: only the partner API switched off answers a bare 404. Every other unknown path (outside
+      // the API root, unknown staff routes) gets the error envelope, not Koa's text/plain (issue 17).
+      if (platform.apiEnabled() || !ctx.path.startsWith(API_ROOT)) return sendError(ctx, new DomainError('NOT_FOUND'));
+      ctx.body = '';
       ctx.status = 404;
     }
   });
@@ -104,6 +114,18 @@ export function createApp(options: AppOptions): Koa {
   app.use(api.routes());
   for (const router of options.extraRouters ?? []) app.use(router.routes());
   return app;
+}
+
+/**
+ * 503 in the error envelope while the journal cannot be written (the API
+ * document lists no code for it: this is the simulator's own infrastructure
+ * answer, like a gateway's). Retry-After: the journal retries every second.
+ */
+function storageUnavailable(ctx: Context): void {
+  ctx.status = 503;
+  ctx.type = 'application/json';
+  ctx.set('Retry-After', '1');
+  ctx.body = JSON.stringify({ success: false, code: 'STORAGE_UNAVAILABLE', message: 'The simulator cannot write to its data directory right now; nothing of this request is acknowledged. Retry shortly.', errors: {} });
 }
 
 /** What looks at an answer once it is decided (the call journal, the contract check). */
@@ -174,7 +196,7 @@ function journaled(platform: Platform, journal: CallJournal): Observer {
       path: ctx.path,
       query: { ...ctx.query } as Record<string, string | string[]>,
       idempotency_key: op.id === 'createBooking' ? (ctx.get('idempotency-key') || null) : null,
-      body_fingerprint: request === undefined ? null : fingerprint(request),
+      body_fingerprint: request === undefined ? null : typeof ctx.state.bodyCanonical === 'string' ? fingerprintOfCanonical(ctx.state.bodyCanonical) : fingerprint(request),
       status: ctx.status,
       code: typeof body?.code === 'string' ? body.code : null,
       credential: current !== undefined ? 'current' : 'retired',

@@ -3,7 +3,8 @@
  * 422 VALIDATION_FAILED envelope, never a 5xx.
  */
 import type { Context } from 'koa';
-import { invalid } from '../domain/errors.ts';
+import { DomainError, invalid } from '../domain/errors.ts';
+import { scanJsonText } from '../domain/json-text.ts';
 
 /** Larger bodies are refused before parsing (20 units of 2000-character notes fit well inside). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -65,10 +66,35 @@ export async function readJson(ctx: Context, emptyAs?: unknown): Promise<unknown
     throw invalid('_body', 'The body is not valid UTF-8.');
   }
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) throw invalid('_body', `The body may nest at most ${MAX_BODY_DEPTH} levels of arrays and objects.`);
+  let value: unknown;
   try {
     // JSON.parse makes "__proto__" an own data property, never the prototype.
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw invalid('_body', `The body is not valid JSON: ${(e as Error).message}`);
   }
+  // Issue 17: numbers as sent. A number a double cannot hold unchanged is refused (it would be stored
+  // and fingerprinted as something else); the canonical text keeps the rest for the §4.5 rule 1 fingerprint.
+  const scan = scanJsonText(text);
+  if (scan.unholdable.length > 0) {
+    const errors: Record<string, string[]> = {};
+    for (const n of scan.unholdable) (errors[n.path] ??= []).push(`The number ${n.text.length > 40 ? `${n.text.slice(0, 40)}…` : n.text} cannot be kept as sent: ${n.reason}.`);
+    throw new DomainError('VALIDATION_FAILED', errors);
+  }
+  ctx.state.bodyCanonical = scan.canonical;
+  return value;
+}
+
+/**
+ * A request that takes no body (staff actions such as rotate-api-key): a body
+ * is refused with 422 before anything happens, except an empty JSON object
+ * (`{}` as application/json, which clients send out of habit and which asks
+ * for nothing). Issue 17: random bytes sent as text/plain to rotate-api-key
+ * answered 200 and rotated the key.
+ */
+export async function readNothing(ctx: Context): Promise<void> {
+  const raw = await readRaw(ctx);
+  if (raw.length === 0) return;
+  if (ctx.is('application/json') && /^\s*\{\s*\}\s*$/.test(raw.toString('latin1'))) return;
+  throw invalid('_body', 'This action takes no body.');
 }

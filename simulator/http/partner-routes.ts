@@ -20,7 +20,8 @@ interface Deps {
 export function parameters(contract: Contract, op: Operation, ctx: Context): { path: Record<string, unknown>; query: Record<string, unknown> } {
   const input = { path: { ...(ctx.params as Record<string, unknown>) }, query: { ...ctx.query } as Record<string, unknown>, headers: ctx.headers as Record<string, unknown> };
   // Headers are checked where they have their own error code (Idempotency-Key, §4.5 rule 2).
-  const errors = contract.checkParameters({ ...op, parameters: op.parameters.filter((p) => p.in !== 'header') }, input);
+  // The operation itself, never a per-request copy: the contract caches validators per operation (issue 17).
+  const errors = contract.checkParameters(op, input, ['path', 'query']);
   if (errors) throw new DomainError('VALIDATION_FAILED', errors);
   return { path: input.path, query: input.query };
 }
@@ -95,7 +96,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       const keyHeader = ctx.headers['idempotency-key'];
       const body = await readJson(ctx);
       ctx.state.requestBody = body;
-      const claimed = platform.claimCreate(caller, keyHeader, body);
+      const claimed = platform.claimCreate(caller, keyHeader, body, ctx.state.bodyCanonical as string | undefined);
       if ('body' in claimed) return replay(ctx, claimed);
       const latency = platform.settings()?.create_latency_ms ?? 0;
       if (latency > 0) await sleep(latency);

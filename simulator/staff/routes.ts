@@ -20,7 +20,7 @@ import {
 import {
   createIntegration, integrationById, integrationView, pause, resume, rotateApiKey, rotateWebhookSecret, updateIntegration,
 } from '../domain/integrations.ts';
-import { readJson } from '../http/body.ts';
+import { readJson, readNothing } from '../http/body.ts';
 import { send } from '../http/app.ts';
 import { asBody, bool, defined, int, intList, num, oneOf, str, type Body } from './input.ts';
 
@@ -147,28 +147,33 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
     ok(ctx, 'Rate limit set.', view(id(ctx)));
   });
 
-  router.post('/integrations/:id/rotate-api-key', (ctx) => {
+  router.post('/integrations/:id/rotate-api-key', async (ctx) => {
+    await readNothing(ctx);
     const apiKey = store.transaction((tx) => rotateApiKey(tx, entropy, id(ctx)));
     ok(ctx, 'API key rotated; the previous key no longer works. Shown once.', { api_key: apiKey });
   });
 
-  router.post('/integrations/:id/rotate-webhook-secret', (ctx) => {
+  router.post('/integrations/:id/rotate-webhook-secret', async (ctx) => {
+    await readNothing(ctx);
     const secret = store.transaction((tx) => rotateWebhookSecret(tx, { entropy, vault, now: now() }, id(ctx)));
     ok(ctx, 'Webhook secret rotated; the previous one verifies for 24 hours. Shown once.', { webhook_secret: secret });
   });
 
-  router.post('/integrations/:id/pause', (ctx) => {
+  router.post('/integrations/:id/pause', async (ctx) => {
+    await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => pause(i, 'manual', now())));
     ok(ctx, 'Delivery paused.', view(id(ctx)));
   });
 
-  router.post('/integrations/:id/resume', (ctx) => {
+  router.post('/integrations/:id/resume', async (ctx) => {
+    await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => resume(i, now())));
     webhooks.tick();
     ok(ctx, 'Delivery resumed.', view(id(ctx)));
   });
 
   router.post('/integrations/:id/ping', async (ctx) => {
+    await readNothing(ctx);
     integrationById(store, id(ctx));
     const outcome = await webhooks.ping(id(ctx));
     ok(ctx, 'Ping sent (it consumes no sequence).', { outcome });
@@ -180,12 +185,14 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
     ok(ctx, 'Recent delivery attempts, oldest first.', attempts);
   });
 
-  router.post('/integrations/:id/disable', (ctx) => {
+  router.post('/integrations/:id/disable', async (ctx) => {
+    await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({ ...i, disabled: true })));
     ok(ctx, 'Integration disabled.', view(id(ctx)));
   });
 
-  router.post('/integrations/:id/enable', (ctx) => {
+  router.post('/integrations/:id/enable', async (ctx) => {
+    await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({ ...i, disabled: false })));
     ok(ctx, 'Integration enabled.', view(id(ctx)));
   });
@@ -214,13 +221,15 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
   });
 
   for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
-    router.post(`/properties/:id/${action}`, (ctx) => {
+    router.post(`/properties/:id/${action}`, async (ctx) => {
+      await readNothing(ctx);
       ok(ctx, archived ? 'Property archived.' : 'Property restored.', store.transaction((tx) => setArchived(tx, { changes }, id(ctx), archived)));
     });
   }
 
   for (const [action, active] of [['deactivate', false], ['activate', true]] as const) {
-    router.post(`/units/:id/${action}`, (ctx) => {
+    router.post(`/units/:id/${action}`, async (ctx) => {
+      await readNothing(ctx);
       ok(ctx, active ? 'Unit activated.' : 'Unit deactivated.', store.transaction((tx) => setUnitActive(tx, { changes }, id(ctx), active, horizon())));
     });
   }

@@ -178,6 +178,8 @@ describe('spec/staff-openapi.yaml', () => {
         if (operations[i]!.hasPathId) await call(h, problems, seen, s.method, s.path.replace(/\/[0-9]+(?=\/|$)/, `/${UNKNOWN_ID}`), s.body);
         if (operations[i]!.hasPathId) await call(h, problems, seen, s.method, s.path.replace(/\/[0-9]+(?=\/|$)/, '/abc'), s.body);
         if (operations[i]!.hasBody) await call(h, problems, seen, s.method, s.path, [s.body]);
+        // An action that takes no body refuses one (issue 17).
+        else if (s.method === 'POST') await call(h, problems, seen, s.method, s.path, { unexpected: true });
       }
 
       expect(problems).toEqual([]);

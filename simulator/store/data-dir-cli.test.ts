@@ -110,3 +110,79 @@ describe('npm start --data DIR: one simulator per directory', () => {
     expect(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')])).toEqual(before);
   });
 });
+
+describe('npm start --data DIR: every start-up failure is `error: …` and exit 2, naming the file (issue 17)', () => {
+  /** A directory a simulator started in, created a world (sealed webhook secrets) and stopped cleanly. */
+  async function stopped(): Promise<string> {
+    const dir = tempDir();
+    const first = launch(dir);
+    await serving(first);
+    first.child.kill('SIGTERM');
+    expect(await bounded(first.exit, () => first.stderr)).toBe(0);
+    return dir;
+  }
+
+  async function refused(dir: string, message: RegExp): Promise<void> {
+    const before = readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')]);
+    const run = launch(dir);
+    expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+    expect(run.stderr).toMatch(/^error: /);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
+    expect(run.stdout).not.toContain('base URL');
+    expect(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')]), 'nothing is re-keyed or overwritten').toEqual(before);
+  }
+
+  it('vault.key deleted while sealed secrets exist: refuses to start, naming the file and what to do', async () => {
+    const dir = await stopped();
+    rmSync(join(dir, 'vault.key'));
+    await refused(dir, /vault\.key is missing, but the data directory holds \d+ webhook secret\(s\) sealed with it\. Restore it from a backup/);
+  });
+
+  it.each([
+    ['truncated', (key: string) => key.slice(0, 20)],
+    ['replaced by another key', () => 'ab'.repeat(32)],
+    ['not hex', () => 'z'.repeat(64)],
+  ])('vault.key %s: refuses to start, naming the file', async (_name, damage) => {
+    const dir = await stopped();
+    writeFileSync(join(dir, 'vault.key'), damage(readFileSync(join(dir, 'vault.key'), 'utf8').trim()) + '\n');
+    await refused(dir, /vault\.key (is damaged|does not open the webhook secrets)/);
+  });
+
+  it('demo-credentials.json that is not JSON: refuses to start, naming the file', async () => {
+    const dir = await stopped();
+    writeFileSync(join(dir, 'demo-credentials.json'), '{"staffToken": "stf_');
+    await refused(dir, /demo-credentials\.json is damaged/);
+  });
+
+  it('an emptied newest journal: refuses to start, naming the file', async () => {
+    const dir = await stopped();
+    const journal = readdirSync(dir).filter((n) => /^journal\.\d+\.log$/.test(n)).sort().at(-1)!;
+    writeFileSync(join(dir, journal), '');
+    await refused(dir, new RegExp(`${journal.replace(/\./g, '\\.')} has lost its header line`));
+  });
+
+  it('--data naming a regular file: refuses to start with the cause, not a stack trace', async () => {
+    const file = join(tempDir(), 'not-a-directory');
+    writeFileSync(file, 'x');
+    const run = launch(file);
+    expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+    expect(run.stderr).toMatch(/^error: cannot open the data directory .*not-a-directory: .*(EEXIST|ENOTDIR)/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  // Root ignores directory permissions: this one runs where the tests do not run as root.
+  it.runIf(process.getuid?.() !== 0)('a read-only data directory: refuses to start with the cause, not a stack trace', async () => {
+    const dir = await stopped();
+    const { chmodSync } = await import('node:fs');
+    chmodSync(dir, 0o500);
+    try {
+      const run = launch(dir);
+      expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+      expect(run.stderr).toMatch(/^error: .*(EACCES|permission denied)/i);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      chmodSync(dir, 0o700);
+    }
+  });
+});

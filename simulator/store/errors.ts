@@ -10,7 +10,14 @@ export class StoreDamagedError extends Error {
   override readonly name = 'StoreDamagedError';
 }
 
-/** The journal could not be written or synced: nothing after the last durable transaction is acknowledged. */
+/**
+ * The journal could not be written or synced: nothing after the last durable
+ * transaction is acknowledged, and writes are refused until the disk accepts
+ * them again (the HTTP layer answers 503).
+ */
 export class JournalFailedError extends Error {
   override readonly name = 'JournalFailedError';
+  constructor(message: string, readonly durableN = 0) {
+    super(message);
+  }
 }

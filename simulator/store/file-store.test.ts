@@ -4,7 +4,7 @@
  * (and a kill at each of its steps), damaged files, the lock.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -13,7 +13,7 @@ import { JSONFile } from 'lowdb/node';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, StoreDamagedError } from './errors.ts';
 import { FileStore, readDataDir, type CompactionStep, type FileStoreOptions } from './file-store.ts';
-import { decodeLine, JOURNAL_NAME } from './journal.ts';
+import { decodeHeader, decodeLine, JOURNAL_NAME } from './journal.ts';
 import { LOCK_FILE } from './lock.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
 import type { Store, TableName } from './store.ts';
@@ -43,11 +43,18 @@ function lastJournal(dir: string): string {
   return join(dir, journals(dir).at(-1)!);
 }
 
+/** The transaction lines of the newest journal (its header line left out). */
 function journalLines(dir: string): Buffer[] {
   const buf = readFileSync(lastJournal(dir));
   const lines: Buffer[] = [];
   for (let start = 0, nl = buf.indexOf(10); nl !== -1; start = nl + 1, nl = buf.indexOf(10, start)) lines.push(buf.subarray(start, nl));
-  return lines;
+  return lines[0] && decodeHeader(lines[0]) ? lines.slice(1) : lines;
+}
+
+/** The header line of the newest journal, newline included. */
+function journalHeader(dir: string): Buffer {
+  const buf = readFileSync(lastJournal(dir));
+  return buf.subarray(0, buf.indexOf(10) + 1);
 }
 
 runStoreContract('FileStore', async () => FileStore.open(tempDir()), {
@@ -160,11 +167,12 @@ describe('FileStore journal', () => {
     }],
     ['a last line with no newline but complete otherwise', (path: string) => truncateSync(path, statSync(path).size - 1)],
   ])('recovers from %s to the last complete transaction, and reports what it dropped', async (_name, tear) => {
-    const dir = tempDir();
-    const store = await openStore(dir);
+    const store = await openStore(tempDir());
     fill(store, 1, 3);
     fill(store, 4, 6);
-    await store.close();
+    await store.flush();
+    // As a kill leaves it (after a clean close, a shorter history is damage: see the manifest tests).
+    const dir = killCopy(store.dir);
     tear(lastJournal(dir));
     const recovered = await openStore(dir);
     expect(recovered.size('bookings')).toBe(3);
@@ -362,8 +370,9 @@ describe('FileStore damaged files', () => {
     ['a missing part file', (dir: string) => rmSync(join(dir, 'state.000001.1.json')), /its part state\.000001\.1\.json is missing/],
     ['a part file cut short', (dir: string) => truncateSync(join(dir, 'state.000001.1.json'), 100), /state\.000001\.1\.json is damaged/],
     ['a missing journal (the snapshot expects transactions the journal does not start with)', (dir: string) => {
-      writeFileSync(lastJournal(dir), readFileSync(lastJournal(dir)).subarray(journalLines(dir)[0]!.length + 1));
-    }, /holds transaction \d+ at byte 0 where \d+ was expected/],
+      const header = journalHeader(dir);
+      writeFileSync(lastJournal(dir), Buffer.concat([header, readFileSync(lastJournal(dir)).subarray(header.length + journalLines(dir)[0]!.length + 1)]));
+    }, /holds transaction \d+ at byte \d+ where \d+ was expected/],
   ])('refuses %s with a clear message and never starts empty over it', async (_name, damage, message) => {
     const dir = await compacted({ partBytes: 4 * 1024 });
     damage(dir);
@@ -380,7 +389,25 @@ describe('FileStore damaged files', () => {
     await expect(FileStore.open(dir)).rejects.toThrow(/where 1 was expected/);
   });
 
-  it('loads a part edited by hand (valid JSON, checksum changed) through lowdb, as edited', async () => {
+  it('refuses a state.json with a flipped byte that is still valid JSON (its checksum names the damage)', async () => {
+    const dir = await compacted();
+    const path = join(dir, 'state.json');
+    const text = readFileSync(path, 'utf8');
+    const at = text.indexOf('"revision":1');
+    expect(at).toBeGreaterThan(0);
+    writeFileSync(path, text.slice(0, at) + '"revision":7' + text.slice(at + '"revision":1'.length));
+    JSON.parse(readFileSync(path, 'utf8'));
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    await expect(FileStore.open(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    await expect(FileStore.open(dir)).rejects.toThrow(/state\.json is damaged .*checksum does not match.*delete its "tables_crc32" member/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))])).toEqual(before);
+    // Whoever changed it on purpose says so by deleting the checksum: then it loads, as edited.
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/"tables_crc32":"[0-9a-f]{8}",/, ''));
+    const store = await openStore(dir);
+    expect(store.size('bookings')).toBe(202);
+  });
+
+  it('refuses a part edited behind its checksum; loads it through lowdb, as edited, once its crc32 is set to null', async () => {
     const dir = await compacted({ partBytes: 4 * 1024 });
     const path = join(dir, 'state.000001.1.json');
     const doc = JSON.parse(readFileSync(path, 'utf8')) as { tables: Record<string, Record<string, { notes: string | null }>> };
@@ -388,6 +415,9 @@ describe('FileStore damaged files', () => {
     const key = Object.keys(rows)[0]!;
     rows[key] = { ...rows[key]!, notes: 'edited by hand' };
     writeFileSync(path, JSON.stringify(doc, null, 2));
+    await expect(FileStore.open(dir)).rejects.toThrow(/state\.000001\.1\.json is damaged .*checksum does not match.*set its "crc32"/);
+    const root = join(dir, 'state.json');
+    writeFileSync(root, readFileSync(root, 'utf8').replace(/("file":"state\.000001\.1\.json","bytes":\d+,"crc32":)"[0-9a-f]{8}"/, '$1null'));
     const store = await openStore(dir);
     expect(store.report.snapshot!.parsedWhole).toEqual(['state.000001.1.json']);
     expect((store.get(table as TableName, key) as { notes: string }).notes).toBe('edited by hand');
@@ -418,6 +448,80 @@ describe('FileStore damaged files', () => {
     const read = await readDataDir(dir);
     expect(read.tables.get('bookings')!.get('2')).toEqual(sampleBooking(2));
     expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
+  });
+});
+
+describe('FileStore manifest: a missing, emptied or shortened journal is a named error (issue 17)', () => {
+  /** 40 bookings in the snapshot, 18 more in the newest journal, closed cleanly. */
+  async function snapshotAndJournal(): Promise<string> {
+    const dir = tempDir();
+    const store = await FileStore.open(dir);
+    for (let i = 1; i <= 40; i++) fill(store, i, i);
+    await store.flush();
+    await store.compact();
+    for (let i = 41; i <= 58; i++) fill(store, i, i);
+    await store.close();
+    return dir;
+  }
+
+  it.each([
+    ['the newest journal deleted', (dir: string) => rmSync(lastJournal(dir)), /journal\.000001\.log is missing \(manifest\.json names it the newest journal\)/],
+    ['the newest journal emptied', (dir: string) => writeFileSync(lastJournal(dir), ''), /journal\.000001\.log has lost its header line \(it is empty\)/],
+    ['the newest journal cut at a line boundary after a clean close', (dir: string) => {
+      const keep = journalHeader(dir).length + journalLines(dir).slice(0, 5).reduce((n, l) => n + l.length + 1, 0);
+      truncateSync(lastJournal(dir), keep);
+    }, /end at transaction 45, but the simulator closed cleanly after transaction 58/],
+  ])('refuses %s instead of starting with 40 of 58 bookings', async (_name, damage, message) => {
+    const dir = await snapshotAndJournal();
+    expect((await readDataDir(dir)).tables.get('bookings')!.size).toBe(58);
+    damage(dir);
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    await expect(FileStore.open(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    await expect(FileStore.open(dir)).rejects.toThrow(message);
+    await expect(FileStore.open(dir)).rejects.toThrow(/will not start from a shorter history/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]), 'the files are left as found').toEqual(before);
+  });
+
+  it('refuses the journal of the snapshot deleted even without a manifest', async () => {
+    const dir = await snapshotAndJournal();
+    rmSync(join(dir, 'manifest.json'));
+    rmSync(lastJournal(dir));
+    await expect(FileStore.open(dir)).rejects.toThrow(/journal\.000001\.log is missing \(state\.json of generation 1 continues in it\)/);
+  });
+
+  it('opens a directory written before the manifest (journals without headers) and moves on to a journal with one', async () => {
+    const dir = await snapshotAndJournal();
+    // As an older version left it: no manifest, no header line.
+    rmSync(join(dir, 'manifest.json'));
+    writeFileSync(lastJournal(dir), Buffer.concat(journalLines(dir).map((l) => Buffer.concat([l, Buffer.from('\n')]))));
+    const store = await openStore(dir);
+    expect(store.size('bookings')).toBe(58);
+    fill(store, 59, 59);
+    await store.close();
+    expect(journals(dir)).toEqual(['journal.000001.log', 'journal.000002.log']);
+    expect(decodeHeader(journalHeader(dir).subarray(0, -1))).toEqual({ generation: 2, firstN: 59 });
+    expect((await openStore(dir)).size('bookings')).toBe(59);
+  });
+
+  it('a kill leaves no clean-close mark: a torn tail is still recovered', async () => {
+    const store = await openStore(tempDir());
+    fill(store, 1, 3);
+    await store.flush();
+    const dir = killCopy(store.dir);
+    expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).closed_at).toBeNull();
+    truncateSync(lastJournal(dir), statSync(lastJournal(dir)).size - 5);
+    expect((await openStore(dir)).report.tornBytes).toBeGreaterThan(0);
+  });
+
+  it('writes every data file owner-only (0600), and makes older 0644 files so at open', async () => {
+    const dir = await snapshotAndJournal();
+    chmodSync(join(dir, 'state.json'), 0o644);
+    const store = await openStore(dir);
+    fill(store, 59, 59);
+    await store.flush();
+    for (const name of readdirSync(dir)) {
+      expect((statSync(join(dir, name)).mode & 0o777).toString(8), name).toBe('600');
+    }
   });
 });
 

@@ -18,15 +18,16 @@
  *
  * ARCHITECTURE.md "Storage" argues the design.
  */
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { syncDir } from './durable-fs.ts';
 import { StoreDamagedError } from './errors.ts';
-import { encodeTransaction, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
+import { encodeTransaction, journalFileName, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
 import { LazyTable, RawTexts } from './lazy-table.ts';
 import { lockDataDir, type DataDirLock, type LockOwner } from './lock.ts';
+import { MANIFEST_FILE, readManifest, writeManifest, type Manifest } from './manifest.ts';
 import { MemoryStore, type Overlay } from './memory-store.ts';
 import { PART_NAME, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP, writeSnapshot, type SnapshotInfo, type SnapshotStep } from './snapshot.ts';
 import { VOLATILE_TABLES, type TableName } from './store.ts';
@@ -44,6 +45,12 @@ export interface FileStoreOptions {
   onCompactionStep?: (step: CompactionStep) => void;
   /** A background compaction failed; the store carries on with its journal and retries later. */
   onError?: (error: Error) => void;
+  /** Journal writes started to fail (told once per outage): writes are refused until they work again. */
+  onWriteFailure?: (error: Error) => void;
+  /** Journal writes work again after an outage; `transactions` were written late (none was acknowledged before). */
+  onWriteRecovery?: (outage: { ms: number; transactions: number }) => void;
+  /** A test knob: consulted before each journal write; an error it returns fails that write (a disk fault on demand). */
+  writeFault?: () => Error | null;
 }
 
 /** What open found and did. */
@@ -91,6 +98,11 @@ const TABLE_ORDER = [
 ];
 const TABLE_RANK = new Map<string, number>(TABLE_ORDER.map((name, i) => [name, i]));
 
+/** Files of the store that hold records (owner-only). */
+function isStoreFile(name: string): boolean {
+  return name === SNAPSHOT_FILE || name === MANIFEST_FILE || JOURNAL_NAME.test(name) || PART_NAME.test(name);
+}
+
 /** The overlay without its volatile tables (most often the overlay itself: no copy). */
 function durablePart(overlay: Overlay): Overlay {
   const tables = [...overlay.keys()];
@@ -109,7 +121,7 @@ interface Loaded {
 }
 
 /** Loads snapshot + journals into `table(name)` maps; changes nothing on disk. */
-async function loadState(dir: string, table: (name: string) => LazyTable): Promise<Loaded> {
+async function loadState(dir: string, table: (name: string) => LazyTable, manifest: Manifest | null): Promise<Loaded> {
   const snapshot = await readSnapshot(dir, table);
   const names = readdirSync(dir);
   const journals = names.flatMap((name) => {
@@ -118,6 +130,15 @@ async function loadState(dir: string, table: (name: string) => LazyTable): Promi
   }).sort((a, b) => a.generation - b.generation);
   const from = snapshot?.generation ?? 0;
   const live = journals.filter((j) => j.generation >= from);
+  const lost = (what: string) => new StoreDamagedError(`${what}: acknowledged transactions may be lost with it. The store will not start `
+    + 'from a shorter history: restore the data directory from a backup, or move it away to start afresh.');
+  // Issue 17: the newest journal deleted used to load as a shorter history without a word.
+  // Journal G is created before snapshot G is renamed into place and outlives it, so it always exists.
+  const snapshotJournal = snapshot && snapshot.journalFrom !== null ? from : -1;
+  const mustExist = Math.max(snapshotJournal, manifest?.generation ?? -1);
+  if (mustExist >= 0 && !live.some((j) => j.generation === mustExist)) {
+    throw lost(`${join(dir, journalFileName(mustExist))} is missing (${manifest?.generation === mustExist ? `${MANIFEST_FILE} names it the newest journal` : `${SNAPSHOT_FILE} of generation ${from} continues in it`})`);
+  }
   // A version 1 document (the first file store) has no journal position: take the journal as it comes.
   let expected: number | null = snapshot ? snapshot.journalFrom : 1;
   const apply = (tx: JournalTransaction) => {
@@ -129,12 +150,24 @@ async function loadState(dir: string, table: (name: string) => LazyTable): Promi
   const scans: JournalScan[] = [];
   for (const [i, j] of live.entries()) {
     const scan = scanJournal(join(dir, j.name), expected, apply);
+    // An emptied journal lost its header with its transactions; only a journal newer than the manifest may lack one (a kill while creating it).
+    if (manifest && j.generation >= manifest.headersFrom && j.generation <= manifest.generation && !scan.header) {
+      throw lost(`${scan.path} has lost its header line (${scan.fileBytes === 0 ? 'it is empty' : 'it does not begin with one'}), so what it held is gone`);
+    }
+    if (scan.header && scan.header.generation !== j.generation) {
+      throw lost(`${scan.path} says it is journal ${scan.header.generation}`);
+    }
     if (scan.torn && i < live.length - 1) {
       throw new StoreDamagedError(`${scan.path} is damaged (${scan.torn.reason}), yet the newer journal ${live[i + 1]!.name} follows it: `
         + 'a transaction in the middle of the history is lost. Restore the data directory from a backup, or move it away to start afresh.');
     }
     if (scan.lastN !== null) expected = scan.lastN + 1;
     scans.push(scan);
+  }
+  // After a clean close the manifest says how far the history reached: a journal cut at a line boundary is short of it.
+  const lastN = (expected ?? 1) - 1;
+  if (manifest?.closedAt != null && lastN < manifest.closedAt) {
+    throw lost(`the journals of ${dir} end at transaction ${lastN}, but the simulator closed cleanly after transaction ${manifest.closedAt} (${MANIFEST_FILE})`);
   }
   const keep = new Set(snapshot?.files ?? []);
   const stale = [
@@ -154,7 +187,7 @@ export async function readDataDir(dir: string): Promise<{ tables: Map<string, Ma
     if (!m) tables.set(name, (m = new LazyTable(texts)));
     return m as LazyTable;
   };
-  const loaded = await loadState(dir, table);
+  const loaded = await loadState(dir, table, readManifest(dir));
   return { tables, snapshot: loaded.snapshot, journals: loaded.scans };
 }
 
@@ -171,6 +204,7 @@ export class FileStore extends MemoryStore {
   private closed = false;
   /** What open found: snapshot, journals replayed, torn bytes dropped. */
   report!: OpenReport;
+  private manifest!: Manifest;
 
   private constructor(readonly dir: string, private readonly lock: DataDirLock, private readonly options: FileStoreOptions) {
     super();
@@ -192,11 +226,12 @@ export class FileStore extends MemoryStore {
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const started = performance.now();
     const path = resolve(dir);
-    mkdirSync(path, { recursive: true });
+    mkdirSync(path, { recursive: true, mode: 0o700 });
     const lock = lockDataDir(path);
     try {
       const store = new FileStore(path, lock, options);
-      const loaded = await loadState(path, (name) => store.table(name as TableName) as unknown as LazyTable);
+      const manifest = readManifest(path);
+      const loaded = await loadState(path, (name) => store.table(name as TableName) as unknown as LazyTable, manifest);
       const last = loaded.scans.at(-1);
       if (last?.torn) {
         // Recover to the last complete transaction: cut the torn tail off before appending after it.
@@ -209,7 +244,21 @@ export class FileStore extends MemoryStore {
         }
       }
       for (const name of loaded.stale) rmSync(join(path, name), { force: true });
-      store.journal = await JournalWriter.open(path, loaded.generation, loaded.nextN);
+      // Guest details: owner-only, also for files an older version wrote 0644 (issue 17).
+      for (const name of readdirSync(path)) if (isStoreFile(name)) chmodSync(join(path, name), 0o600);
+      // A journal from before the manifest has no header: new transactions go to a new generation that has one.
+      const headerless = last !== undefined && !last.header && last.validBytes > 0;
+      const generation = headerless ? loaded.generation + 1 : loaded.generation;
+      store.journal = await JournalWriter.open(path, generation, loaded.nextN);
+      store.manifest = { generation, headersFrom: manifest?.headersFrom ?? generation, closedAt: null };
+      writeManifest(path, store.manifest);
+      store.journal.onFailure = (e) => options.onWriteFailure?.(e);
+      store.journal.onRecovery = (outage) => options.onWriteRecovery?.(outage);
+      store.journal.writeFault = options.writeFault ?? null;
+      store.journal.onRotate = (g) => {
+        store.manifest = { ...store.manifest, generation: g };
+        writeManifest(path, store.manifest);
+      };
       store.snapshotBytes = loaded.snapshot?.bytes ?? 0;
       store.olderJournalBytes = loaded.scans.slice(0, -1).reduce((sum, s) => sum + s.fileBytes, 0);
       store.compactAt = store.compactionLimit();
@@ -348,6 +397,9 @@ export class FileStore extends MemoryStore {
     try {
       await this.compaction?.catch(() => undefined);
       await this.journal.close();
+      // A clean close records how far the history reaches (manifest.ts).
+      this.manifest = { ...this.manifest, closedAt: this.journal.nextN - 1 };
+      writeManifest(this.dir, this.manifest);
     } finally {
       this.closed = true;
       this.lock.release();

@@ -11,9 +11,23 @@
  * everything after it; `n` numbers transactions across journal files
  * without a gap, so a missing or reordered file is noticed.
  *
+ * Each file begins with a header line, written and synced when the file is
+ * created (journals written before the manifest have none):
+ *
+ *   <crc32, 8 hex> {"journal":3,"first_n":1201}\n
+ *
+ * so an emptied journal is told from a new one (issue 17, see manifest.ts).
+ *
  * Writes are group-committed: commits append to a buffer; one synced write
  * round makes everything buffered so far durable, and every flush waiting
  * for any of it resolves together.
+ *
+ * A round that fails (ENOSPC, EIO, a file system gone read-only) rejects the
+ * flushes waiting for it and refuses new appends (the store answers 503),
+ * keeps its lines, and retries by itself every RETRY_MS: it cuts the file
+ * back to its last synced size (a write cut short leaves no half line) and
+ * writes them again. Once the disk takes them, appends are accepted again.
+ * Issue 17: one failed write used to poison the journal until a restart.
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
@@ -57,6 +71,26 @@ export function encodeTransaction(n: number, overlay: Overlay): string {
   }
   const body = `{"n":${n},"ops":[${ops.join(',')}]}${values}`;
   return `${crc32(body).toString(16).padStart(8, '0')} ${body}\n`;
+}
+
+/** The first line of a journal file: its generation and the number its first transaction gets. */
+export interface JournalHeader {
+  generation: number;
+  firstN: number;
+}
+
+export function encodeHeader(header: JournalHeader): string {
+  const body = `{"journal":${header.generation},"first_n":${header.firstN}}`;
+  return `${crc32(body).toString(16).padStart(8, '0')} ${body}\n`;
+}
+
+/** The header a line holds, or null when it is no header (a transaction, or damage). */
+export function decodeHeader(line: Buffer): JournalHeader | null {
+  if (line.length < 10 || line.length > 200 || line[8] !== 0x20) return null;
+  const body = line.subarray(9);
+  if (crc32(body) !== Number.parseInt(line.toString('latin1', 0, 8), 16)) return null;
+  const m = /^\{"journal":(\d{1,15}),"first_n":(\d{1,15})\}$/.exec(body.toString('latin1'));
+  return m ? { generation: Number(m[1]), firstN: Number(m[2]) } : null;
 }
 
 /** Decodes one line (without its newline); a string says why it is not a transaction. */
@@ -103,6 +137,8 @@ export interface JournalScan {
   fileBytes: number;
   /** What follows the last complete transaction, if anything: a write cut short. */
   torn: { bytes: number; reason: string } | null;
+  /** The header line, when the file begins with one. */
+  header: JournalHeader | null;
 }
 
 const READ_CHUNK = 16 * 1024 * 1024;
@@ -118,13 +154,25 @@ export function scanJournal(path: string, expectedFirstN: number | null, apply: 
   const fd = openSync(path, 'r');
   try {
     const fileBytes = fstatSync(fd).size;
-    const scan: JournalScan = { path, transactions: 0, firstN: null, lastN: null, validBytes: 0, fileBytes, torn: null };
+    const scan: JournalScan = { path, transactions: 0, firstN: null, lastN: null, validBytes: 0, fileBytes, torn: null, header: null };
     let expected = expectedFirstN;
     let bad: { offset: number; reason: string } | null = null;
     const line = (bytes: Buffer, offset: number) => {
       if (bad) {
         throw new StoreDamagedError(`${path} is damaged at byte ${bad.offset} (${bad.reason}) and complete transactions follow it at byte ${offset}; `
           + 'the store will not skip it and lose them. Restore the data directory from a backup, or move it away to start afresh.');
+      }
+      const header = offset === 0 ? decodeHeader(bytes) : null;
+      if (header) {
+        if (expected !== null && header.firstN !== expected) {
+          throw new StoreDamagedError(`${path} begins at transaction ${header.firstN} where ${expected} was expected: `
+            + 'transactions in between are missing (a journal was cut short or removed), or files from another data directory were mixed in. '
+            + 'Restore the data directory from a backup, or move it away to start afresh.');
+        }
+        scan.header = header;
+        scan.validBytes = bytes.length + 1;
+        expected = header.firstN;
+        return;
       }
       const tx = decodeLine(bytes);
       if (typeof tx === 'string') {
@@ -195,9 +243,18 @@ export class JournalWriter {
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private rotation: { generation: number; resolve: (r: Rotation) => void; reject: (e: Error) => void } | null = null;
+  /** Called once a new journal file exists with its header, before any transaction goes to it (the manifest names it). */
+  onRotate: ((generation: number) => void) | null = null;
   private failure: JournalFailedError | null = null;
   /** Synced write rounds so far (group commit makes this far fewer than flushes). */
   rounds = 0;
+  /** Told once when writing starts to fail, and once when it works again. */
+  onFailure: ((e: JournalFailedError) => void) | null = null;
+  onRecovery: ((outage: { ms: number; transactions: number }) => void) | null = null;
+  /** A test knob: consulted before each write; an error it returns is thrown as the write's (a disk fault on demand). */
+  writeFault: (() => Error | null) | null = null;
+  private failedAt = 0;
+  private retry: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly dir: string,
@@ -213,7 +270,7 @@ export class JournalWriter {
 
   /** Opens journal `generation` for appending (creating it, and syncing the directory, when new). */
   static async open(dir: string, generation: number, nextN: number): Promise<JournalWriter> {
-    const { fh, bytes } = await openForAppend(dir, generation);
+    const { fh, bytes } = await openForAppend(dir, generation, nextN);
     return new JournalWriter(dir, fh, generation, nextN, bytes);
   }
 
@@ -266,6 +323,13 @@ export class JournalWriter {
   }
 
   async close(): Promise<void> {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    if (this.failure && this.pending.length > 0) {
+      // One last try before giving up what was never acknowledged.
+      this.kick();
+      await this.loop;
+    }
     await this.flush();
     await this.loop;
     await this.fh.close();
@@ -279,12 +343,19 @@ export class JournalWriter {
   }
 
   private async run(): Promise<void> {
+    let lines: string[] = [];
+    let roundStart = this.fileBytes;
     try {
+      if (this.failure) {
+        // Cut back to the last synced size: a write cut short must not leave half a line before the retry.
+        await this.fh.truncate(this.fileBytes);
+      }
       for (;;) {
         if (this.rotation) {
           const { generation, resolve } = this.rotation;
           this.rotation = null;
-          const next = await openForAppend(this.dir, generation);
+          const next = await openForAppend(this.dir, generation, this.durableN + 1);
+          this.onRotate?.(generation);
           await this.fh.close();
           const previousBytes = this.fileBytes;
           this.fh = next.fh;
@@ -296,7 +367,8 @@ export class JournalWriter {
         }
         if (this.pending.length === 0) break;
         const upTo = this.lastN;
-        const lines = this.pending;
+        roundStart = this.fileBytes;
+        lines = this.pending;
         this.pending = [];
         this.pendingChars = 0;
         // One write per WRITE_CHUNK of lines: a backlog of any size never becomes one giant string.
@@ -305,23 +377,48 @@ export class JournalWriter {
           let j = i;
           while (j < lines.length && (j === i || chars + lines[j]!.length <= WRITE_CHUNK)) chars += lines[j++]!.length;
           const buf = Buffer.from(j === i + 1 ? lines[i]! : lines.slice(i, j).join(''), 'utf8');
+          const fault = this.writeFault?.();
+          if (fault) throw fault;
           await writeAll(this.fh, buf);
           this.fileBytes += buf.length;
           i = j;
         }
         if (!SYNCED_WRITES) await this.fh.datasync();
+        lines = [];
         this.durableN = upTo;
+        if (this.failure) {
+          const outage = { ms: Date.now() - this.failedAt, transactions: upTo - this.failure.durableN };
+          this.failure = null;
+          this.onRecovery?.(outage);
+        }
         this.rounds += 1;
         const still: Waiter[] = [];
         for (const w of this.waiters) (w.n <= upTo ? w.resolve() : still.push(w));
         this.waiters = still;
       }
     } catch (e) {
+      // Keep what was not written, in order, for the retry; the file is cut back to its synced size first.
+      this.fileBytes = Math.min(this.fileBytes, roundStart);
+      if (lines.length > 0) {
+        this.pending = [...lines, ...this.pending];
+        this.pendingChars = this.pending.reduce((n, l) => n + l.length, 0);
+      }
+      const first = !this.failure;
       this.failure = new JournalFailedError(`the journal ${this.path} could not be written or synced (${(e as Error).message}); `
-        + `nothing after transaction ${this.durableN} is acknowledged. Restart the simulator: it recovers what is on disk.`);
+        + `nothing after transaction ${this.durableN} is acknowledged. Writes are refused until the disk accepts them again `
+        + `(retried every ${RETRY_MS / 1000} s); reads go on.`, this.durableN);
       for (const w of this.waiters.splice(0)) w.reject(this.failure);
       this.rotation?.reject(this.failure);
       this.rotation = null;
+      if (first) {
+        this.failedAt = Date.now();
+        this.onFailure?.(this.failure);
+      }
+      this.retry = setTimeout(() => {
+        this.retry = null;
+        this.kick();
+      }, RETRY_MS);
+      this.retry.unref();
     } finally {
       this.running = false;
     }
@@ -334,14 +431,29 @@ export class JournalWriter {
  * through the thread pool. Where the platform has no O_DSYNC, fdatasync follows each write.
  */
 const WRITE_CHUNK = 16 * 1024 * 1024;
+/** How often a failed journal tries its writes again. */
+const RETRY_MS = 1000;
 const SYNCED_WRITES = typeof constants.O_DSYNC === 'number' && process.platform !== 'win32';
 const APPEND_FLAGS = SYNCED_WRITES ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC : 'a';
 
-async function openForAppend(dir: string, generation: number): Promise<{ fh: FileHandle; bytes: number }> {
+async function openForAppend(dir: string, generation: number, firstN: number): Promise<{ fh: FileHandle; bytes: number }> {
   const path = join(dir, journalFileName(generation));
-  const fh = await open(path, APPEND_FLAGS, 0o644);
-  const { size } = await fh.stat();
-  // A new file's name must be durable before anything acknowledged lives only in it.
-  if (size === 0) await syncDir(dir);
-  return { fh, bytes: size };
+  // 0600: the journal holds guest details (issue 17); chmod for files an older version created 0644.
+  const fh = await open(path, APPEND_FLAGS, 0o600);
+  try {
+    await fh.chmod(0o600);
+    let { size } = await fh.stat();
+    if (size === 0) {
+      const header = Buffer.from(encodeHeader({ generation, firstN }), 'latin1');
+      await writeAll(fh, header);
+      if (!SYNCED_WRITES) await fh.datasync();
+      size = header.length;
+      // A new file's name must be durable before anything acknowledged lives only in it.
+      await syncDir(dir);
+    }
+    return { fh, bytes: size };
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
 }

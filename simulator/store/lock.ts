@@ -87,7 +87,7 @@ function describe(owner: LockOwner): string {
 function tryCreate(path: string, text: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o644);
+    fd = openSync(path, 'wx', 0o600);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;

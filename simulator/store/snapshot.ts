@@ -20,9 +20,12 @@
  *
  * Loading: a file whose CRC-32 matches the one recorded is scanned line by
  * line and each record kept as a range of the file's bytes until first read
- * (LazyTable), so a restart is a scan, not a parse of every record. A file that does not match
- * (edited by hand, or written by the first file store) is parsed whole by
- * lowdb: accepted if it is valid JSON, refused as damaged if not.
+ * (LazyTable), so a restart is a scan, not a parse of every record. A file
+ * whose recorded CRC-32 does not match is damaged and refused, valid JSON or
+ * not (issue 17: a flipped byte loaded silently). A file that records none
+ * (the first file store's version 1, or a hand edit whose author deleted
+ * `tables_crc32`, or set a part's `crc32` to null, to say so) is parsed whole
+ * by lowdb: accepted if it is valid JSON, refused as damaged if not.
  *
  * Writing is sliced: records are serialised for at most `sliceMs` before the
  * writer yields to the event loop. The tables are read live while they
@@ -57,7 +60,7 @@ type Rows = Record<string, unknown>;
 export interface PartEntry {
   file: string;
   bytes: number;
-  crc32: string;
+  crc32: string | null;
 }
 
 /** `state.json`. Version 1 is the document of the first file store (no journal, no parts). */
@@ -94,6 +97,12 @@ export interface SnapshotInfo {
 function damaged(path: string, why: string): StoreDamagedError {
   return new StoreDamagedError(`${path} is damaged and cannot be loaded (${why}). The store will not start empty over it: `
     + 'restore the file from a backup, or move the data directory away to start afresh.');
+}
+
+/** A checksum that does not match: damage, unless whoever edited the file by hand says so. */
+function mismatch(path: string, why: string, howToAccept: string): StoreDamagedError {
+  return new StoreDamagedError(`${path} is damaged and cannot be loaded (its checksum does not match: ${why}). The store will not start empty `
+    + `over it, nor load a changed byte: restore the file from a backup, or move the data directory away to start afresh. If you edited it by hand on purpose, ${howToAccept} to load it unchecked.`);
 }
 
 function isRows(v: unknown): v is Rows {
@@ -234,6 +243,11 @@ export async function readSnapshot(dir: string, table: (name: string) => LazyTab
     if (!isRows(root) || !isRows(root.tables) || (root.version !== 1 && root.version !== 2)) {
       throw damaged(rootPath, 'it is not a simulator snapshot: no "version" 1 or 2 with a "tables" object');
     }
+    // A recorded checksum is a promise about the bytes: valid JSON that breaks it is a changed byte, not an edit.
+    const computed = hex(crc32(buf.subarray(0, trailerAt)));
+    if (root.tables_crc32 !== undefined && root.tables_crc32 !== computed) {
+      throw mismatch(rootPath, `"tables_crc32" is ${JSON.stringify(root.tables_crc32)}, its tables hash to "${computed}"`, 'delete its "tables_crc32" member');
+    }
     info.records += loadRows(rootPath, root.tables, table);
     info.parsedWhole.push(SNAPSHOT_FILE);
   }
@@ -271,6 +285,9 @@ export async function readSnapshot(dir: string, table: (name: string) => LazyTab
       count = scanTables(part, '}}', table);
     }
     if (count === null) {
+      if (entry.crc32 !== null && entry.crc32 !== undefined && entry.crc32 !== hex(crc32(part))) {
+        throw mismatch(path, `${SNAPSHOT_FILE} records CRC-32 ${JSON.stringify(entry.crc32)}, the file hashes to "${hex(crc32(part))}"`, `set its "crc32" in the "parts" of ${SNAPSHOT_FILE} to null`);
+      }
       const doc = await readWhole<PartDocument>(path);
       if (!isRows(doc) || doc.generation !== info.generation || doc.part !== i + 1 || !isRows(doc.tables)) {
         throw damaged(path, `it is not part ${i + 1} of snapshot generation ${info.generation}`);
@@ -320,7 +337,7 @@ class FileSink {
   private constructor(readonly fh: FileHandle) {}
 
   static async create(path: string): Promise<FileSink> {
-    return new FileSink(await open(path, 'w', 0o644));
+    return new FileSink(await open(path, 'w', 0o600));
   }
 
   push(s: string): void {

@@ -15,6 +15,8 @@ import { signingSecrets } from '../domain/integrations.ts';
 import type { StoredEvent } from '../domain/event-records.ts';
 import type { Integration } from '../domain/model.ts';
 import type { Store, Transaction } from '../store/store.ts';
+import { JournalFailedError } from '../store/errors.ts';
+import { requeueInFlight } from '../domain/recovery.ts';
 import { openingOnce } from './opened-secrets.ts';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
 import type { Transport } from './transport.ts';
@@ -42,6 +44,8 @@ type Begun = { kind: 'deliver'; event: StoredEvent } | { kind: 'probe' };
 
 export class DeliveryWorker {
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** Integrations whose attempt stopped because the disk refused a write: their head goes back in the queue once it accepts. */
+  private readonly stalled = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   /** How many `settle()` calls are under way. */
   private settling = 0;
@@ -64,6 +68,11 @@ export class DeliveryWorker {
   /** Starts attempts that are due now; does not wait for them. */
   tick(): void {
     const now = this.clock.now();
+    for (const id of this.stalled) {
+      // Issue 17: as a restart would (recovery.ts), once the store takes writes again.
+      this.deps.store.transaction((tx) => requeueInFlight(tx, id, now));
+      this.stalled.delete(id);
+    }
     for (const integration of this.deps.store.values('integrations')) {
       if (this.inFlight.has(integration.id)) continue;
       const begun = this.deps.store.transaction((tx) => {
@@ -71,7 +80,12 @@ export class DeliveryWorker {
         return work && work.due <= now ? begin(tx, work, now) : null;
       });
       if (!begun) continue;
-      const run = this.run(integration, begun).finally(() => this.inFlight.delete(integration.id));
+      const run = this.run(integration, begun)
+        .catch((e: unknown) => {
+          if (!(e instanceof JournalFailedError)) throw e;
+          this.stalled.add(integration.id);
+        })
+        .finally(() => this.inFlight.delete(integration.id));
       this.inFlight.set(integration.id, run);
     }
   }
@@ -125,7 +139,14 @@ export class DeliveryWorker {
   /** Real-time serving: tick every `intervalMs`. */
   start(intervalMs = 100): void {
     this.stop();
-    this.timer = setInterval(() => this.tick(), intervalMs);
+    this.timer = setInterval(() => {
+      try {
+        this.tick();
+      } catch (e) {
+        // The disk refuses writes (issue 17): nothing begun; the next tick tries again.
+        if (!(e instanceof JournalFailedError)) throw e;
+      }
+    }, intervalMs);
     this.timer.unref();
   }
 

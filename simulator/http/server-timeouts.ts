@@ -1,0 +1,28 @@
+/**
+ * Time limits of the listening server (issue 17: a slow request body was
+ * held for Node's default 300 s, so a few slow clients could pin sockets and
+ * memory). Whole request (headers and body) within 30 s, headers within
+ * 10 s, an idle keep-alive socket closed after 5 s. Node answers a request
+ * that overruns with 408 and closes the socket. README "CLI" documents them.
+ */
+import type { Server } from 'node:http';
+
+export interface ServerTimeouts {
+  /** The whole request, headers and body, must arrive within this (Node's `requestTimeout`). */
+  requestMs: number;
+  /** The headers must arrive within this (Node's `headersTimeout`). */
+  headersMs: number;
+  /** An idle keep-alive connection is closed after this (Node's `keepAliveTimeout`). */
+  keepAliveMs: number;
+}
+
+export const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
+
+export function applyTimeouts(server: Server, limits: ServerTimeouts = SERVER_TIMEOUTS): Server {
+  server.requestTimeout = limits.requestMs;
+  server.headersTimeout = limits.headersMs;
+  server.keepAliveTimeout = limits.keepAliveMs;
+  // Node checks the two request limits on this interval (default 30 s): no longer than the shortest of them.
+  (server as Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(limits.headersMs, 1_000);
+  return server;
+}
