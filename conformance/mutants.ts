@@ -47,6 +47,11 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'pinned-unit-swapped': 'booking.pinned-never-swapped',
   'conflict-window-includes-checkout': 'booking.conflict-body',
   'stay-price-ignored': 'booking.pricing-split',
+  'snapshot-alias-not-found': 'watermark.property-and-window',
+  'event-version-wrong': 'sequencing.strictly-increasing',
+  'failures-not-reset': 'webhooks.ordered-under-failures',
+  'delivered-at-on-failure': 'webhooks.ordered-under-failures',
+  'manual-pause-recorded-auto': 'webhooks.manual-pause',
 };
 
 export interface MutantResult {

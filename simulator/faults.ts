@@ -48,6 +48,11 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'pinned-unit-swapped': 'a pinned unit that is taken is swapped for a free one (§4.5 rule 6)',
   'conflict-window-includes-checkout': 'the 409 window ends on check_out instead of the last night (§4.5 rule 7)',
   'stay-price-ignored': 'units[].stay_price is ignored: the total is always split evenly (§4.5 rule 5)',
+  'snapshot-alias-not-found': 'a snapshot by the partner alias of a property answers 404 (§4.8: platform id or alias)',
+  'event-version-wrong': 'event envelopes carry version 2026-08 (§9)',
+  'failures-not-reset': 'webhook.consecutive_failures is not reset by a success (§2.1)',
+  'delivered-at-on-failure': 'a failed delivery stamps delivered_at on its event row (§2.6)',
+  'manual-pause-recorded-auto': 'a staff pause is recorded with paused_reason auto (§3.1)',
 };
 
 export { FAULT_NAMES };

@@ -22,19 +22,23 @@ async function snapshotDates(ctx: CheckContext, property: number, from: string, 
 
 /** A far night and a property with at least two units free on it (read from the snapshot), or not applicable. */
 async function twoFreeUnits(ctx: CheckContext): Promise<{ property: number; night: string }> {
-  const stay = farStay(ctx, 1);
-  for (const p of ctx.target.properties.filter((x) => !x.archived).slice(0, 3)) {
-    const res = await ctx.api.get(`/properties/${p.doorloom_id}/availability`, { query: { from: stay.check_in, to: stay.check_in } });
-    const date = res.status === 200 ? res.body?.data?.data?.dates?.[0] : undefined;
-    if (date && date.is_blocked !== true && date.available_units >= 2) return { property: p.doorloom_id, night: stay.check_in };
+  const properties = ctx.target.properties.filter((x) => !x.archived).slice(0, 3).map((p) => p.doorloom_id);
+  // Nights with two units free on every named property first; then a few nights free on all, checked per property.
+  const nights = [ctx.stays.take('far', 1, 2), ...Array.from({ length: 4 }, () => farStay(ctx, 1))].filter((n) => n !== null).map((n) => n!.check_in);
+  for (const night of nights) {
+    for (const property of properties) {
+      const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from: night, to: night } });
+      const date = res.status === 200 ? res.body?.data?.data?.dates?.[0] : undefined;
+      if (date && date.is_blocked !== true && date.available_units >= 2) return { property, night };
+    }
   }
-  throw new NotApplicable(`needs a named property with two units free on ${stay.check_in} (none of the named properties has)`);
+  throw new NotApplicable(`needs a named property with two units free on one night (tried ${nights.join(', ')})`);
 }
 
 export const bookingChecks = [
   defineCheck({
     id: 'booking.stored-as-sent', title: 'A create keeps the money as sent: total never re-priced, advance = amount collected, balance = total − advance, breakdown verbatim, origin partner', suite,
-    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1'], level: 'normative', needs: ['write'],
+    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1', '4.C3', '4.C4'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1 };
       const body = bookingBody(ctx, {
@@ -59,6 +63,8 @@ export const bookingChecks = [
         if (p.advance !== 2000.5) ctx.fail('AdvanceNotCollected', `${where}: pricing.advance ${p.advance}`, 'pricing.advance = payment.amount_collected (2000.5)', '2.3.R2');
         if (typeof p.balance !== 'number' || cents(p.balance) !== cents(p.total) - cents(p.advance)) ctx.fail('BalanceWrong', `${where}: total ${p.total}, advance ${p.advance}, balance ${p.balance}`, 'pricing.balance = total − advance', '2.3.R1');
         if (JSON.stringify(p.breakdown) !== JSON.stringify(breakdown)) ctx.fail('BreakdownChanged', `${where}: breakdown ${JSON.stringify(p.breakdown)}`, `stored verbatim: ${JSON.stringify(breakdown)}`, '4.5.Q23');
+        if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(String(b.updated_at))) ctx.fail('TimestampFormat', `${where}: updated_at ${b.updated_at}`, 'ISO 8601 with an offset', '4.C3');
+        if (b.check_in !== body.check_in || !/^\d{4}-\d{2}-\d{2}$/.test(String(b.check_out))) ctx.fail('DateFormat', `${where}: check_in ${b.check_in}, check_out ${b.check_out}`, `YYYY-MM-DD dates as sent (${body.check_in})`, '4.C4');
         if (b.origin !== 'partner') ctx.fail('OriginNotPartner', `${where}: origin ${b.origin}`, 'origin partner for a booking created through this API', '2.3.R4');
         if (b.guests?.adults !== 2 || b.guests?.children !== 1 || b.units?.length !== 1) ctx.fail('GuestTotalsWrong', `${where}: guests ${JSON.stringify(b.guests)}, ${b.units?.length} units`, 'guests 2 adults and 1 child in 1 unit, one entry per unit', '2.3.R7');
       }

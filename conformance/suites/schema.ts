@@ -11,11 +11,14 @@ const suite = 'schema';
 export const schemaChecks = [
   defineCheck({
     id: 'schema.read-operations-conform', title: 'Every read operation answers with a documented status and body', suite,
-    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a'], level: 'normative', needs: ['read'],
+    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a', '1.C3', '4.C2'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const me = await ctx.api.get('/me');
       expectStatus(ctx, me, 200, null, '4.1.R3', 'GET /me');
       if (me.body.data.api_version !== '2026-09') ctx.fail('WrongApiVersion', String(me.body.data.api_version), '2026-09', '9.R1a');
+      const brand = me.body.data.brand;
+      if (brand === null || typeof brand !== 'object' || Array.isArray(brand) || !Number.isInteger(brand.id)) ctx.fail('NotOneBrand', JSON.stringify(brand), 'brand: the one brand the integration belongs to ({id, name})', '1.C3');
+      if (!/^application\/json\b/.test(me.headers['content-type'] ?? '')) ctx.fail('NotJson', `Content-Type ${me.headers['content-type']}`, 'application/json bodies', '4.C2');
       expectStatus(ctx, await ctx.api.get('/bookings'), 200, null, '4.4.R1', 'GET /bookings');
       expectStatus(ctx, await ctx.api.get('/events', { query: { limit: 5 } }), 200, null, '4.6.R1', 'GET /events');
       // A live run that names no property still checks everything else.
@@ -29,14 +32,17 @@ export const schemaChecks = [
   }),
   defineCheck({
     id: 'schema.assumed-operations-conform', title: 'Rates and restrictions snapshots and the property list answer with the assumed shapes', suite,
-    clauses: ['4.8.R5', '4.8.R6'], level: 'assumption', needs: ['read'],
+    clauses: ['4.8.R5', '4.8.R6', '2.1.R8'], level: 'assumption', needs: ['read'],
     async run(ctx) {
       const property = writableProperty(ctx);
       const stay = horizonStay(ctx, 2);
       for (const kind of ['rates', 'restrictions']) {
         expectStatus(ctx, await ctx.api.get(`/properties/${property}/${kind}`, { query: { from: stay.check_in, to: stay.check_out } }), 200, null, '4.8.R5', `GET ${kind} snapshot`);
       }
-      expectStatus(ctx, await ctx.api.get('/properties'), 200, null, '4.8.R6', 'GET /properties');
+      const list = await ctx.api.get('/properties');
+      expectStatus(ctx, list, 200, null, '4.8.R6', 'GET /properties');
+      const covered = (await ctx.api.get('/me')).body.data.covered_properties;
+      if (list.body.pagination?.total !== covered) ctx.fail('CoveredCountWrong', `covered_properties ${covered}, GET /properties total ${list.body.pagination?.total}`, 'covered_properties is the count of covered properties', '2.1.R8');
     },
   }),
   defineCheck({

@@ -11,6 +11,9 @@ import { makeSupersession } from './supersession-live.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'sequencing';
+/** §3.3 and §6: the event statuses and types the document names. */
+const EVENT_STATUSES = ['pending', 'delivering', 'delivered', 'failed', 'dead', 'superseded'];
+const EVENT_TYPES = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed', 'booking.changed'];
 
 /** Makes some events when the target lets the check: rates changes through the control plane, far-future bookings with writes. */
 async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
@@ -36,7 +39,7 @@ async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
 export const sequencingChecks = [
   defineCheck({
     id: 'sequencing.strictly-increasing', title: 'Sequences are strictly increasing and never reused; latest_sequence equals /me last_sequence', suite,
-    clauses: ['1.R3a', '2.5.R1', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b'], level: 'normative', needs: ['read'],
+    clauses: ['1.R3a', '2.5.R1', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b', '3.3.R1', '6.C1', '2.6.R3'], level: 'normative', needs: ['read'],
     async run(ctx) {
       // Watch the log grow one change at a time: a sequence, once issued, keeps its event for good.
       const issued = new Map<number, string>();
@@ -66,7 +69,13 @@ export const sequencingChecks = [
         if (rows[i].sequence <= rows[i - 1].sequence) ctx.fail('SequenceNotIncreasing', `sequence ${rows[i].sequence} after ${rows[i - 1].sequence}`, 'strictly increasing, never reused', '1.R3a');
       }
       for (const r of rows) if (r.event.sequence !== r.sequence) ctx.fail('RowSequenceMismatch', `row ${r.sequence} holds event ${r.event.sequence}`, 'the row sequence is its event’s sequence', '2.6.R1');
-      for (const r of rows) if (r.event.version !== '2026-09') ctx.fail('WrongEventVersion', `event ${r.sequence} has version ${r.event.version}`, 'version 2026-09 on every event envelope', '9.R1b');
+      for (const r of rows) {
+        if (r.event.version !== '2026-09') ctx.fail('WrongEventVersion', `event ${r.sequence} has version ${r.event.version}`, 'version 2026-09 on every event envelope', '9.R1b');
+        if (!EVENT_STATUSES.includes(r.status)) ctx.fail('UnknownEventStatus', `event ${r.sequence} has status ${r.status}`, EVENT_STATUSES.join(', '), '3.3.R1');
+        if (!EVENT_TYPES.includes(r.event.type)) ctx.fail('UnknownEventType', `event ${r.sequence} has type ${r.event.type}`, EVENT_TYPES.join(', '), '6.C1');
+        // Rows that were never accepted (pending, failed, dead, superseded; delivering is in flight) carry no delivered_at.
+        if (r.status !== 'delivered' && r.status !== 'delivering' && r.delivered_at !== null) ctx.fail('DeliveredAtSet', `event ${r.sequence} is ${r.status} with delivered_at ${r.delivered_at}`, 'delivered_at null if the event was never accepted', '2.6.R3');
+      }
       const me = await ctx.api.get('/me');
       const page = await ctx.api.get('/events', { query: { limit: 1 } });
       const last = rows.at(-1)?.sequence ?? 0;

@@ -89,4 +89,28 @@ export const watermarkChecks = [
       }
     },
   }),
+  defineCheck({
+    id: 'watermark.property-and-window', title: 'A snapshot names its property by id or by partner alias alike; from and to are required and to may not precede from', suite,
+    clauses: ['4.8.Q1', '4.8.Q2', '4.8.Q3'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const property = knownProperty(ctx);
+      if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
+      const alias = ctx.target.properties.find((p) => p.doorloom_id === property)?.external_id
+        || (await ctx.api.get('/properties', { query: { per_page: 200 } })).body?.data?.find((p: any) => p.doorloom_id === property)?.external_id
+        || (await ctx.api.get('/bookings', { query: { property_id: property, per_page: 1 } })).body?.data?.[0]?.property?.external_id;
+      const from = addDays(dateAt(ctx.now()), 3);
+      const to = addDays(from, 4);
+      for (const [query, field, clause] of [[{ to }, 'from', '4.8.Q2'], [{ from }, 'to', '4.8.Q3'], [{ from: to, to: from }, 'to', '4.8.Q3']] as const) {
+        const res = await ctx.api.get(`/properties/${property}/availability`, { query });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', clause, `a snapshot with ${JSON.stringify(query)}`);
+        if (!res.body?.errors?.[field]) ctx.fail('WrongErrorField', JSON.stringify(res.body?.errors), `reported against ${field}`, clause);
+      }
+      const byId = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to } });
+      expectStatus(ctx, byId, 200, null, '4.8.R1', 'a snapshot by platform id');
+      if (!alias) throw new NotApplicable(`the partner alias of property ${property} is not known (no GET /properties and no booking on it)`);
+      const byAlias = await ctx.api.get(`/properties/${encodeURIComponent(alias)}/availability`, { query: { from, to } });
+      expectStatus(ctx, byAlias, 200, null, '4.8.Q1', `a snapshot by the partner alias ${alias}`);
+      if (JSON.stringify(byAlias.body.data?.data) !== JSON.stringify(byId.body.data?.data)) ctx.fail('AliasDiffers', `by alias: ${JSON.stringify(byAlias.body.data?.data).slice(0, 200)}`, 'the same snapshot as by platform id', '4.8.Q1');
+    },
+  }),
 ];

@@ -86,7 +86,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.ordered-under-failures', title: 'No event overtakes an unacknowledged one; failures are redelivered in order', suite,
-    clauses: ['6.R2', '6.R2a', '3.1.R3'], level: 'normative', needs: ['read', control('rates.set')],
+    clauses: ['6.R2', '6.R2a', '3.1.R3', '2.1.R5', '2.6.R3'], level: 'normative', needs: ['read', control('rates.set')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       const property = knownProperty(ctx)!;
@@ -96,8 +96,15 @@ export const webhookChecks = [
       // Fifteen seconds of refusals (the first attempt and whatever retries fall in them), then acceptance.
       await waitFor(ctx, () => receiver.received.length > 0, 30);
       await waitFor(ctx, () => false, 15);
+      const failing = (await ctx.api.get('/me')).body.data.webhook.consecutive_failures;
+      const refusedRows = (await allEvents(ctx, { include_superseded: true })).filter((r) => receiver.received.some((d) => d.sequence === r.sequence) && !receiver.received.some((d) => d.sequence === r.sequence && d.answered === 200));
+      for (const r of refusedRows) if (r.delivered_at !== null) ctx.fail('DeliveredAtSet', `event ${r.sequence}, refused by the receiver, shows delivered_at ${r.delivered_at}`, 'delivered_at null if the event was never accepted', '2.6.R3');
+      const refused = receiver.received.filter((d) => d.answered !== 200).length;
+      if (!(failing >= 1 && (ctx.target.kind === 'live' || failing === refused))) ctx.fail('FailuresNotCounted', `consecutive_failures ${failing} after ${refused} refused deliveries`, 'consecutive_failures counts the failed deliveries since the last success', '2.1.R5');
       receiver.setMode('ok');
       const drained = await deliveredThrough(ctx, receiver, 120);
+      const after = (await ctx.api.get('/me')).body.data.webhook.consecutive_failures;
+      if (drained && after !== 0) ctx.fail('FailuresNotReset', `consecutive_failures ${after} after deliveries succeeded`, '0 once a delivery succeeds', '2.1.R5');
       const seen = receiver.received.map((d) => d.sequence!);
       for (let i = 1; i < seen.length; i++) {
         if (seen[i]! < seen[i - 1]!) ctx.fail('DeliveryOvertook', `sequence ${seen[i - 1]} delivered before ${seen[i]}`, 'one at a time in sequence order, each waiting for a 2xx', '6.R2a');
@@ -135,7 +142,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.pause-and-resume', title: 'A 410 pauses delivery (gone) while the API keeps working; a resume drains in order', suite,
-    clauses: ['3.1.T3', '3.1.R2', '3.1.R3', '2.1.R6'], level: 'normative', needs: ['write', control('delivery.resume')],
+    clauses: ['3.1.T3', '3.1.R2', '3.1.R3', '2.1.R6', '2.1.R4'], level: 'normative', needs: ['write', control('delivery.resume')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       receiver.setMode('gone');
@@ -170,6 +177,25 @@ export const webhookChecks = [
       const after = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
       if (!ping) return ctx.fail('NoPing', 'no ping received within 30 s', 'a ping posted to the webhook', '6.R6');
       if (after !== before || JSON.parse(ping.body).last_sequence !== before) ctx.fail('PingConsumedSequence', `last_sequence ${before} → ${after}; ping said ${JSON.parse(ping.body).last_sequence}`, 'the ping reports last_sequence without consuming one', '6.R6');
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.manual-pause', title: 'A manual pause makes the integration paused (manual) while the API keeps working and events wait; resume makes it active and delivers them', suite,
+    clauses: ['3.1.T2', '3.1.R1', '3.1.R2'], level: 'normative', needs: ['write', control('delivery.pause'), control('delivery.resume')],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      await ctx.control!.pause();
+      ctx.cleanup.unshift(async () => void (await ctx.control!.resume()));
+      const paused = (await ctx.api.get('/me')).body.data;
+      if (paused.status !== 'paused' || paused.webhook.paused_reason !== 'manual') ctx.fail('NotPausedManual', `status ${paused.status}, paused_reason ${paused.webhook.paused_reason}`, 'paused with paused_reason manual after a staff pause', '3.1.T2');
+      const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      expectStatus(ctx, created, 201, null, '3.1.R2', 'a create while delivery is paused');
+      await waitFor(ctx, () => receiver.received.length > 0, 10);
+      if (receiver.received.length > 0) ctx.fail('DeliveredWhilePaused', `the receiver got ${got(receiver.received)} while paused`, 'nothing delivered while paused', '3.1.T2');
+      await ctx.control!.resume();
+      const active = (await ctx.api.get('/me')).body.data;
+      if (active.status !== 'active') ctx.fail('NotActiveAfterResume', `status ${active.status}`, 'active after resume', '3.1.R1');
+      if (!(await deliveredThrough(ctx, receiver, 60))) ctx.fail('NotDeliveredAfterResume', `after 60 s the receiver got ${got(receiver.received)}`, 'while active, webhooks flow: the waiting events delivered', '3.1.R1');
     },
   }),
 ];

@@ -119,12 +119,14 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
     tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: Math.max(0, stream.undelivered - 1), next_delivery: head === event.sequence ? event.sequence + 1 : head });
     tx.put('integrations', String(integration.id), {
       ...integration,
-      webhook: { ...w, consecutive_failures: 0, last_success_at: now, failing_since: null },
+      webhook: { ...w, consecutive_failures: faults.has('failures-not-reset') ? w.consecutive_failures : 0, last_success_at: now, failing_since: null },
     });
     return;
   }
   const gone = 'status' in outcome && outcome.status === 410;
-  if (stored) tx.put('events', key, { ...current, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
+  // A release that stamps every attempt as delivered_at: a failed row then claims a delivery.
+  const stamped = faults.has('delivered-at-on-failure') ? { delivered_at: now } : {};
+  if (stored) tx.put('events', key, { ...current, ...stamped, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
   const failures = w.consecutive_failures + 1;
   const failingSince = w.failing_since ?? now;
   let webhook = { ...w, consecutive_failures: failures, last_failure_at: now, failing_since: failingSince };

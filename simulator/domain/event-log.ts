@@ -95,7 +95,7 @@ export class EventLog implements ChangeRecorder {
     const envelope = {
       id: ulid(now, this.deps.entropy),
       type: input.type,
-      version: API_VERSION,
+      version: this.deps.faults?.has('event-version-wrong') ? '2026-08' : API_VERSION,
       sequence,
       occurred_at: timestamp(now),
       integration: { id: current.id, slug: current.slug },

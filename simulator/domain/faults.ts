@@ -43,6 +43,11 @@ export const FAULT_NAMES = [
   'pinned-unit-swapped',
   'conflict-window-includes-checkout',
   'stay-price-ignored',
+  'snapshot-alias-not-found',
+  'event-version-wrong',
+  'failures-not-reset',
+  'delivered-at-on-failure',
+  'manual-pause-recorded-auto',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

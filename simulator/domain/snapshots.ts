@@ -16,15 +16,17 @@ export const SNAPSHOT_HORIZON_DAYS = 730;
 export type SnapshotKind = 'availability' | 'rates' | 'restrictions';
 
 /** A covered property by platform id or partner alias; anything else is NOT_FOUND (§4.8, §1). */
-export function coveredProperty(r: StoreReader, integration: Integration, ref: string): Property {
+export function coveredProperty(r: StoreReader, integration: Integration, ref: string, faults: Faults = NO_FAULTS): Property {
   const covered = integration.coverage.map((id) => r.get('properties', String(id))).filter((p): p is Property => p !== undefined);
-  const property = (/^[0-9]+$/.test(ref) ? covered.find((p) => p.id === Number(ref)) : undefined) ?? covered.find((p) => p.external_id === ref);
+  // A release that only looks properties up by platform id: the partner alias answers 404.
+  const byAlias = faults.has('snapshot-alias-not-found') ? undefined : covered.find((p) => p.external_id === ref);
+  const property = (/^[0-9]+$/.test(ref) ? covered.find((p) => p.id === Number(ref)) : undefined) ?? byAlias;
   if (!property) throw notFound();
   return property;
 }
 
 export function snapshot(r: StoreReader, integration: Integration, kind: SnapshotKind, ref: string, from: IsoDate, to: IsoDate, now: number, faults: Faults = NO_FAULTS) {
-  const property = coveredProperty(r, integration, ref);
+  const property = coveredProperty(r, integration, ref, faults);
   // §4.8: both window violations are reported against `to`.
   if (to < from) throw invalid('to', 'Must be on or after from.');
   if (daysBetween(from, to) + 1 > SNAPSHOT_MAX_NIGHTS) throw invalid('to', `The window may span at most ${SNAPSHOT_MAX_NIGHTS} nights.`);

@@ -161,7 +161,8 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
 
   router.post('/integrations/:id/pause', async (ctx) => {
     await readNothing(ctx);
-    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => pause(i, 'manual', now())));
+    // A release that records every pause as automatic (a fault).
+    store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => pause(i, platform.deps.faults?.has('manual-pause-recorded-auto') ? 'auto' : 'manual', now())));
     ok(ctx, 'Delivery paused.', view(id(ctx)));
   });
 
