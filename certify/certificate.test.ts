@@ -97,6 +97,7 @@ describe('certificate', () => {
     cert.signature!.value = 'AAAA';
     expect(verifyCertificate(cert).ok).toBe(false);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(() => issueCertificate(body, rsa)).toThrow(/Ed25519/);
+    expect(() => issueCertificate(body, rsa)).toThrow(/not a PEM Ed25519 private key: this one is rsa/);
+    expect(() => issueCertificate(body, 'hello')).toThrow(/not a PEM Ed25519 private key: no PEM private key in it/);
   });
 });

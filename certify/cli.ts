@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { verifyCertificate } from './certificate.ts';
+import { signingKey, verifyCertificate } from './certificate.ts';
 import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
 
@@ -28,6 +28,8 @@ const USAGE = `Usage:
   --staff-token T      the running simulator's staff token (with --base-url)
   --state-url URL      the partner's optional state probe (README: Certify your integration)
   --ready-timeout S    seconds to wait for the receiver's first 2xx (default: half the duration, at most 60)
+  --partner-command C  start your system with this shell command once the certification file is written
+                       (its path in CERTIFY_CREDENTIALS); stopped, with all it started, when the run ends
   --verify FILE        check a certificate's digest and signature; exit 0 or 1
   --public-key FILE    verify with this Ed25519 public key (PEM) instead of the embedded one
   --help               this text
@@ -53,6 +55,9 @@ function positiveNumber(flag: string, raw: string | undefined): number | undefin
   return n;
 }
 
+// Ctrl-C or a stop ends through process.exit, whose hook stops the partner certify started (partner-process.ts).
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+
 async function main(): Promise<void> {
   let values;
   try {
@@ -69,6 +74,7 @@ async function main(): Promise<void> {
         'staff-token': { type: 'string' },
         'state-url': { type: 'string' },
         'ready-timeout': { type: 'string' },
+        'partner-command': { type: 'string' },
         verify: { type: 'string' },
         'public-key': { type: 'string' },
         help: { type: 'boolean', default: false },
@@ -114,7 +120,16 @@ async function main(): Promise<void> {
   }
   if ((values['base-url'] === undefined) !== (values['staff-token'] === undefined)) fail('--base-url and --staff-token go together');
   if (values['base-url'] !== undefined && values.port !== undefined) fail('--port is for the in-process simulator; it excludes --base-url');
+  if (values['partner-command'] !== undefined && values['partner-command'].trim() === '') fail('--partner-command must be a shell command, got ""');
   const signingKeyPem = values['sign-key'] === undefined ? null : readText('--sign-key', values['sign-key']);
+  if (signingKeyPem !== null) {
+    // Checked now, not after the run: a run that cannot be signed is not started.
+    try {
+      signingKey(signingKeyPem);
+    } catch (e) {
+      fail(`--sign-key "${values['sign-key']}" is ${(e as Error).message}`);
+    }
+  }
 
   try {
     const { report } = await runCertification({
@@ -128,6 +143,7 @@ async function main(): Promise<void> {
       stateUrl: values['state-url'] ?? null,
       signingKeyPem,
       readyTimeoutSeconds: readyTimeout,
+      partnerCommand: values['partner-command'] ?? null,
       log: (line) => process.stdout.write(`${line}\n`),
     });
     process.exit(report.verdict === 'not-certified' ? 1 : 0);

@@ -42,6 +42,13 @@ function tsx(script: string, args: string[]): { child: ChildProcess; out: () => 
   return { child, out: () => out, exited };
 }
 
+/** Running, not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]!);
+}
+
 async function until(done: () => boolean, what: string, ms = 30_000): Promise<void> {
   for (const end = Date.now() + ms; !done(); await sleep(50)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
@@ -72,16 +79,19 @@ describe.concurrent('certification end to end', () => {
     const credentials = join(dir, 'cli-credentials.json');
     const reportDir = join(dir, 'reports');
 
+    // Certify starts the reference partner itself and must stop it: `exec` makes the printed pid the partner's.
+    const partnerCommand = `echo "pid $$"; exec "${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort}`;
     const certify = tsx('certify/cli.ts', [
       '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
       '--duration', '30', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
+      '--partner-command', partnerCommand,
     ]);
-    await until(() => existsSync(credentials), 'the certification file');
-    const partner = referencePartner(credentials, port, statePort);
     const code = await certify.exited;
-    partner.child.kill('SIGTERM');
     expect(code, certify.out()).toBe(0);
     expect(certify.out()).toMatch(/verdict: certified/);
+    const partnerPid = Number(/partner \| pid (\d+)/.exec(certify.out())?.[1]);
+    expect(partnerPid, certify.out()).toBeGreaterThan(0);
+    expect(running(partnerPid), 'the reference partner certify started is stopped when certify ends').toBe(false);
 
     const latest = join(reportDir, 'certify', 'latest');
     const report = JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8')) as CertReport;
@@ -140,6 +150,8 @@ describe.concurrent('certification end to end', () => {
       });
       const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
       expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), explain).toEqual([requirement]);
+      // Started by hand, not by certify: it stops on its own once the certification file says the run is finished.
+      expect(await Promise.race([partner!.exited, sleep(10_000).then(() => 'still running')])).toBe(0);
     } finally {
       (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
     }
@@ -176,17 +188,38 @@ describe.concurrent('certification end to end', () => {
     }
   }, 120_000);
 
+  it('a receiver that is down is reported with its cause (ECONNREFUSED and the address), not "fetch failed"', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const { report } = await runCertification({
+      webhookUrl: `http://127.0.0.1:${port}/webhook`, durationSeconds: 10, readyTimeoutSeconds: 1, seed: 3, reportDir: null,
+      credentialsOut: join(dir, 'down.json'), log: (l) => lines.push(l),
+    });
+    expect(lines.join('\n')).toContain(`receiver did not answer: ECONNREFUSED 127.0.0.1:${port}`);
+    expect(report.warnings.join('\n')).toContain(`(last: ECONNREFUSED 127.0.0.1:${port})`);
+    expect(lines.join('\n')).not.toMatch(/fetch failed/);
+    expect(JSON.parse(readFileSync(join(dir, 'down.json'), 'utf8'))).toMatchObject({ finished: true });
+  }, 60_000);
+
   it('bad flags exit 2 naming the flag, before anything runs', async () => {
+    const notPem = join(dir, 'not-a-key.pem');
+    writeFileSync(notPem, 'this is not a key\n');
+    const rsaPem = join(dir, 'rsa.pem');
+    writeFileSync(rsaPem, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     for (const [args, says] of [
       [['--duration', '5'], /--webhook-url is required/],
       [['--webhook-url', 'ftp://x'], /--webhook-url must be an http\(s\) URL/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--duration', 'soon'], /--duration must be a positive number/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--base-url', 'http://127.0.0.1:2/api/integrations/v1'], /--base-url and --staff-token go together/],
       [['--verify', join(dir, 'missing.json')], /--verify cannot read/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--sign-key', notPem], /^error: --sign-key ".*not-a-key.pem" is not a PEM Ed25519 private key: no PEM private key in it/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--sign-key', rsaPem], /^error: --sign-key ".*rsa.pem" is not a PEM Ed25519 private key: this one is rsa/],
     ] as Array<[string[], RegExp]>) {
       const run = tsx('certify/cli.ts', args);
       expect(await run.exited, run.out()).toBe(2);
       expect(run.out()).toMatch(says);
+      // Refused before any drill: no simulator, no integration, no certification file.
+      expect(run.out()).not.toMatch(/certification run/);
     }
   }, 60_000);
 });

@@ -16,7 +16,8 @@
  * - `--breakage` switches on the reference partner's own deliberate
  *   breakages (config.ts `Breakages`), for certification tests.
  *
- * Prints `webhook <url>` (and `state <url>`) once listening; stops on SIGTERM.
+ * Prints `webhook <url>` (and `state <url>`) once listening; stops on SIGTERM
+ * and once the certification file says the run is `finished`.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -82,6 +83,8 @@ const placed = new Set<number>();
 const timers = [
   setInterval(() => enqueue('tick', () => partner.tick()), 60_000),
   setInterval(() => {
+    // Deployed for one run: the run is over, so is the partner.
+    if (reread().finished) return stop();
     for (const order of reread().orders) {
       if (placed.has(order.n)) continue;
       placed.add(order.n);
@@ -104,10 +107,13 @@ if (stateServer) {
 }
 process.stdout.write(`webhook ${partner.url}\n${stateUrl ? `state ${stateUrl}\n` : ''}`);
 
-const stop = () => {
+let stopping = false;
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
   for (const t of timers) clearInterval(t);
   stateServer?.close();
   void partner.stop().then(() => process.exit(0));
-};
+}
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

@@ -19,6 +19,7 @@ import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf,
 import { buildPlan, choose, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
+import { startPartnerProcess } from './partner-process.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
@@ -56,6 +57,13 @@ export interface CertifyOptions {
   readyTimeoutSeconds?: number;
   /** Progress lines (the CLI prints them). */
   log?: (line: string) => void;
+  /**
+   * A shell command that starts the partner's system (`--partner-command`):
+   * started once the certification file is written (its path in
+   * CERTIFY_CREDENTIALS), stopped with its whole process group when the run
+   * ends, however it ends.
+   */
+  partnerCommand?: string | null;
   /** Called once the certification file is written, before waiting for the partner (tests start their partner here). */
   onCredentials?: (path: string, file: CertificationFile) => void | Promise<void>;
 }
@@ -96,15 +104,20 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const stage = options.running
     ? await connectRunningStage(options.running.baseUrl, options.running.staffToken)
     : await startInProcessStage({ port: options.port });
+  // What the run started or announced, undone in reverse order however it ends.
+  const cleanup: Array<() => Promise<void> | void> = [];
   try {
-    return await certify(stage, options, { started, durationSeconds, seed, log });
+    return await certify(stage, options, { started, durationSeconds, seed, log, cleanup });
   } finally {
+    for (const undo of cleanup.reverse()) await Promise.resolve().then(undo).catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
     stage.disarm();
     await stage.close();
   }
 }
 
-async function certify(stage: Stage, options: CertifyOptions, run: { started: number; durationSeconds: number; seed: number; log: (l: string) => void }): Promise<CertifyResult> {
+interface RunSettings { started: number; durationSeconds: number; seed: number; log: (l: string) => void; cleanup: Array<() => Promise<void> | void> }
+
+async function certify(stage: Stage, options: CertifyOptions, run: RunSettings): Promise<CertifyResult> {
   const { log, seed } = run;
   const startedAt = stage.now();
   const runId = `${new Date(Date.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${seed.toString(16).padStart(8, '0')}`;
@@ -134,7 +147,10 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
     webhookSecrets: [created.webhook_secret],
     properties,
     orders: [],
+    finished: false,
   });
+  // A partner deployed by hand (the reference partner's CLI) stops when it reads this.
+  run.cleanup.push(() => file.update(() => ({ finished: true })));
   log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}`);
   log(`  base URL          ${stage.baseUrl}`);
   log(`  integration       #${created.id} ${slug}`);
@@ -143,6 +159,15 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
   log(`  webhook URL       ${options.webhookUrl}`);
   await options.onCredentials?.(credentialsPath, file.current);
+  if (options.partnerCommand) {
+    log(`  partner command   ${options.partnerCommand}`);
+    const partner = startPartnerProcess(options.partnerCommand, {
+      CERTIFY_CREDENTIALS: credentialsPath,
+      CERTIFY_WEBHOOK_URL: options.webhookUrl,
+      ...(options.stateUrl ? { CERTIFY_STATE_URL: options.stateUrl } : {}),
+    }, log);
+    run.cleanup.push(() => partner.stop());
+  }
 
   const ctx: Ctx = {
     stage, file, integrationId: created.id, slug, choices, runId,
@@ -181,7 +206,8 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
       await step(ctx);
     }
   } else {
-    warnings.push(`The partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx; nothing else was run.`);
+    const last = ctx.obs.probes.at(-1);
+    warnings.push(`The partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx${last ? ` (last: ${last.status ?? last.error})` : ''}; nothing else was run.`);
   }
 
   // Everything the partner did, graded.

@@ -16,6 +16,7 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld } from '../simulator/demo-world.ts';
 import { timestamp } from '../simulator/domain/calendar.ts';
 import type { JournalEntry } from '../simulator/journal.ts';
+import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';
 
 /** A staff-plane call that was not answered 2xx. */
@@ -203,6 +204,8 @@ function staffClient(origin: string, token: string): Stage['staff'] {
       method,
       headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((e: unknown) => {
+      throw new Error(`staff ${method} ${path} at ${origin} gave no answer: ${describeFetchFailure(e)}`);
     });
     const text = await res.text();
     if (res.status < 200 || res.status >= 300) throw new StaffError(method, path, res.status, text);
