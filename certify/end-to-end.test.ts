@@ -9,12 +9,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
 import { PartnerDouble } from './partner-double.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import { runCertification } from './run.ts';
@@ -85,6 +86,7 @@ describe.concurrent('certification end to end', () => {
       '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
       '--duration', '30', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
       '--partner-command', partnerCommand,
+      '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-commit', '0a1b2c3d',
     ]);
     const code = await certify.exited;
     expect(code, certify.out()).toBe(0);
@@ -109,7 +111,12 @@ describe.concurrent('certification end to end', () => {
 
     const certificatePath = join(latest, 'certificate.json');
     const certificate = JSON.parse(readFileSync(certificatePath, 'utf8')) as Certificate;
-    expect(certificate.body).toMatchObject({ apiVersion: '2026-09', seed: 4242, verdict: report.verdict, runId: report.runId });
+    expect(certificate.body).toMatchObject({
+      apiVersion: '2026-09', seed: 4242, verdict: report.verdict, runId: report.runId,
+      partner: { name: 'Reference partner', version: '1.0.0', commit: '0a1b2c3d' },
+      certify: { version: expect.stringMatching(/^\d+\.\d+\.\d+/), sourceDigest: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      planDigest: sha256Hex(canonicalJson(report.plan)),
+    });
     expect(certificate.body.specDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(certificate.body.results.map((r) => r.id)).toEqual(REQUIREMENTS.map((r) => r.id));
 
@@ -117,19 +124,49 @@ describe.concurrent('certification end to end', () => {
       const run = tsx('certify/cli.ts', ['--verify', ...args]);
       return { code: await run.exited, out: run.out() };
     };
-    const untouched = await verify([certificatePath, '--public-key', publicKey]);
+    // The run's verdict: certified, or certified-with-gaps when the partner's minute timers did not show in 30 s.
+    const gaps = report.verdict === 'certified-with-gaps' ? ['--allow-gaps'] : [];
+    const untouched = await verify([certificatePath, '--public-key', publicKey, ...gaps]);
     expect(untouched.code, untouched.out).toBe(0);
-    expect(untouched.out).toMatch(/^OK .*signature verified/);
-    expect((await verify([certificatePath])).code).toBe(0);
+    expect(untouched.out).toMatch(/^OK .*: certified(-with-gaps)?; signed by a trusted key/);
+    expect(untouched.out).toMatch(/partner software +Reference partner 1\.0\.0, commit 0a1b2c3d/);
+    const trustDir = join(dir, 'trusted');
+    mkdirSync(trustDir);
+    writeFileSync(join(trustDir, 'other.pem'), readFileSync(wrongKey));
+    writeFileSync(join(trustDir, 'platform.pem'), readFileSync(publicKey));
+    expect((await verify([certificatePath, '--trust-dir', trustDir, ...gaps])).code).toBe(0);
+    const selfSigned = await verify([certificatePath, ...gaps]);
+    expect(selfSigned.code, selfSigned.out).toBe(1);
+    expect(selfSigned.out).toMatch(/^FAILED .*: self-signed: integrity only, not trust/);
+    expect((await verify([certificatePath, '--allow-self-signed', ...gaps])).code).toBe(0);
 
     const tampered = join(dir, 'tampered.json');
     writeFileSync(tampered, JSON.stringify({ ...certificate, body: { ...certificate.body, verdict: 'certified', seed: 1 } }));
-    const refused = await verify([tampered]);
+    const refused = await verify([tampered, '--public-key', publicKey]);
     expect(refused.code).toBe(1);
     expect(refused.out).toMatch(/^FAILED .*digest mismatch/);
-    const wrong = await verify([certificatePath, '--public-key', wrongKey]);
+    const wrong = await verify([certificatePath, '--public-key', wrongKey, ...gaps]);
     expect(wrong.code).toBe(1);
-    expect(wrong.out).toMatch(/^FAILED .*does not verify with the given public key/);
+    expect(wrong.out).toMatch(/^FAILED .*signed by a key you do not trust/);
+
+    // Issue 18's forgeries: the certificate turned into a failing one, then "certified" again, re-digested and re-signed with a fresh key; and unsigned.
+    const failing = { ...certificate.body, results: certificate.body.results.map((r, i) => (i === 0 ? { ...r, outcome: 'fail' as const } : r)), verdict: 'not-certified' as const };
+    const edited = { ...failing, results: failing.results.map((r) => ({ ...r, outcome: 'pass' as const })), verdict: 'certified' as const };
+    const forger = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const resigned = join(dir, 'resigned.json');
+    writeFileSync(resigned, JSON.stringify(issueCertificate(edited, forger)));
+    for (const args of [[resigned, '--public-key', publicKey], [resigned]]) {
+      const run = await verify(args);
+      expect(run.code, run.out).toBe(1);
+      expect(run.out).toMatch(/^FAILED .*(signed by a key you do not trust|self-signed: integrity only)/);
+    }
+    const unsigned = join(dir, 'unsigned.json');
+    writeFileSync(unsigned, JSON.stringify(issueCertificate(edited)));
+    for (const args of [[unsigned, '--public-key', publicKey], [unsigned, '--allow-self-signed']]) {
+      const run = await verify(args);
+      expect(run.code, run.out).toBe(1);
+      expect(run.out).toMatch(/^FAILED .*: unsigned/);
+    }
   }, 120_000);
 
   it.each<[string, string]>([
@@ -212,6 +249,10 @@ describe.concurrent('certification end to end', () => {
       [['--webhook-url', 'http://127.0.0.1:1/w', '--duration', 'soon'], /--duration must be a positive number/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--base-url', 'http://127.0.0.1:2/api/integrations/v1'], /--base-url and --staff-token go together/],
       [['--verify', join(dir, 'missing.json')], /--verify cannot read/],
+      [['--verify', join(dir, 'missing.json'), '--trust-dir', join(dir, 'no-such-dir')], /--trust-dir cannot read/],
+      [['--verify', join(dir, 'missing.json'), '--public-key', notPem], /not-a-key\.pem is not a PEM public key/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--allow-gaps'], /--allow-gaps goes with --verify/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--partner-commit', 'main'], /--partner-commit must be a commit id/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--sign-key', notPem], /^error: --sign-key ".*not-a-key.pem" is not a PEM Ed25519 private key: no PEM private key in it/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--sign-key', rsaPem], /^error: --sign-key ".*rsa.pem" is not a PEM Ed25519 private key: this one is rsa/],
     ] as Array<[string[], RegExp]>) {

@@ -13,7 +13,8 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dateAt } from '../simulator/domain/calendar.ts';
 import { API_VERSION } from '../simulator/domain/event-log.ts';
-import { issueCertificate, sha256Hex } from './certificate.ts';
+import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
+import { certifierIdentity } from './certifier-identity.ts';
 import { CertificationFileWriter, type CertificationFile, type CoveredProperty } from './credentials-file.ts';
 import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
 import { buildPlan, choose, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
@@ -51,6 +52,8 @@ export interface CertifyOptions {
   /** The partner's state probe, as a URL (`GET <url>?property_id=&type=rates&date=`) or in-process. */
   stateUrl?: string | null;
   stateProbe?: StateProbe | null;
+  /** The software under test, as the certificate names it (`--partner-name`, `--partner-version`, `--partner-commit`). */
+  partner?: { name?: string | null; version?: string | null; commit?: string | null };
   /** An Ed25519 private key (PEM) to sign the certificate with. */
   signingKeyPem?: string | null;
   /** Seconds to wait for the receiver to answer its first ping. */
@@ -230,6 +233,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
     ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: 'Not run.', outcome: 'not_run', startedAt: null, finishedAt: null });
   }
+  if (!options.partner?.name || !options.partner?.version) {
+    warnings.push('The certificate names no partner software: run with --partner-name and --partner-version (and --partner-commit) so it says what was tested.');
+  }
   const finishedAt = stage.now();
   const report: CertReport = {
     runId,
@@ -238,8 +244,17 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     apiVersion: API_VERSION,
     specDigest: sha256Hex(readFileSync(SPEC_URL)),
     target: { kind: stage.kind, baseUrl: stage.baseUrl },
-    partner: { webhookUrl: options.webhookUrl, integration: { id: created.id, slug }, stateUrl: options.stateUrl ?? (options.stateProbe ? 'in-process' : null) },
+    partner: {
+      name: options.partner?.name ?? null,
+      version: options.partner?.version ?? null,
+      commit: options.partner?.commit ?? null,
+      webhookUrl: options.webhookUrl,
+      integration: { id: created.id, slug },
+      stateUrl: options.stateUrl ?? (options.stateProbe ? 'in-process' : null),
+    },
+    certify: certifierIdentity(),
     plan,
+    planDigest: sha256Hex(canonicalJson(plan)),
     drills: ctx.drills,
     results,
     summary: { ...summarise(results), ms: Math.round(performance.now() - run.started) },
@@ -266,7 +281,9 @@ export function certificateBody(report: CertReport, reportDigest: string): Certi
     seed: report.plan.seed,
     target: report.target,
     partner: report.partner,
+    certify: report.certify,
     plan: report.plan,
+    planDigest: report.planDigest,
     results: report.results.map((r) => ({ id: r.id, title: r.title, clauses: r.clauses, outcome: r.outcome, summary: r.summary })),
     drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
     verdict: report.verdict,
