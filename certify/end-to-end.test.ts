@@ -169,17 +169,21 @@ describe.concurrent('certification end to end', () => {
     }
   }, 120_000);
 
-  it.each<[string, string]>([
-    ['skipSignatureVerification', 'receiver.refuses-bad-signature'],
-    ['newKeyPerRetry', 'usage.retry-same-key'],
-  ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement) => {
+  // applySupersededInOrder shows only once the reference partner replays, which it starts from its minute GET /me:
+  // the run must be long enough for the outage drill to give it that minute (OUTAGE_FAIR_WAIT_MS).
+  it.each<[string, string, number]>([
+    ['skipSignatureVerification', 'receiver.refuses-bad-signature', 25],
+    ['newKeyPerRetry', 'usage.retry-same-key', 25],
+    ['reserialisedBodySignature', 'receiver.raw-body-signature', 25],
+    ['applySupersededInOrder', 'receiver.no-regression', 120],
+  ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement, durationSeconds) => {
     const [port, statePort] = [await freePort(), await freePort()];
     let partner: ReturnType<typeof referencePartner> | null = null;
     try {
       const { report } = await runCertification({
         webhookUrl: `http://127.0.0.1:${port}/webhook`,
         stateUrl: `http://127.0.0.1:${statePort}/state`,
-        durationSeconds: 25,
+        durationSeconds,
         seed: 77,
         reportDir: null,
         credentialsOut: join(dir, `${breakage}.json`),
@@ -187,12 +191,15 @@ describe.concurrent('certification end to end', () => {
       });
       const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
       expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), explain).toEqual([requirement]);
+      const failed = report.results.find((r) => r.id === requirement)!;
+      if (breakage === 'reserialisedBodySignature') expect(failed.summary).toMatch(/^Received: raw-body-(whitespace|escapes|decimal-numbers).* answered 400/);
+      if (breakage === 'applySupersededInOrder') expect(failed.summary).toMatch(/^Received: the partner holds base_rate \d+ for \S+ before GET \/events call \d+ of the outage/);
       // Started by hand, not by certify: it stops on its own once the certification file says the run is finished.
       expect(await Promise.race([partner!.exited, sleep(10_000).then(() => 'still running')])).toBe(0);
     } finally {
       (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
     }
-  }, 120_000);
+  }, 200_000);
 
   it('against a simulator already running (npm start): the receiver is graded, usage is not observed (the journal is in that process), nothing fails', async () => {
     const fixtures = join(dir, 'running-sim.json');

@@ -66,6 +66,8 @@ export interface Observations {
   unavailable: UnavailableDrill | null;
   /** Reads of the partner's state; empty when it exposes none. */
   state: StateCheck[];
+  /** Raw-body drill: the partner's copy of each night a raw-body delivery changed (expected: the new rate). */
+  rawBody: StateCheck[];
   /** Whether the partner exposes a state probe at all. */
   stateProbe: boolean;
 }
@@ -73,7 +75,7 @@ export interface Observations {
 export function emptyObservations(): Observations {
   return {
     journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
-    outage: null, unavailable: null, state: [], stateProbe: false,
+    outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false,
   };
 }
 
@@ -88,6 +90,7 @@ type Grader = (o: Observations) => Graded;
 const GRADERS: Record<string, Grader> = {
   'receiver.accepts-valid': acceptsValid,
   'receiver.refuses-bad-signature': refusesBadSignature,
+  'receiver.raw-body-signature': rawBodySignature,
   'receiver.checks-integration': checksIntegration,
   'receiver.rotation': rotation,
   'receiver.redelivery': redelivery,
@@ -197,6 +200,26 @@ function acceptsValid(o: Observations): Graded {
 function refusesBadSignature(o: Observations): Graded {
   return gradeProbes('receiver.refuses-bad-signature', o, ['wrong-signature', 'missing-signature', 'stale-timestamp'], '4xx',
     'refused with a 4xx: the signature does not verify (§5.4; scheme and 5-minute tolerance per spec x-assumption)');
+}
+
+function rawBodySignature(o: Observations): Graded {
+  const id = 'receiver.raw-body-signature';
+  const sent = o.probes.filter((p) => p.name.startsWith('raw-body-'));
+  const graded = gradeProbes(id, o, sent.map((p) => p.name), '2xx',
+    'the signature is an HMAC over "<t>.<raw body>", the bytes as received (spec x-assumption); any valid JSON form of a correctly signed delivery is accepted');
+  if (graded.outcome !== 'pass') return graded;
+  const evidence = { deliveries: sent, state: o.rawBody };
+  // A night the partner holds nothing for may lie outside the window it keeps: not evidence either way.
+  const notApplied = o.rawBody.filter((s) => s.error === undefined && s.held !== undefined && s.held !== s.expected);
+  if (notApplied.length > 0) {
+    const r = notApplied[0]!;
+    return result(id, 'fail', `Received: ${r.when} was answered 2xx, but the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date}, not ${JSON.stringify(r.expected)} / Documented: an acknowledged event is applied: its full state replaces what is held (§6.2, §6.4)`, evidence);
+  }
+  const applied = o.rawBody.filter((s) => s.error === undefined && s.held === s.expected).length;
+  const unread = o.rawBody.length - applied;
+  return result(id, 'pass', `${sent.length} deliveries in forms JSON.stringify never writes (${sent.map((p) => p.name.slice('raw-body-'.length)).join(', ')}), each answered 2xx; ${o.stateProbe
+    ? `the new rate held for ${applied} of ${o.rawBody.length} nights${unread > 0 ? ` (${unread} not readable: ${o.rawBody.find((s) => s.error)?.error ?? 'the partner holds nothing for the night'})` : ''}`
+    : 'whether they were applied is not observable without a state probe (--state-url)'}.`, evidence);
 }
 
 function checksIntegration(o: Observations): Graded {

@@ -3,7 +3,7 @@
  * for a certification run: the deployment glue a partner writes around it,
  * and nothing more. It changes none of the reference partner's behaviour.
  *
- *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--breakage NAME]...
+ *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--break NAME]...
  *
  * - credentials come from the certification file, read again whenever the
  *   partner asks its vault (after a 401, and for every delivery's secrets);
@@ -33,8 +33,11 @@ const { values } = parseArgs({
     port: { type: 'string', default: '0' },
     'state-port': { type: 'string' },
     breakage: { type: 'string', multiple: true, default: [] },
+    // The scenarios' name for the same switch (npm run scenario -- --break NAME).
+    break: { type: 'string', multiple: true, default: [] },
   },
 });
+values.breakage.push(...values.break);
 if (!values.credentials) {
   process.stderr.write('error: --credentials FILE (the certification file) is required\n');
   process.exit(2);

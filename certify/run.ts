@@ -18,6 +18,7 @@ import { certifierIdentity } from './certifier-identity.ts';
 import { CertificationFileWriter, type CertificationFile, type CoveredProperty } from './credentials-file.ts';
 import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
 import { buildPlan, choose, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
+import { RAW_BODY_DESCRIPTIONS, RAW_BODY_VARIANTS, reencode } from './raw-body.ts';
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
 import { startPartnerProcess } from './partner-process.ts';
@@ -191,6 +192,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     const steps: Array<[string, (c: Ctx) => Promise<void>]> = [
       ['first-booking', firstBooking],
       ['receiver-checks', receiverChecks],
+      ['drill.raw-body', rawBodyDrill],
       ['drill.lost-answer', lostAnswerDrill],
       ['drill.rate-limit', rateLimitDrill],
       ['drill.unavailable', unavailableDrill],
@@ -292,6 +294,7 @@ export function certificateBody(report: CertReport, reportDigest: string): Certi
 }
 
 const DRILL_REQUIREMENT: Record<string, string> = {
+  'drill.raw-body': 'receiver.raw-body-signature',
   'drill.lost-answer': 'usage.retry-same-key',
   'drill.rate-limit': 'usage.retry-after',
   'drill.unavailable': 'usage.unavailable-final',
@@ -437,6 +440,64 @@ async function receiverChecks(c: Ctx): Promise<void> {
   }
 }
 
+async function rawBodyDrill(c: Ctx): Promise<void> {
+  const { propertyId, rawBodyNights, rawBodyRates } = c.choices;
+  const d = drill(c, 'drill.raw-body', 'Raw-body signatures',
+    `Delivery is withheld (staff pause) while rates change on ${rawBodyNights.length} nights of property ${propertyId} (${rawBodyNights[0]} to ${rawBodyNights.at(-1)}); each new event is posted straight to the receiver, correctly signed over bytes JSON.stringify never writes (${RAW_BODY_VARIANTS.map((v) => `${v}: ${RAW_BODY_DESCRIPTIONS[v]}`).join('; ')}), then a booking event is re-sent with its "/" and "é" escaped. Delivery is then given back (the platform's own copies follow).`,
+    'Verify the signature over the bytes as received: answer every one 2xx and apply each new rate (spec x-assumption on X-Service-Signature; §6.2, §6.4).');
+  await drained(c, 5_000);
+  const secretsNow = secrets(c);
+  const t = () => Math.floor(c.stage.now() / 1000);
+  const answers: DeliveryEvidence[] = [];
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  try {
+    const events: Array<{ sequence: number; body: string }> = [];
+    for (const [i, night] of rawBodyNights.entries()) {
+      await c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from: night, to: night, base_rate: rawBodyRates[i] });
+      const sequence = (await integration(c)).webhook.last_sequence;
+      const stored = await c.stage.event(c.integrationId, sequence, c.file.current.apiKey);
+      if (stored) events.push(stored);
+    }
+    // In sequence order, as the platform would deliver them (§6.2), each in its own encoding.
+    for (const [i, variant] of RAW_BODY_VARIANTS.entries()) {
+      const event = events[i];
+      const body = event ? reencode(event.body, variant) : null;
+      if (!event || body === null) continue;
+      answers.push(await probe(c, { name: `raw-body-${variant}`, body, signature: signed(secretsNow, t(), body), integrationHeader: c.slug }));
+    }
+    // The "/" (as \/) and "é" (as \u00e9) of a guest's name: a booking event of the run, re-sent (full state: a no-op, §6.4).
+    const booking = await bookingEventWithEscapes(c);
+    if (booking) answers.push(await probe(c, { name: 'raw-body-escapes-booking', body: booking, signature: signed(secretsNow, t(), booking), integrationHeader: c.slug }));
+    if (c.stateProbe) {
+      for (const [i, variant] of RAW_BODY_VARIANTS.entries()) {
+        const check: StateCheck = { when: `raw-body-${variant} (sequence ${events[i]?.sequence ?? '?'})`, property_id: propertyId, type: 'rates', date: rawBodyNights[i]!, field: 'base_rate', expected: rawBodyRates[i], older: null, held: undefined };
+        try {
+          const night = await c.stateProbe({ property_id: propertyId, type: 'rates', date: rawBodyNights[i]! });
+          check.held = night === null ? undefined : night.base_rate;
+        } catch (e) {
+          check.error = (e as Error).message;
+        }
+        c.obs.rawBody.push(check);
+      }
+    }
+  } finally {
+    await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+  }
+  await drained(c, 10_000);
+  const held = c.obs.rawBody.filter((x) => x.held === x.expected).length;
+  finish(c, d, `Answers: ${answers.map((a) => `${a.name.slice('raw-body-'.length)} ${a.status ?? `none (${a.error})`}`).join(', ')}${c.stateProbe ? `; the new rate held for ${held} of ${c.obs.rawBody.length} nights` : ''}.`);
+}
+
+/** A booking event of the run whose body holds a "/" or a non-ASCII character, re-encoded with them escaped; null when none does. */
+async function bookingEventWithEscapes(c: Ctx): Promise<string | null> {
+  const latest = (await integration(c)).webhook.last_sequence;
+  for (let s = latest; s >= 1 && s > latest - 60; s--) {
+    const e = await c.stage.event(c.integrationId, s, c.file.current.apiKey);
+    if (e && e.body.includes('"booking.changed"') && /[/\u0080-\uffff]/.test(e.body)) return reencode(e.body, 'escapes');
+  }
+  return null;
+}
+
 async function lostAnswerDrill(c: Ctx): Promise<void> {
   const d = drill(c, 'drill.lost-answer', 'Lost answer of a create',
     'The next POST /bookings (order 2) is processed and the booking made, then its connection is dropped before the answer leaves.',
@@ -507,18 +568,28 @@ async function unavailableDrill(c: Ctx): Promise<void> {
 async function outageDrill(c: Ctx): Promise<void> {
   const { propertyId, ratesWindow, rateX, rateY, fillerNights } = c.choices;
   const d = drill(c, 'drill.webhook-outage', 'Webhook outage',
-    `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} then ${rateY} over ${ratesWindow.from}..${ratesWindow.to}: the first superseded); unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
+    `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} over ${ratesWindow.from}..${ratesWindow.to} first, then the filler nights, then ${rateY} over the same window: the first superseded, more than a page away); the partner's state is read before each GET /events it sends; unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
     'Replay GET /events from the stored cursor, walking next_after_sequence through the newest sequence, without applying the superseded event (§6.8, §4.6, §3.3).');
   await drained(c, 5_000);
   const before = (await integration(c)).webhook.last_sequence;
   await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
   const pausedAt = c.stage.now();
   const put = (from: string, to: string, base_rate: number) => c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from, to, base_rate });
+  // §3.3: X first and Y second-to-last, the filler nights between them: more than a page apart at any limit (§4.6: at most
+  // 200), so a partner that applies superseded rows in sequence order holds X between pages, however soon Y repairs it.
   await put(ratesWindow.from, ratesWindow.to, rateX);
   const xSequence = (await integration(c)).webhook.last_sequence;
+  const filler = (i: number) => put(fillerNights[i]!, fillerNights[i]!, 6100 + (i % 50) * 10);
+  for (let i = 0; i < fillerNights.length - 1; i++) await filler(i);
   await put(ratesWindow.from, ratesWindow.to, rateY);
-  for (const [i, night] of fillerNights.entries()) await put(night, night, 6100 + (i % 50) * 10);
+  await filler(fillerNights.length - 1);
   const latest = (await integration(c)).webhook.last_sequence;
+  // Read the partner's copy before every GET /events it sends from now until delivery is back: the pages before it are applied.
+  let reads = 0;
+  const perPage = c.stateProbe !== null && c.stage.beforeEventsPage(async () => {
+    reads += 1;
+    await checkState(c, `before GET /events call ${reads} of the outage (every page before it applied)`);
+  });
   c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
   c.xSequence = xSequence;
   const waitStart = performance.now();
@@ -547,12 +618,13 @@ async function outageDrill(c: Ctx): Promise<void> {
   await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
   await drained(c, 15_000);
+  c.stage.beforeEventsPage(null);
   const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt && e.at <= c.obs.outage!.resumedAt);
   finish(c, d, c.stage.kind === 'running'
     ? 'Delivery withheld and resumed; replay cannot be seen on a running simulator.'
     : `Sequence ${before + 1} to ${latest} recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
       ? `the partner replayed them in ${pages.length} GET /events page${pages.length === 1 ? '' : 's'} within ${(waitedMs / 1000).toFixed(1)} s.`
-      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}`);
+      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}${perPage ? ` Its state was read before each of its ${reads} GET /events call${reads === 1 ? '' : 's'}.` : ''}`);
 }
 
 async function olderEvent(c: Ctx): Promise<void> {
