@@ -21,7 +21,8 @@ const USAGE = `Usage:
                                                       trust a certificate
 
   --webhook-url URL    the partner's webhook receiver (http or https)
-  --duration SECONDS   upper bound of the run (default ${DEFAULT_DURATION_SECONDS}); it ends when the plan is done
+  --duration SECONDS   the time the run may take to observe every requirement (default ${DEFAULT_DURATION_SECONDS}, which fits
+                       a partner reconciling bookings every 90 s); it ends earlier once everything is observed
   --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports)
   --seed S             repeat a run's plan (an integer; printed with every run)
   --sign-key FILE      sign the certificate with this Ed25519 private key (PEM)

@@ -54,8 +54,8 @@ async function until(done: () => boolean, what: string, ms = 30_000): Promise<vo
   for (const end = Date.now() + ms; !done(); await sleep(50)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
 
-function referencePartner(credentials: string, port: number, statePort: number, breakages: string[] = []) {
-  return tsx('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b])]);
+function referencePartner(credentials: string, port: number, statePort: number, breakages: string[] = [], extra: string[] = []) {
+  return tsx('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b]), ...extra]);
 }
 
 function expectCertifiedReference(report: CertReport): void {
@@ -200,6 +200,31 @@ describe.concurrent('certification end to end', () => {
       (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
     }
   }, 200_000);
+
+  it('the reference partner reconciling bookings every 90 s and polling GET /me once a minute is certified with the default --duration, which ends once everything is observed', async () => {
+    const [port, statePort] = [await freePort(), await freePort()];
+    let partner: ReturnType<typeof referencePartner> | null = null;
+    const lines: string[] = [];
+    try {
+      const { report } = await runCertification({
+        webhookUrl: `http://127.0.0.1:${port}/webhook`,
+        stateUrl: `http://127.0.0.1:${statePort}/state`,
+        seed: 90,
+        reportDir: null,
+        credentialsOut: join(dir, 'reconcile-90.json'),
+        log: (l) => lines.push(l),
+        onCredentials: (path) => void (partner = referencePartner(path, port, statePort, [], ['--reconcile-seconds', '90'])),
+      });
+      const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+      expect(report.plan.durationSeconds).toBe(240);
+      expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}\n${(partner as ReturnType<typeof referencePartner> | null)?.out()}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+      expect(report.verdict).toBe('certified');
+      // It waited for the second reconciliation, then ended: it did not run out its --duration.
+      expect(lines.join('\n')).toMatch(/waiting up to \d+ s \(--duration\) for usage\.updated-since[\s\S]*all observed after \d+ s/);
+    } finally {
+      (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
+    }
+  }, 300_000);
 
   it('against a simulator already running (npm start): the receiver is graded, usage is not observed (the journal is in that process), nothing fails', async () => {
     const fixtures = join(dir, 'running-sim.json');

@@ -373,7 +373,7 @@ function meInterval(o: Observations): Graded {
   if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
   // A call refused before it was served (401 after a rotation, 429) is not a poll.
   const polls = o.journal.filter((e) => e.operation === 'getMe' && e.status !== 401 && e.status !== 429);
-  if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me.');
+  if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me. To show it: poll GET /me during the run, at most once a minute (§5.7).');
   const close: JournalEntry[] = [];
   for (let i = 1; i < polls.length; i++) {
     if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) close.push(polls[i - 1]!, polls[i]!);
@@ -412,7 +412,7 @@ function replayWalk(o: Observations): Graded {
   const pages = o.journal.filter((e) => e.operation === 'listEvents' && e.cursor && e.status === 200);
   // A page of one is how partners read latest_sequence (a peek), not a walk.
   const walks = pages.filter((e) => query(e, 'limit') !== '1');
-  if (walks.length === 0) return result(id, 'not_observed', 'The partner read no replay page (GET /events with more than one row).');
+  if (walks.length === 0) return result(id, 'not_observed', 'The partner read no replay page (GET /events with more than one row). To show it: replay from the cursor when a gap or a paused webhook is noticed (the outage drill gives both), within the run (§4.6, §6.8).');
   const problems: string[] = [];
   const involved: JournalEntry[] = [];
   const last = new Map<string, JournalEntry>();
@@ -473,7 +473,7 @@ function snapshotWatermark(o: Observations): Graded {
   if (problems.length > 0) {
     return result(id, 'fail', `Received: ${problems[0]} / Documented: after a snapshot the cursor is its data.sequence; events above it are applied on top (§4.8)`, { calls: involved, notes: problems });
   }
-  if (judged === 0) return result(id, 'not_observed', 'The partner took no snapshot followed by a replay.');
+  if (judged === 0) return result(id, 'not_observed', 'The partner took no snapshot followed by a replay. To show it: rebuild from snapshots and replay from the watermark during the run (a cold start with an empty store does both, §4.8).');
   const snapshots = o.journal.filter((e) => e.operation.endsWith('Snapshot'));
   return result(id, 'pass', `${judged} replay${judged === 1 ? '' : 's'} after snapshots, each from at or below the watermark (or past it only over events already delivered).`, { calls: snapshots });
 }
@@ -520,7 +520,12 @@ function updatedSince(o: Observations): Graded {
   if (problems.length > 0) {
     return result(id, 'fail', `Received: ${problems[0]} / Documented: store the highest updated_at processed and poll from it (§6.9)`, { calls: involved, notes: problems });
   }
-  if (judged === 0) return result(id, 'not_observed', lists.length === 0 ? 'The partner never polled GET /bookings.' : 'The partner polled GET /bookings once; two polls are needed to see it move forward.', { calls: lists });
+  if (judged === 0) {
+    const when = 'a partner reconciling every N s needs a --duration above 2N s (the default, 240 s, fits every 90 s)';
+    return result(id, 'not_observed', lists.length === 0
+      ? `The partner never polled GET /bookings. To show it: poll by updated_since twice during the run (§6.9); ${when}.`
+      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`, { calls: lists });
+  }
   return result(id, 'pass', `${judged + polls.size} polls; each started at or after the highest updated_at read before it.`, { calls: lists });
 }
 

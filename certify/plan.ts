@@ -10,7 +10,13 @@ import type { BookingBody } from './credentials-file.ts';
 import { RAW_BODY_VARIANTS } from './raw-body.ts';
 import type { Plan, PlanStep } from './types.ts';
 
-export const DEFAULT_DURATION_SECONDS = 120;
+/**
+ * Fits a partner that polls GET /me once a minute (§5.7) and reconciles
+ * bookings by updated_since every 90 s (§6.9): two reconciliations, the
+ * second up to 180 s in, and the outage drill's minute for GET /me. A run
+ * ends earlier as soon as everything is observed.
+ */
+export const DEFAULT_DURATION_SECONDS = 240;
 /** Events recorded while delivery is withheld: more than one replay page at any limit (§4.6: 1 to 200). */
 export const OUTAGE_EVENTS = 210;
 /** The rate limit of the Retry-After drill: one call per window. */
@@ -30,6 +36,7 @@ export const STEPS: readonly PlanStep[] = [
   { id: 'older-event', title: 'Older event after a newer one', expects: 'The superseded rates event is re-sent after the newer one: 2xx, and the partner keeps the newer rates (§6.4).' },
   { id: 'drill.key-rotation', title: 'Drill: API key rotation', expects: 'Staff rotate the API key; the new key is written to the certification file. At most one call with the old key, then order 6 with the new one (§5.3).' },
   { id: 'drill.secret-rotation', title: 'Drill: webhook secret rotation', expects: 'Staff rotate the webhook secret; the file lists both. Deliveries with two v1= values (either order), one signed with the new secret only, and the platform\'s next delivery: all 2xx (§5.4).' },
+  { id: 'observe', title: 'Observe', expects: 'Until --duration runs out, or earlier once all are observed: what the partner does on its own timers: GET /bookings by updated_since at least twice (§6.9), GET /me (§5.7), a replay walk (§4.6) and a snapshot followed by a replay (§4.8).' },
 ];
 
 export { seeded };

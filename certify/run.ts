@@ -200,6 +200,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
       ['older-event', olderEvent],
       ['drill.key-rotation', keyRotationDrill],
       ['drill.secret-rotation', secretRotationDrill],
+      ['observe', observe],
     ];
     for (const [id, step] of steps) {
       if (!plan.steps.some((s) => s.id === id)) continue;
@@ -408,6 +409,27 @@ function finish(c: Ctx, d: DrillRecord, did: string): void {
 }
 
 // ------------------------------------------------------------ steps
+
+/**
+ * Requirements a partner shows on its own timers (reconciling bookings,
+ * polling GET /me, a replay or snapshot it decides on): after the drills the
+ * run waits for them until --duration runs out, and ends as soon as all are
+ * observed. What no waiting can show (a drill that did not run, no journal)
+ * does not hold the run.
+ */
+export const SHOWN_OVER_TIME = ['usage.updated-since', 'usage.me-interval', 'usage.replay-walk', 'usage.snapshot-watermark'] as const;
+
+async function observe(c: Ctx): Promise<void> {
+  if (c.stage.kind !== 'in-process') return;
+  const pending = () => gradeAll({ ...c.obs, journal: journal(c) })
+    .filter((r) => (SHOWN_OVER_TIME as readonly string[]).includes(r.id) && r.outcome === 'not_observed').map((r) => r.id);
+  let waiting = pending();
+  if (waiting.length === 0) return c.log('  everything shown over time is observed');
+  const start = performance.now();
+  c.log(`  waiting up to ${Math.round(remaining(c) / 1000)} s (--duration) for ${waiting.join(', ')}`);
+  await until(c, remaining(c), () => (waiting = pending()).length === 0, 1_000);
+  c.log(waiting.length === 0 ? `  all observed after ${((performance.now() - start) / 1000).toFixed(0)} s` : `  --duration ran out with ${waiting.join(', ')} not observed`);
+}
 
 async function waitForReceiver(c: Ctx, ms: number): Promise<boolean> {
   let last: DeliveryEvidence | null = null;

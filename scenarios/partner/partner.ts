@@ -277,6 +277,17 @@ export class ReferencePartner {
     await this.rollHorizon();
   }
 
+  /**
+   * §6.9 slow reconciliation, on the integration's own timer: bookings by
+   * `updated_since` from the highest `updated_at` processed, a safety net
+   * under the webhook (a deployment runs it every few minutes).
+   */
+  async reconcileBookings(): Promise<void> {
+    const polled = await pollBookings(this.api, this.current);
+    this.note(`reconciled bookings updated since the stored updated_at: ${polled.seen} seen, ${polled.applied} newer; highest updated_at now ${this.current.bookings_updated_since}`);
+    await this.persist();
+  }
+
   /** Snapshots the nights of the window the partner holds nothing for. */
   async rollHorizon(): Promise<void> {
     const w = this.window();
