@@ -20,7 +20,9 @@ const body: CertificateBody = {
   specDigest: 'a'.repeat(64),
   seed: 42,
   target: { kind: 'in-process', baseUrl: 'http://127.0.0.1:1/api/integrations/v1' },
-  partner: { webhookUrl: 'http://127.0.0.1:2/webhook', integration: { id: 4, slug: 'certify-0000002a' }, stateUrl: null },
+  partner: { name: 'Acme PMS', version: '4.2.0', commit: '0a1b2c3', webhookUrl: 'http://127.0.0.1:2/webhook', integration: { id: 4, slug: 'certify-0000002a' }, stateUrl: null },
+  certify: { version: '0.1.0', sourceDigest: 'c'.repeat(64) },
+  planDigest: 'd'.repeat(64),
   plan: { seed: 42, durationSeconds: 60, steps: [{ id: 'ready', title: 'Receiver up', expects: '2xx' }], parameters: { rate_x: 7100 } },
   results: [{ id: 'usage.me-interval', title: 'GET /me once a minute', clauses: ['5.R7'], outcome: 'pass', summary: 'One GET /me.' }],
   drills: [{ id: 'drill.key-rotation', outcome: 'pass', expected: 'one call with the old key', did: 'none' }],
@@ -97,6 +99,7 @@ describe('certificate', () => {
     cert.signature!.value = 'AAAA';
     expect(verifyCertificate(cert).ok).toBe(false);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(() => issueCertificate(body, rsa)).toThrow(/Ed25519/);
+    expect(() => issueCertificate(body, rsa)).toThrow(/not a PEM Ed25519 private key: this one is rsa/);
+    expect(() => issueCertificate(body, 'hello')).toThrow(/not a PEM Ed25519 private key: no PEM private key in it/);
   });
 });

@@ -43,12 +43,27 @@ export function digestOf(body: CertificateBody): string {
   return sha256Hex(canonicalJson(body));
 }
 
+/**
+ * Reads a signing key: a PEM Ed25519 private key, or an error saying what
+ * the text is instead (the CLI checks `--sign-key` with it before any drill).
+ */
+export function signingKey(privateKeyPem: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(privateKeyPem);
+  } catch (e) {
+    const reason = /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(privateKeyPem) ? `a PEM block that cannot be read (${(e as Error).message})` : 'no PEM private key in it';
+    throw new Error(`not a PEM Ed25519 private key: ${reason}; make one with \`openssl genpkey -algorithm ed25519 -out cert-key.pem\``);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`not a PEM Ed25519 private key: this one is ${key.asymmetricKeyType ?? 'not asymmetric'}`);
+  return key;
+}
+
 /** Builds the certificate; signs it when a PEM private key (Ed25519) is given. Throws on a key that is not Ed25519. */
 export function issueCertificate(body: CertificateBody, privateKeyPem?: string | null): Certificate {
   const digest = digestOf(body);
   if (!privateKeyPem) return { format: CERTIFICATE_FORMAT, body, digest, signature: null };
-  const key = createPrivateKey(privateKeyPem);
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`--sign-key must be an Ed25519 private key (PEM); this one is ${key.asymmetricKeyType ?? 'not asymmetric'}`);
+  const key = signingKey(privateKeyPem);
   const publicKey = createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
   const value = sign(null, Buffer.from(digest, 'utf8'), key).toString('base64');
   return { format: CERTIFICATE_FORMAT, body, digest, signature: { algorithm: 'Ed25519', publicKey, value } };

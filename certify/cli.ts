@@ -3,21 +3,26 @@
  * receiver and API usage, or `--verify FILE` to check a certificate. Only
  * this file exits the process.
  *
- * Exit codes: 0 no requirement failed (verify: the certificate holds);
- * 1 a requirement failed (verify: it does not); 2 bad flags or setup.
+ * Exit codes: 0 no requirement failed (verify: a certified certificate
+ * signed by a trusted key); 1 a requirement failed (verify: anything else,
+ * with the reason); 2 bad flags or setup.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { verifyCertificate } from './certificate.ts';
+import { signingKey } from './certificate.ts';
 import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
+import { assessCertificate, readTrustedKey, type TrustedKey } from './trust.ts';
 
 const USAGE = `Usage:
   npm run certify -- --webhook-url URL [options]     certify a partner integration
-  npm run certify -- --verify FILE [--public-key FILE]  check a certificate
+  npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps]
+                                                      trust a certificate
 
   --webhook-url URL    the partner's webhook receiver (http or https)
-  --duration SECONDS   upper bound of the run (default ${DEFAULT_DURATION_SECONDS}); it ends when the plan is done
+  --duration SECONDS   the time the run may take to observe every requirement (default ${DEFAULT_DURATION_SECONDS}, which fits
+                       a partner reconciling bookings every 90 s); it ends earlier once everything is observed
   --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports)
   --seed S             repeat a run's plan (an integer; printed with every run)
   --sign-key FILE      sign the certificate with this Ed25519 private key (PEM)
@@ -28,8 +33,18 @@ const USAGE = `Usage:
   --staff-token T      the running simulator's staff token (with --base-url)
   --state-url URL      the partner's optional state probe (README: Certify your integration)
   --ready-timeout S    seconds to wait for the receiver's first 2xx (default: half the duration, at most 60)
-  --verify FILE        check a certificate's digest and signature; exit 0 or 1
-  --public-key FILE    verify with this Ed25519 public key (PEM) instead of the embedded one
+  --partner-command C  start your system with this shell command once the certification file is written
+                       (its path in CERTIFY_CREDENTIALS); stopped, with all it started, when the run ends
+  --partner-name NAME  the software under test, as the certificate names it
+  --partner-version V  its version (the certificate binds both; say them)
+  --partner-commit C   its commit id, when it has one
+
+  --verify FILE        exit 0 only for a certified certificate signed by a key you trust; else 1 with the reason
+  --public-key FILE    a trusted Ed25519 public key (PEM); repeatable through --trust-dir
+  --trust-dir DIR      every *.pem in DIR is a trusted public key
+  --allow-self-signed  accept a signature checked only with the key the certificate carries
+                       (integrity only, not trust)
+  --allow-gaps         accept certified-with-gaps (some requirements not observed)
   --help               this text
 `;
 
@@ -53,6 +68,38 @@ function positiveNumber(flag: string, raw: string | undefined): number | undefin
   return n;
 }
 
+// Ctrl-C or a stop ends through process.exit, whose hook stops the partner certify started (partner-process.ts).
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+
+function verify(path: string, values: { 'public-key'?: string; 'trust-dir'?: string; 'allow-self-signed'?: boolean; 'allow-gaps'?: boolean }): never {
+  const trusted: TrustedKey[] = [];
+  try {
+    if (values['public-key'] !== undefined) trusted.push(readTrustedKey(`--public-key ${values['public-key']}`, readText('--public-key', values['public-key'])));
+    if (values['trust-dir'] !== undefined) {
+      let names: string[];
+      try {
+        names = readdirSync(values['trust-dir']).filter((n) => n.endsWith('.pem')).sort();
+      } catch (e) {
+        fail(`--trust-dir cannot read "${values['trust-dir']}": ${(e as Error).message}`);
+      }
+      if (names.length === 0) fail(`--trust-dir "${values['trust-dir']}" holds no *.pem public key`);
+      for (const n of names) trusted.push(readTrustedKey(join(values['trust-dir'], n), readText('--trust-dir', join(values['trust-dir'], n))));
+    }
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readText('--verify', path));
+  } catch (e) {
+    process.stdout.write(`FAILED ${path}: not JSON (${(e as Error).message})\n`);
+    process.exit(1);
+  }
+  const a = assessCertificate(parsed, { trusted, allowSelfSigned: values['allow-self-signed'], allowGaps: values['allow-gaps'] });
+  process.stdout.write(`${a.ok ? 'OK' : 'FAILED'} ${path}: ${a.message}\n${a.details.map((l) => `  ${l}\n`).join('')}`);
+  process.exit(a.ok ? 0 : 1);
+}
+
 async function main(): Promise<void> {
   let values;
   try {
@@ -69,8 +116,15 @@ async function main(): Promise<void> {
         'staff-token': { type: 'string' },
         'state-url': { type: 'string' },
         'ready-timeout': { type: 'string' },
+        'partner-command': { type: 'string' },
         verify: { type: 'string' },
         'public-key': { type: 'string' },
+        'trust-dir': { type: 'string' },
+        'allow-self-signed': { type: 'boolean', default: false },
+        'allow-gaps': { type: 'boolean', default: false },
+        'partner-name': { type: 'string' },
+        'partner-version': { type: 'string' },
+        'partner-commit': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -80,20 +134,9 @@ async function main(): Promise<void> {
   }
   if (values.help) return void process.stdout.write(USAGE);
 
-  if (values.verify !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readText('--verify', values.verify));
-    } catch (e) {
-      process.stdout.write(`FAILED ${values.verify}: not JSON (${(e as Error).message})\n`);
-      process.exit(1);
-    }
-    const key = values['public-key'] === undefined ? null : readText('--public-key', values['public-key']);
-    const v = verifyCertificate(parsed, key);
-    const body = (parsed as { body?: { runId?: string; verdict?: string; apiVersion?: string } }).body;
-    process.stdout.write(`${v.ok ? 'OK' : 'FAILED'} ${values.verify}: ${v.message}\n`);
-    if (v.ok && body) process.stdout.write(`  run ${body.runId}, API ${body.apiVersion}, verdict ${body.verdict}\n`);
-    process.exit(v.ok ? 0 : 1);
+  if (values.verify !== undefined) return verify(values.verify, values);
+  for (const flag of ['public-key', 'trust-dir', 'allow-self-signed', 'allow-gaps'] as const) {
+    if (values[flag] !== undefined && values[flag] !== false) fail(`--${flag} goes with --verify`);
   }
 
   const webhookUrl = values['webhook-url'];
@@ -114,7 +157,21 @@ async function main(): Promise<void> {
   }
   if ((values['base-url'] === undefined) !== (values['staff-token'] === undefined)) fail('--base-url and --staff-token go together');
   if (values['base-url'] !== undefined && values.port !== undefined) fail('--port is for the in-process simulator; it excludes --base-url');
+  for (const flag of ['partner-name', 'partner-version', 'partner-commit'] as const) {
+    const v = values[flag];
+    if (v !== undefined && !/^[^\x00-\x1f\x7f]{1,200}$/.test(v.trim())) fail(`--${flag} must be 1 to 200 printable characters, got "${v}"`);
+  }
+  if (values['partner-commit'] !== undefined && !/^[0-9a-f]{7,64}$/i.test(values['partner-commit'])) fail(`--partner-commit must be a commit id (7 to 64 hex digits), got "${values['partner-commit']}"`);
+  if (values['partner-command'] !== undefined && values['partner-command'].trim() === '') fail('--partner-command must be a shell command, got ""');
   const signingKeyPem = values['sign-key'] === undefined ? null : readText('--sign-key', values['sign-key']);
+  if (signingKeyPem !== null) {
+    // Checked now, not after the run: a run that cannot be signed is not started.
+    try {
+      signingKey(signingKeyPem);
+    } catch (e) {
+      fail(`--sign-key "${values['sign-key']}" is ${(e as Error).message}`);
+    }
+  }
 
   try {
     const { report } = await runCertification({
@@ -128,6 +185,8 @@ async function main(): Promise<void> {
       stateUrl: values['state-url'] ?? null,
       signingKeyPem,
       readyTimeoutSeconds: readyTimeout,
+      partnerCommand: values['partner-command'] ?? null,
+      partner: { name: values['partner-name'] ?? null, version: values['partner-version'] ?? null, commit: values['partner-commit'] ?? null },
       log: (line) => process.stdout.write(`${line}\n`),
     });
     process.exit(report.verdict === 'not-certified' ? 1 : 0);

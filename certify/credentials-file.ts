@@ -9,7 +9,8 @@
  *   X-Service-Integration carries;
  * - `orders`: bookings guests made on the partner's channel, in order; the
  *   partner places each one once, the way its system places bookings;
- * - `revision` rises on every change.
+ * - `revision` rises on every change;
+ * - `finished` turns true when the run is over (however it ended).
  *
  * The partner re-reads the file after any 401 and whenever a delivery does
  * not verify with the secrets it holds (that is how rotated credentials
@@ -55,6 +56,8 @@ export interface CertificationFile {
   webhookSecrets: string[];
   properties: CoveredProperty[];
   orders: Order[];
+  /** True once the run is over: a partner deployed for the run alone may stop (the reference partner's CLI does). */
+  finished?: boolean;
 }
 
 /** Writes the file atomically, readable by its owner only. */

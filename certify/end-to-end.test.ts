@@ -9,12 +9,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
 import { PartnerDouble } from './partner-double.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import { runCertification } from './run.ts';
@@ -42,12 +43,19 @@ function tsx(script: string, args: string[]): { child: ChildProcess; out: () => 
   return { child, out: () => out, exited };
 }
 
+/** Running, not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]!);
+}
+
 async function until(done: () => boolean, what: string, ms = 30_000): Promise<void> {
   for (const end = Date.now() + ms; !done(); await sleep(50)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
 
-function referencePartner(credentials: string, port: number, statePort: number, breakages: string[] = []) {
-  return tsx('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b])]);
+function referencePartner(credentials: string, port: number, statePort: number, breakages: string[] = [], extra: string[] = []) {
+  return tsx('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b]), ...extra]);
 }
 
 function expectCertifiedReference(report: CertReport): void {
@@ -72,16 +80,20 @@ describe.concurrent('certification end to end', () => {
     const credentials = join(dir, 'cli-credentials.json');
     const reportDir = join(dir, 'reports');
 
+    // Certify starts the reference partner itself and must stop it: `exec` makes the printed pid the partner's.
+    const partnerCommand = `echo "pid $$"; exec "${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort}`;
     const certify = tsx('certify/cli.ts', [
       '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
       '--duration', '30', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
+      '--partner-command', partnerCommand,
+      '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-commit', '0a1b2c3d',
     ]);
-    await until(() => existsSync(credentials), 'the certification file');
-    const partner = referencePartner(credentials, port, statePort);
     const code = await certify.exited;
-    partner.child.kill('SIGTERM');
     expect(code, certify.out()).toBe(0);
     expect(certify.out()).toMatch(/verdict: certified/);
+    const partnerPid = Number(/partner \| pid (\d+)/.exec(certify.out())?.[1]);
+    expect(partnerPid, certify.out()).toBeGreaterThan(0);
+    expect(running(partnerPid), 'the reference partner certify started is stopped when certify ends').toBe(false);
 
     const latest = join(reportDir, 'certify', 'latest');
     const report = JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8')) as CertReport;
@@ -99,7 +111,12 @@ describe.concurrent('certification end to end', () => {
 
     const certificatePath = join(latest, 'certificate.json');
     const certificate = JSON.parse(readFileSync(certificatePath, 'utf8')) as Certificate;
-    expect(certificate.body).toMatchObject({ apiVersion: '2026-09', seed: 4242, verdict: report.verdict, runId: report.runId });
+    expect(certificate.body).toMatchObject({
+      apiVersion: '2026-09', seed: 4242, verdict: report.verdict, runId: report.runId,
+      partner: { name: 'Reference partner', version: '1.0.0', commit: '0a1b2c3d' },
+      certify: { version: expect.stringMatching(/^\d+\.\d+\.\d+/), sourceDigest: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      planDigest: sha256Hex(canonicalJson(report.plan)),
+    });
     expect(certificate.body.specDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(certificate.body.results.map((r) => r.id)).toEqual(REQUIREMENTS.map((r) => r.id));
 
@@ -107,32 +124,66 @@ describe.concurrent('certification end to end', () => {
       const run = tsx('certify/cli.ts', ['--verify', ...args]);
       return { code: await run.exited, out: run.out() };
     };
-    const untouched = await verify([certificatePath, '--public-key', publicKey]);
+    // The run's verdict: certified, or certified-with-gaps when the partner's minute timers did not show in 30 s.
+    const gaps = report.verdict === 'certified-with-gaps' ? ['--allow-gaps'] : [];
+    const untouched = await verify([certificatePath, '--public-key', publicKey, ...gaps]);
     expect(untouched.code, untouched.out).toBe(0);
-    expect(untouched.out).toMatch(/^OK .*signature verified/);
-    expect((await verify([certificatePath])).code).toBe(0);
+    expect(untouched.out).toMatch(/^OK .*: certified(-with-gaps)?; signed by a trusted key/);
+    expect(untouched.out).toMatch(/partner software +Reference partner 1\.0\.0, commit 0a1b2c3d/);
+    const trustDir = join(dir, 'trusted');
+    mkdirSync(trustDir);
+    writeFileSync(join(trustDir, 'other.pem'), readFileSync(wrongKey));
+    writeFileSync(join(trustDir, 'platform.pem'), readFileSync(publicKey));
+    expect((await verify([certificatePath, '--trust-dir', trustDir, ...gaps])).code).toBe(0);
+    const selfSigned = await verify([certificatePath, ...gaps]);
+    expect(selfSigned.code, selfSigned.out).toBe(1);
+    expect(selfSigned.out).toMatch(/^FAILED .*: self-signed: integrity only, not trust/);
+    expect((await verify([certificatePath, '--allow-self-signed', ...gaps])).code).toBe(0);
 
     const tampered = join(dir, 'tampered.json');
     writeFileSync(tampered, JSON.stringify({ ...certificate, body: { ...certificate.body, verdict: 'certified', seed: 1 } }));
-    const refused = await verify([tampered]);
+    const refused = await verify([tampered, '--public-key', publicKey]);
     expect(refused.code).toBe(1);
     expect(refused.out).toMatch(/^FAILED .*digest mismatch/);
-    const wrong = await verify([certificatePath, '--public-key', wrongKey]);
+    const wrong = await verify([certificatePath, '--public-key', wrongKey, ...gaps]);
     expect(wrong.code).toBe(1);
-    expect(wrong.out).toMatch(/^FAILED .*does not verify with the given public key/);
+    expect(wrong.out).toMatch(/^FAILED .*signed by a key you do not trust/);
+
+    // Issue 18's forgeries: the certificate turned into a failing one, then "certified" again, re-digested and re-signed with a fresh key; and unsigned.
+    const failing = { ...certificate.body, results: certificate.body.results.map((r, i) => (i === 0 ? { ...r, outcome: 'fail' as const } : r)), verdict: 'not-certified' as const };
+    const edited = { ...failing, results: failing.results.map((r) => ({ ...r, outcome: 'pass' as const })), verdict: 'certified' as const };
+    const forger = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const resigned = join(dir, 'resigned.json');
+    writeFileSync(resigned, JSON.stringify(issueCertificate(edited, forger)));
+    for (const args of [[resigned, '--public-key', publicKey], [resigned]]) {
+      const run = await verify(args);
+      expect(run.code, run.out).toBe(1);
+      expect(run.out).toMatch(/^FAILED .*(signed by a key you do not trust|self-signed: integrity only)/);
+    }
+    const unsigned = join(dir, 'unsigned.json');
+    writeFileSync(unsigned, JSON.stringify(issueCertificate(edited)));
+    for (const args of [[unsigned, '--public-key', publicKey], [unsigned, '--allow-self-signed']]) {
+      const run = await verify(args);
+      expect(run.code, run.out).toBe(1);
+      expect(run.out).toMatch(/^FAILED .*: unsigned/);
+    }
   }, 120_000);
 
-  it.each<[string, string]>([
-    ['skipSignatureVerification', 'receiver.refuses-bad-signature'],
-    ['newKeyPerRetry', 'usage.retry-same-key'],
-  ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement) => {
+  // applySupersededInOrder shows only once the reference partner replays, which it starts from its minute GET /me:
+  // the run must be long enough for the outage drill to give it that minute (OUTAGE_FAIR_WAIT_MS).
+  it.each<[string, string, number]>([
+    ['skipSignatureVerification', 'receiver.refuses-bad-signature', 25],
+    ['newKeyPerRetry', 'usage.retry-same-key', 25],
+    ['reserialisedBodySignature', 'receiver.raw-body-signature', 25],
+    ['applySupersededInOrder', 'receiver.no-regression', 120],
+  ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement, durationSeconds) => {
     const [port, statePort] = [await freePort(), await freePort()];
     let partner: ReturnType<typeof referencePartner> | null = null;
     try {
       const { report } = await runCertification({
         webhookUrl: `http://127.0.0.1:${port}/webhook`,
         stateUrl: `http://127.0.0.1:${statePort}/state`,
-        durationSeconds: 25,
+        durationSeconds,
         seed: 77,
         reportDir: null,
         credentialsOut: join(dir, `${breakage}.json`),
@@ -140,10 +191,40 @@ describe.concurrent('certification end to end', () => {
       });
       const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
       expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), explain).toEqual([requirement]);
+      const failed = report.results.find((r) => r.id === requirement)!;
+      if (breakage === 'reserialisedBodySignature') expect(failed.summary).toMatch(/^Received: raw-body-(whitespace|escapes|decimal-numbers).* answered 400/);
+      if (breakage === 'applySupersededInOrder') expect(failed.summary).toMatch(/^Received: the partner holds base_rate \d+ for \S+ before GET \/events call \d+ of the outage/);
+      // Started by hand, not by certify: it stops on its own once the certification file says the run is finished.
+      expect(await Promise.race([partner!.exited, sleep(10_000).then(() => 'still running')])).toBe(0);
     } finally {
       (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
     }
-  }, 120_000);
+  }, 200_000);
+
+  it('the reference partner reconciling bookings every 90 s and polling GET /me once a minute is certified with the default --duration, which ends once everything is observed', async () => {
+    const [port, statePort] = [await freePort(), await freePort()];
+    let partner: ReturnType<typeof referencePartner> | null = null;
+    const lines: string[] = [];
+    try {
+      const { report } = await runCertification({
+        webhookUrl: `http://127.0.0.1:${port}/webhook`,
+        stateUrl: `http://127.0.0.1:${statePort}/state`,
+        seed: 90,
+        reportDir: null,
+        credentialsOut: join(dir, 'reconcile-90.json'),
+        log: (l) => lines.push(l),
+        onCredentials: (path) => void (partner = referencePartner(path, port, statePort, [], ['--reconcile-seconds', '90'])),
+      });
+      const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+      expect(report.plan.durationSeconds).toBe(240);
+      expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}\n${(partner as ReturnType<typeof referencePartner> | null)?.out()}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+      expect(report.verdict).toBe('certified');
+      // It waited for the second reconciliation, then ended: it did not run out its --duration.
+      expect(lines.join('\n')).toMatch(/waiting up to \d+ s \(--duration\) for usage\.updated-since[\s\S]*all observed after \d+ s/);
+    } finally {
+      (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
+    }
+  }, 300_000);
 
   it('against a simulator already running (npm start): the receiver is graded, usage is not observed (the journal is in that process), nothing fails', async () => {
     const fixtures = join(dir, 'running-sim.json');
@@ -176,17 +257,42 @@ describe.concurrent('certification end to end', () => {
     }
   }, 120_000);
 
+  it('a receiver that is down is reported with its cause (ECONNREFUSED and the address), not "fetch failed"', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const { report } = await runCertification({
+      webhookUrl: `http://127.0.0.1:${port}/webhook`, durationSeconds: 10, readyTimeoutSeconds: 1, seed: 3, reportDir: null,
+      credentialsOut: join(dir, 'down.json'), log: (l) => lines.push(l),
+    });
+    expect(lines.join('\n')).toContain(`receiver did not answer: ECONNREFUSED 127.0.0.1:${port}`);
+    expect(report.warnings.join('\n')).toContain(`(last: ECONNREFUSED 127.0.0.1:${port})`);
+    expect(lines.join('\n')).not.toMatch(/fetch failed/);
+    expect(JSON.parse(readFileSync(join(dir, 'down.json'), 'utf8'))).toMatchObject({ finished: true });
+  }, 60_000);
+
   it('bad flags exit 2 naming the flag, before anything runs', async () => {
+    const notPem = join(dir, 'not-a-key.pem');
+    writeFileSync(notPem, 'this is not a key\n');
+    const rsaPem = join(dir, 'rsa.pem');
+    writeFileSync(rsaPem, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     for (const [args, says] of [
       [['--duration', '5'], /--webhook-url is required/],
       [['--webhook-url', 'ftp://x'], /--webhook-url must be an http\(s\) URL/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--duration', 'soon'], /--duration must be a positive number/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--base-url', 'http://127.0.0.1:2/api/integrations/v1'], /--base-url and --staff-token go together/],
       [['--verify', join(dir, 'missing.json')], /--verify cannot read/],
+      [['--verify', join(dir, 'missing.json'), '--trust-dir', join(dir, 'no-such-dir')], /--trust-dir cannot read/],
+      [['--verify', join(dir, 'missing.json'), '--public-key', notPem], /not-a-key\.pem is not a PEM public key/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--allow-gaps'], /--allow-gaps goes with --verify/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--partner-commit', 'main'], /--partner-commit must be a commit id/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--sign-key', notPem], /^error: --sign-key ".*not-a-key.pem" is not a PEM Ed25519 private key: no PEM private key in it/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--sign-key', rsaPem], /^error: --sign-key ".*rsa.pem" is not a PEM Ed25519 private key: this one is rsa/],
     ] as Array<[string[], RegExp]>) {
       const run = tsx('certify/cli.ts', args);
       expect(await run.exited, run.out()).toBe(2);
       expect(run.out()).toMatch(says);
+      // Refused before any drill: no simulator, no integration, no certification file.
+      expect(run.out()).not.toMatch(/certification run/);
     }
   }, 60_000);
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyObservations, gradeAll, verdictOf, type Observations } from './grade.ts';
 import { REQUIREMENTS } from './requirements.ts';
-import type { DeliveryEvidence, JournalEntry, Outcome } from './types.ts';
+import type { DeliveryEvidence, JournalEntry, Outcome, StateCheck } from './types.ts';
 
 const T0 = Date.parse('2026-11-21T06:00:00Z');
 let counter = 0;
@@ -30,6 +30,10 @@ const bookings = (at: number, since: string | undefined, maxUpdated: string | nu
 
 function probe(name: string, status: number | null, sequence: number | null = 3): DeliveryEvidence {
   return { source: 'probe', name, at: new Date(T0).toISOString(), type: 'rates.changed', sequence, status };
+}
+
+function night(when: string, expected: number, held: number | undefined): StateCheck {
+  return { when, property_id: 101, type: 'rates', date: '2027-03-04', field: 'base_rate', expected, older: null, held };
 }
 
 function delivered(sequence: number, at: number, status: number | null = 200): DeliveryEvidence {
@@ -59,11 +63,21 @@ const cases: Case[] = [
   ['rotation: only the first v1 checked', { id: 'receiver.rotation', given: { secretRotatedAt: T0, probes: [probe('rotation-new-old', 200), probe('rotation-old-new', 400), probe('rotation-new-only', 200)] }, want: 'fail', says: /rotation-old-new/ }],
   ['rotation: a platform delivery after it refused', { id: 'receiver.rotation', given: { secretRotatedAt: T0, probes: [probe('rotation-new-old', 200)], platformDeliveries: [delivered(8, -5, 400), delivered(9, 5, 400)] }, want: 'fail', says: /sequence 9/ }],
   ['rotation drill not run', { id: 'receiver.rotation', given: { probes: [probe('rotation-new-old', 200)] }, want: 'not_observed' }],
+  ['raw-body deliveries accepted and applied', { id: 'receiver.raw-body-signature', given: { probes: [probe('raw-body-whitespace', 200), probe('raw-body-escapes', 204)], rawBody: [night('raw-body-whitespace', 8100, 8100)], stateProbe: true }, want: 'pass', says: /held for 1 of 1 nights/ }],
+  ['raw-body deliveries accepted, no state probe', { id: 'receiver.raw-body-signature', given: { probes: [probe('raw-body-key-order', 200)] }, want: 'pass', says: /not observable without a state probe/ }],
+  ['a raw-body delivery refused (HMAC over re-serialised JSON)', { id: 'receiver.raw-body-signature', given: { probes: [probe('raw-body-whitespace', 200), probe('raw-body-escapes', 400)] }, want: 'fail', says: /^Received: raw-body-escapes \(sequence 3\) answered 400/ }],
+  ['a raw-body delivery acknowledged but not applied', { id: 'receiver.raw-body-signature', given: { probes: [probe('raw-body-decimal-numbers', 200)], rawBody: [night('raw-body-decimal-numbers', 9100, 6000)], stateProbe: true }, want: 'fail', says: /holds base_rate 6000 for 2027-03-04, not 9100/ }],
+  ['a night outside the partner\'s window is no evidence against it', { id: 'receiver.raw-body-signature', given: { probes: [probe('raw-body-decimal-numbers', 200)], rawBody: [night('raw-body-decimal-numbers', 9100, undefined)], stateProbe: true }, want: 'pass', says: /1 not readable/ }],
+  ['raw-body drill not run', { id: 'receiver.raw-body-signature', given: { probes: [probe('redelivery', 200)] }, want: 'not_observed' }],
   ['redelivery accepted', { id: 'receiver.redelivery', given: { probes: [probe('redelivery', 200)] }, want: 'pass' }],
   ['redelivery refused as a duplicate', { id: 'receiver.redelivery', given: { probes: [probe('redelivery', 409)] }, want: 'fail' }],
   ['nothing delivered to re-send', { id: 'receiver.redelivery', given: {}, want: 'not_observed' }],
   ['no regression, probe says newest', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 7500 }] }, want: 'pass' }],
   ['superseded value held', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after the replay', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 7000 }] }, want: 'fail', says: /holds base_rate 7000/ }],
+  ['superseded value held between replay pages, repaired by the end', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [
+    { when: 'before GET /events call 2 of the outage (every page before it applied)', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 7000 },
+    { when: 'after the replay', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 7500 },
+  ] }, want: 'fail', says: /holds base_rate 7000 for 2026-12-01 before GET \/events call 2/ }],
   ['older event refused', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 400)] }, want: 'fail' }],
   ['no state probe', { id: 'receiver.no-regression', given: { probes: [probe('older-event', 200)] }, want: 'not_observed', says: /state probe/ }],
   ['not caught up is no regression', { id: 'receiver.no-regression', given: { stateProbe: true, probes: [probe('older-event', 200)], state: [{ when: 'after', property_id: 101, type: 'rates', date: '2026-12-01', field: 'base_rate', expected: 7500, older: 7000, held: 6000 }] }, want: 'not_observed', says: /not caught up/ }],

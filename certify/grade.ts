@@ -66,6 +66,8 @@ export interface Observations {
   unavailable: UnavailableDrill | null;
   /** Reads of the partner's state; empty when it exposes none. */
   state: StateCheck[];
+  /** Raw-body drill: the partner's copy of each night a raw-body delivery changed (expected: the new rate). */
+  rawBody: StateCheck[];
   /** Whether the partner exposes a state probe at all. */
   stateProbe: boolean;
 }
@@ -73,7 +75,7 @@ export interface Observations {
 export function emptyObservations(): Observations {
   return {
     journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
-    outage: null, unavailable: null, state: [], stateProbe: false,
+    outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false,
   };
 }
 
@@ -88,6 +90,7 @@ type Grader = (o: Observations) => Graded;
 const GRADERS: Record<string, Grader> = {
   'receiver.accepts-valid': acceptsValid,
   'receiver.refuses-bad-signature': refusesBadSignature,
+  'receiver.raw-body-signature': rawBodySignature,
   'receiver.checks-integration': checksIntegration,
   'receiver.rotation': rotation,
   'receiver.redelivery': redelivery,
@@ -197,6 +200,26 @@ function acceptsValid(o: Observations): Graded {
 function refusesBadSignature(o: Observations): Graded {
   return gradeProbes('receiver.refuses-bad-signature', o, ['wrong-signature', 'missing-signature', 'stale-timestamp'], '4xx',
     'refused with a 4xx: the signature does not verify (§5.4; scheme and 5-minute tolerance per spec x-assumption)');
+}
+
+function rawBodySignature(o: Observations): Graded {
+  const id = 'receiver.raw-body-signature';
+  const sent = o.probes.filter((p) => p.name.startsWith('raw-body-'));
+  const graded = gradeProbes(id, o, sent.map((p) => p.name), '2xx',
+    'the signature is an HMAC over "<t>.<raw body>", the bytes as received (spec x-assumption); any valid JSON form of a correctly signed delivery is accepted');
+  if (graded.outcome !== 'pass') return graded;
+  const evidence = { deliveries: sent, state: o.rawBody };
+  // A night the partner holds nothing for may lie outside the window it keeps: not evidence either way.
+  const notApplied = o.rawBody.filter((s) => s.error === undefined && s.held !== undefined && s.held !== s.expected);
+  if (notApplied.length > 0) {
+    const r = notApplied[0]!;
+    return result(id, 'fail', `Received: ${r.when} was answered 2xx, but the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date}, not ${JSON.stringify(r.expected)} / Documented: an acknowledged event is applied: its full state replaces what is held (§6.2, §6.4)`, evidence);
+  }
+  const applied = o.rawBody.filter((s) => s.error === undefined && s.held === s.expected).length;
+  const unread = o.rawBody.length - applied;
+  return result(id, 'pass', `${sent.length} deliveries in forms JSON.stringify never writes (${sent.map((p) => p.name.slice('raw-body-'.length)).join(', ')}), each answered 2xx; ${o.stateProbe
+    ? `the new rate held for ${applied} of ${o.rawBody.length} nights${unread > 0 ? ` (${unread} not readable: ${o.rawBody.find((s) => s.error)?.error ?? 'the partner holds nothing for the night'})` : ''}`
+    : 'whether they were applied is not observable without a state probe (--state-url)'}.`, evidence);
 }
 
 function checksIntegration(o: Observations): Graded {
@@ -350,7 +373,7 @@ function meInterval(o: Observations): Graded {
   if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
   // A call refused before it was served (401 after a rotation, 429) is not a poll.
   const polls = o.journal.filter((e) => e.operation === 'getMe' && e.status !== 401 && e.status !== 429);
-  if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me.');
+  if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me. To show it: poll GET /me during the run, at most once a minute (§5.7).');
   const close: JournalEntry[] = [];
   for (let i = 1; i < polls.length; i++) {
     if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) close.push(polls[i - 1]!, polls[i]!);
@@ -389,7 +412,7 @@ function replayWalk(o: Observations): Graded {
   const pages = o.journal.filter((e) => e.operation === 'listEvents' && e.cursor && e.status === 200);
   // A page of one is how partners read latest_sequence (a peek), not a walk.
   const walks = pages.filter((e) => query(e, 'limit') !== '1');
-  if (walks.length === 0) return result(id, 'not_observed', 'The partner read no replay page (GET /events with more than one row).');
+  if (walks.length === 0) return result(id, 'not_observed', 'The partner read no replay page (GET /events with more than one row). To show it: replay from the cursor when a gap or a paused webhook is noticed (the outage drill gives both), within the run (§4.6, §6.8).');
   const problems: string[] = [];
   const involved: JournalEntry[] = [];
   const last = new Map<string, JournalEntry>();
@@ -450,7 +473,7 @@ function snapshotWatermark(o: Observations): Graded {
   if (problems.length > 0) {
     return result(id, 'fail', `Received: ${problems[0]} / Documented: after a snapshot the cursor is its data.sequence; events above it are applied on top (§4.8)`, { calls: involved, notes: problems });
   }
-  if (judged === 0) return result(id, 'not_observed', 'The partner took no snapshot followed by a replay.');
+  if (judged === 0) return result(id, 'not_observed', 'The partner took no snapshot followed by a replay. To show it: rebuild from snapshots and replay from the watermark during the run (a cold start with an empty store does both, §4.8).');
   const snapshots = o.journal.filter((e) => e.operation.endsWith('Snapshot'));
   return result(id, 'pass', `${judged} replay${judged === 1 ? '' : 's'} after snapshots, each from at or below the watermark (or past it only over events already delivered).`, { calls: snapshots });
 }
@@ -497,7 +520,12 @@ function updatedSince(o: Observations): Graded {
   if (problems.length > 0) {
     return result(id, 'fail', `Received: ${problems[0]} / Documented: store the highest updated_at processed and poll from it (§6.9)`, { calls: involved, notes: problems });
   }
-  if (judged === 0) return result(id, 'not_observed', lists.length === 0 ? 'The partner never polled GET /bookings.' : 'The partner polled GET /bookings once; two polls are needed to see it move forward.', { calls: lists });
+  if (judged === 0) {
+    const when = 'a partner reconciling every N s needs a --duration above 2N s (the default, 240 s, fits every 90 s)';
+    return result(id, 'not_observed', lists.length === 0
+      ? `The partner never polled GET /bookings. To show it: poll by updated_since twice during the run (§6.9); ${when}.`
+      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`, { calls: lists });
+  }
   return result(id, 'pass', `${judged + polls.size} polls; each started at or after the highest updated_at read before it.`, { calls: lists });
 }
 

@@ -23,7 +23,7 @@ import { addDays, dateAt } from '../simulator/domain/calendar.ts';
 import { verifySignature } from '../simulator/webhooks/signature.ts';
 import { readCertificationFile, type CertificationFile, type Order } from './credentials-file.ts';
 
-export const BREAKAGES = ['skipSignature', 'newKeyPerRetry', 'pollMeEverySecond', 'ignoreRetryAfter', 'applySuperseded'] as const;
+export const BREAKAGES = ['skipSignature', 'newKeyPerRetry', 'pollMeEverySecond', 'ignoreRetryAfter', 'applySuperseded', 'applySupersededInOrder', 'reserialisedSignature'] as const;
 export type Breakage = (typeof BREAKAGES)[number];
 
 export interface DoubleOptions {
@@ -189,7 +189,8 @@ export class PartnerDouble {
       if (res.status !== 200) return;
       const superseded: EventEnvelope[] = [];
       for (const row of res.body.data as Array<{ status: string; event: EventEnvelope }>) {
-        if (row.status === 'superseded') superseded.push(row.event);
+        // BROKEN on purpose (applySupersededInOrder): superseded rows applied in order like any other.
+        if (row.status === 'superseded' && this.o.breakage !== 'applySupersededInOrder') superseded.push(row.event);
         else this.apply(row.event, false);
       }
       // BROKEN on purpose (applySuperseded): §3.3 says they must not be applied.
@@ -244,8 +245,10 @@ export class PartnerDouble {
     if (force || !held || sequence > held.sequence) this.nights.set(key, { value, sequence });
   }
 
-  private verified(header: string | undefined, body: string): boolean {
+  private verified(header: string | undefined, raw: string): boolean {
     if (this.o.breakage === 'skipSignature') return true;
+    // BROKEN on purpose (reserialisedSignature): the HMAC over the re-serialised JSON, not the bytes received.
+    const body = this.o.breakage === 'reserialisedSignature' ? reserialise(raw) : raw;
     const now = Math.floor(Date.now() / 1000);
     if (verifySignature(header, body, this.file.webhookSecrets, now).ok) return true;
     // Perhaps the secret was rotated: the certification file has the new one.
@@ -290,5 +293,13 @@ export class PartnerDouble {
       this.server.once('error', fail);
       this.server.listen(port, '127.0.0.1', () => ok());
     });
+  }
+}
+
+function reserialise(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw));
+  } catch {
+    return raw;
   }
 }

@@ -48,10 +48,19 @@ describe.concurrent('certification of partners', () => {
     expect(report.results.map((r) => [r.id, r.outcome]), explain(report)).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
     expect(report.verdict).toBe('certified');
     expect(report.drills.map((d) => [d.id, d.outcome])).toEqual([
-      ['drill.lost-answer', 'pass'], ['drill.rate-limit', 'pass'], ['drill.unavailable', 'pass'],
+      ['drill.raw-body', 'pass'], ['drill.lost-answer', 'pass'], ['drill.rate-limit', 'pass'], ['drill.unavailable', 'pass'],
       ['drill.webhook-outage', 'pass'], ['drill.key-rotation', 'pass'], ['drill.secret-rotation', 'pass'],
     ]);
     for (const d of report.drills) expect(d.did, d.id).not.toBe('');
+    // Not passed on nothing: four raw-body encodings and the booking's escapes answered 2xx, each new rate held.
+    const rawBody = report.results.find((r) => r.id === 'receiver.raw-body-signature')!;
+    expect(rawBody.evidence.deliveries.map((d) => [d.name, d.status])).toEqual([
+      ['raw-body-whitespace', 200], ['raw-body-escapes', 200], ['raw-body-decimal-numbers', 200], ['raw-body-key-order', 200], ['raw-body-escapes-booking', 200],
+    ]);
+    expect(rawBody.summary).toMatch(/the new rate held for 4 of 4 nights\.$/);
+    // The superseded value was looked for between replay pages, not only after the replay.
+    const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
+    expect(noRegression.evidence.state.filter((s) => s.when.startsWith('before GET /events call')).length).toBeGreaterThan(1);
   });
 
   it.each<[Breakage, string]>([
@@ -60,6 +69,8 @@ describe.concurrent('certification of partners', () => {
     ['pollMeEverySecond', 'usage.me-interval'],
     ['ignoreRetryAfter', 'usage.retry-after'],
     ['applySuperseded', 'receiver.no-regression'],
+    ['applySupersededInOrder', 'receiver.no-regression'],
+    ['reserialisedSignature', 'receiver.raw-body-signature'],
   ])('a partner that breaks %s fails exactly %s', async (breakage, requirement) => {
     const report = await certifyDouble(breakage, 202);
     expect(failed(report), explain(report)).toEqual([requirement]);

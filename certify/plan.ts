@@ -7,9 +7,16 @@
 import { seeded } from '../conformance/seeded.ts';
 import { addDays } from '../simulator/domain/calendar.ts';
 import type { BookingBody } from './credentials-file.ts';
+import { RAW_BODY_VARIANTS } from './raw-body.ts';
 import type { Plan, PlanStep } from './types.ts';
 
-export const DEFAULT_DURATION_SECONDS = 120;
+/**
+ * Fits a partner that polls GET /me once a minute (§5.7) and reconciles
+ * bookings by updated_since every 90 s (§6.9): two reconciliations, the
+ * second up to 180 s in, and the outage drill's minute for GET /me. A run
+ * ends earlier as soon as everything is observed.
+ */
+export const DEFAULT_DURATION_SECONDS = 240;
 /** Events recorded while delivery is withheld: more than one replay page at any limit (§4.6: 1 to 200). */
 export const OUTAGE_EVENTS = 210;
 /** The rate limit of the Retry-After drill: one call per window. */
@@ -21,6 +28,7 @@ export const STEPS: readonly PlanStep[] = [
   { id: 'ready', title: 'Receiver up', expects: 'A signed ping posted to the webhook URL is answered 2xx; then the URL is registered and the platform delivers to it.' },
   { id: 'first-booking', title: 'First order', expects: 'Order 1 is placed with POST /bookings and an Idempotency-Key; its events are delivered and answered 2xx.' },
   { id: 'receiver-checks', title: 'Receiver checks', expects: 'A valid ping and a re-sent event: 2xx. Wrong signature, no signature, a stale timestamp, another integration in X-Service-Integration: 4xx.' },
+  { id: 'drill.raw-body', title: 'Drill: raw-body signatures', expects: 'With delivery withheld, four new rates events are posted straight to the receiver, correctly signed over bytes that are valid JSON but not JSON.stringify form (whitespace, \\/ and \\u00e9-style escapes, 7840.0, keys in another order), and one booking event re-sent with its "/" and "é" escaped: every one answered 2xx and each new rate applied (signature over the raw body, spec x-assumption; §6.4).' },
   { id: 'drill.lost-answer', title: 'Drill: lost answer', expects: 'The answer of order 2\'s create is withheld (connection dropped after the booking was made); the partner retries with the same Idempotency-Key and the identical body and gets the original answer (§4.5 rule 1).' },
   { id: 'drill.rate-limit', title: 'Drill: rate limited', expects: 'With one call allowed per 2 s, orders 3 and 4 meet 429 RATE_LIMITED; the partner waits the Retry-After before any further call, then places them (§7).' },
   { id: 'drill.unavailable', title: 'Drill: 409 UNAVAILABLE', expects: 'Order 5\'s nights are blocked; its create is refused 409 UNAVAILABLE and the partner does not send it again (§4.5 rule 7).' },
@@ -28,6 +36,7 @@ export const STEPS: readonly PlanStep[] = [
   { id: 'older-event', title: 'Older event after a newer one', expects: 'The superseded rates event is re-sent after the newer one: 2xx, and the partner keeps the newer rates (§6.4).' },
   { id: 'drill.key-rotation', title: 'Drill: API key rotation', expects: 'Staff rotate the API key; the new key is written to the certification file. At most one call with the old key, then order 6 with the new one (§5.3).' },
   { id: 'drill.secret-rotation', title: 'Drill: webhook secret rotation', expects: 'Staff rotate the webhook secret; the file lists both. Deliveries with two v1= values (either order), one signed with the new secret only, and the platform\'s next delivery: all 2xx (§5.4).' },
+  { id: 'observe', title: 'Observe', expects: 'Until --duration runs out, or earlier once all are observed: what the partner does on its own timers: GET /bookings by updated_since at least twice (§6.9), GET /me (§5.7), a replay walk (§4.6) and a snapshot followed by a replay (§4.8).' },
 ];
 
 export { seeded };
@@ -43,6 +52,9 @@ export interface PlanChoices {
   rateY: number;
   /** One night each, while delivery is withheld. */
   fillerNights: string[];
+  /** Raw-body drill: one night and rate per encoding variant (inside a 120-night window, clear of every other choice). */
+  rawBodyNights: string[];
+  rawBodyRates: number[];
   /** The night changed to produce the first delivery signed with two secrets. */
   rotationNight: string;
 }
@@ -69,6 +81,8 @@ export function choose(seed: number, today: string, propertyId: number): PlanCho
     rateY: rateX + 500 + 10 * int(0, 9),
     fillerNights: Array.from({ length: OUTAGE_EVENTS }, (_, i) => addDays(today, 130 + i)),
     rotationNight: addDays(today, 350),
+    rawBodyNights: RAW_BODY_VARIANTS.map((_, i) => addDays(today, 100 + i)),
+    rawBodyRates: RAW_BODY_VARIANTS.map((_, i) => 8000 + 1000 * i + 10 * int(0, 49)),
   };
 }
 
@@ -86,6 +100,7 @@ export function buildPlan(seed: number, durationSeconds: number, choices: PlanCh
       outage_events: choices.fillerNights.length + 2,
       filler_nights: { from: choices.fillerNights[0], to: choices.fillerNights.at(-1) },
       rotation_night: choices.rotationNight,
+      raw_body: RAW_BODY_VARIANTS.map((variant, i) => ({ variant, night: choices.rawBodyNights[i], base_rate: choices.rawBodyRates[i] })),
       drill_rate_limit: DRILL_RATE_LIMIT,
     },
   };
@@ -100,7 +115,8 @@ export function orderBody(runId: string, n: number, choices: PlanChoices): Booki
     units: [{ adults: 2 }],
     check_in: stay.check_in,
     check_out: stay.check_out,
-    guest: { name: `Certification Guest ${n}`, mobile: `98765${String(43210 + n).slice(-5)}` },
+    // A "/" and an "é" the raw-body drill re-sends escaped (\/, \u00e9) in the booking's event.
+    guest: { name: `Certification Guest ${n} / Zoé`, mobile: `98765${String(43210 + n).slice(-5)}` },
     pricing: { total: 6000 * nights(stay), currency: 'INR' },
     source: { channel: 'certification' },
   };

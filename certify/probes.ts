@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { DELIVERY_TIMEOUT_MS } from '../simulator/domain/delivery.ts';
 import { API_VERSION } from '../simulator/domain/event-log.ts';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from '../simulator/webhooks/signature.ts';
+import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';
 
 /** Further from the receiver's clock than the 5-minute tolerance of the contract, and unambiguously so. */
@@ -85,8 +86,7 @@ export async function deliver(ctx: ProbeContext, spec: ProbeSpec): Promise<Deliv
     await res.arrayBuffer().catch(() => undefined);
     return { ...base, status: res.status, ms: Math.round(performance.now() - started) };
   } catch (e) {
-    const err = e as Error & { cause?: { code?: string } };
-    const error = err.name === 'TimeoutError' ? `no answer within ${ctx.timeoutMs ?? DELIVERY_TIMEOUT_MS} ms` : (err.cause?.code ?? err.message);
+    const error = describeFetchFailure(e, ctx.timeoutMs ?? DELIVERY_TIMEOUT_MS);
     return { ...base, status: null, error, ms: Math.round(performance.now() - started) };
   }
 }

@@ -3,12 +3,14 @@
  * for a certification run: the deployment glue a partner writes around it,
  * and nothing more. It changes none of the reference partner's behaviour.
  *
- *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--breakage NAME]...
+ *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--reconcile-seconds N] [--break NAME]...
  *
  * - credentials come from the certification file, read again whenever the
  *   partner asks its vault (after a 401, and for every delivery's secrets);
  * - orders in the file are handed to `createBooking`, one at a time;
- * - the minute timer (`tick`: GET /me at most once a minute) runs every 60 s;
+ * - the minute timer (`tick`: GET /me at most once a minute) runs every 61 s;
+ * - `--reconcile-seconds N` polls bookings by updated_since every N s (§6.9);
+ *   without it the partner polls them only on a cold start;
  *   all API work (orders, ticks) goes through one queue, so no call of one
  *   overtakes a Retry-After another was told to wait;
  * - `--state-port` serves the state probe (GET /state?property_id&type=rates&date)
@@ -16,7 +18,8 @@
  * - `--breakage` switches on the reference partner's own deliberate
  *   breakages (config.ts `Breakages`), for certification tests.
  *
- * Prints `webhook <url>` (and `state <url>`) once listening; stops on SIGTERM.
+ * Prints `webhook <url>` (and `state <url>`) once listening; stops on SIGTERM
+ * and once the certification file says the run is `finished`.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -31,9 +34,13 @@ const { values } = parseArgs({
     credentials: { type: 'string' },
     port: { type: 'string', default: '0' },
     'state-port': { type: 'string' },
+    'reconcile-seconds': { type: 'string' },
     breakage: { type: 'string', multiple: true, default: [] },
+    // The scenarios' name for the same switch (npm run scenario -- --break NAME).
+    break: { type: 'string', multiple: true, default: [] },
   },
 });
+values.breakage.push(...values.break);
 if (!values.credentials) {
   process.stderr.write('error: --credentials FILE (the certification file) is required\n');
   process.exit(2);
@@ -41,6 +48,11 @@ if (!values.credentials) {
 const bad = values.breakage.filter((b) => !(BREAKAGE_NAMES as readonly string[]).includes(b));
 if (bad.length > 0) {
   process.stderr.write(`error: --breakage must be one of ${BREAKAGE_NAMES.join(', ')}; got ${bad.join(', ')}\n`);
+  process.exit(2);
+}
+const reconcileSeconds = values['reconcile-seconds'] === undefined ? null : Number(values['reconcile-seconds']);
+if (reconcileSeconds !== null && !(Number.isFinite(reconcileSeconds) && reconcileSeconds >= 1)) {
+  process.stderr.write(`error: --reconcile-seconds must be a number of seconds, at least 1; got ${values['reconcile-seconds']}\n`);
   process.exit(2);
 }
 const path = values.credentials;
@@ -80,8 +92,13 @@ const enqueue = (what: string, work: () => Promise<unknown>) => {
 enqueue('tick', () => partner.tick());
 const placed = new Set<number>();
 const timers = [
-  setInterval(() => enqueue('tick', () => partner.tick()), 60_000),
+  // A minute and a second: the API client answers GET /me from its cache within a minute of its last call (§5.7), so a
+  // timer of exactly 60 s, measured from before that call, could make every other tick a cached no-op that misses a pause.
+  setInterval(() => enqueue('tick', () => partner.tick()), 61_000),
+  ...(reconcileSeconds === null ? [] : [setInterval(() => enqueue('reconcile', () => partner.reconcileBookings()), reconcileSeconds * 1000)]),
   setInterval(() => {
+    // Deployed for one run: the run is over, so is the partner.
+    if (reread().finished) return stop();
     for (const order of reread().orders) {
       if (placed.has(order.n)) continue;
       placed.add(order.n);
@@ -104,10 +121,13 @@ if (stateServer) {
 }
 process.stdout.write(`webhook ${partner.url}\n${stateUrl ? `state ${stateUrl}\n` : ''}`);
 
-const stop = () => {
+let stopping = false;
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
   for (const t of timers) clearInterval(t);
   stateServer?.close();
   void partner.stop().then(() => process.exit(0));
-};
+}
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

@@ -33,7 +33,7 @@ export function renderHtml(report: CertReport): string {
 <p class="eyebrow">Partner Integration API ${esc(report.apiVersion)} · certification report</p>
 <h1>${esc(VERDICT[report.verdict])}</h1>
 <dl class="facts">
-${fact('run', report.runId)}${fact('seed', String(report.plan.seed))}${fact('webhook', report.partner.webhookUrl)}${fact('integration', `#${report.partner.integration.id} ${report.partner.integration.slug}`)}
+${fact('partner', [report.partner.name ?? 'not named', report.partner.version, report.partner.commit && `commit ${report.partner.commit}`].filter(Boolean).join(' '))}${fact('run', report.runId)}${fact('seed', String(report.plan.seed))}${fact('webhook', report.partner.webhookUrl)}${fact('integration', `#${report.partner.integration.id} ${report.partner.integration.slug}`)}
 ${fact('target', `${report.target.kind} · ${report.target.baseUrl}`)}${fact('state probe', report.partner.stateUrl ?? 'none')}
 ${fact('started', humanTimestamp(report.startedAt))}${fact('took', humanDuration(report.summary.ms))}${fact('spec digest', report.specDigest)}
 </dl>

@@ -28,7 +28,9 @@ function sample(): CertReport {
     apiVersion: '2026-09',
     specDigest: 'c'.repeat(64),
     target: { kind: 'in-process', baseUrl: 'http://127.0.0.1:1/api/integrations/v1' },
-    partner: { webhookUrl: 'http://127.0.0.1:2/webhook?<script>', integration: { id: 4, slug: 'certify-x' }, stateUrl: null },
+    partner: { name: 'Acme <PMS>', version: '1.2.3', commit: null, webhookUrl: 'http://127.0.0.1:2/webhook?<script>', integration: { id: 4, slug: 'certify-x' }, stateUrl: null },
+    certify: { version: '0.1.0', sourceDigest: 'd'.repeat(64) },
+    planDigest: 'e'.repeat(64),
     plan: { seed: 42, durationSeconds: 30, steps: [{ id: 'ready', title: 'Receiver up', expects: '2xx </pre><script>x</script>' }], parameters: { note: 'whsec_0123456789abcdef0123456789abcdef' } },
     drills: [{ id: 'drill.key-rotation', title: 'API key rotation', requirement: 'usage.rotated-key', action: 'rotate', expected: 'one call', did: '<b>two</b>', outcome: 'fail', startedAt: null, finishedAt: null }],
     results,
@@ -49,9 +51,9 @@ describe('certification reports', () => {
 
   it('JUnit: a failed requirement is a failure, one not observed is skipped, counts match', () => {
     const xml = renderJunit(sample());
-    expect(xml).toMatch(/<testsuites [^>]*tests="17" failures="1" errors="0" skipped="16"/);
+    expect(xml).toMatch(/<testsuites [^>]*tests="18" failures="1" errors="0" skipped="17"/);
     expect(xml).toMatch(/<testcase classname="certify.receiver" name="receiver.refuses-bad-signature: [^"]*"[^>]*>\s*<failure type="receiver.refuses-bad-signature"/);
-    expect(xml.match(/<skipped /g)).toHaveLength(16);
+    expect(xml.match(/<skipped /g)).toHaveLength(17);
   });
 
   it('writes four files to the run directory and latest/; secrets are redacted; the certificate binds report.json', () => {

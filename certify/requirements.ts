@@ -24,6 +24,14 @@ export const REQUIREMENTS: readonly Requirement[] = [
     assumption: true,
   },
   {
+    id: 'receiver.raw-body-signature',
+    group: 'receiver',
+    title: 'Signatures are checked over the raw body: any valid JSON form of a delivery is accepted and applied',
+    clauses: ['2.2.R1', '6.R2', '6.R4'],
+    rule: 'The signature is an HMAC over "<t>.<raw body>" (spec x-assumption), the bytes as received: a correctly signed delivery with insignificant whitespace, \\/ or \\u00e9 escapes, 7840.0 for 7840 or its keys in another order is answered 2xx and its full state applied (§6.2, §6.4), never refused because re-serialising the parsed JSON gives other bytes.',
+    assumption: true,
+  },
+  {
     id: 'receiver.checks-integration',
     group: 'receiver',
     title: 'A delivery naming another integration in X-Service-Integration is refused (4xx)',

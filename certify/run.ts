@@ -13,12 +13,15 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dateAt } from '../simulator/domain/calendar.ts';
 import { API_VERSION } from '../simulator/domain/event-log.ts';
-import { issueCertificate, sha256Hex } from './certificate.ts';
+import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
+import { certifierIdentity } from './certifier-identity.ts';
 import { CertificationFileWriter, type CertificationFile, type CoveredProperty } from './credentials-file.ts';
 import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
 import { buildPlan, choose, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
+import { RAW_BODY_DESCRIPTIONS, RAW_BODY_VARIANTS, reencode } from './raw-body.ts';
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
+import { startPartnerProcess } from './partner-process.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
@@ -50,12 +53,21 @@ export interface CertifyOptions {
   /** The partner's state probe, as a URL (`GET <url>?property_id=&type=rates&date=`) or in-process. */
   stateUrl?: string | null;
   stateProbe?: StateProbe | null;
+  /** The software under test, as the certificate names it (`--partner-name`, `--partner-version`, `--partner-commit`). */
+  partner?: { name?: string | null; version?: string | null; commit?: string | null };
   /** An Ed25519 private key (PEM) to sign the certificate with. */
   signingKeyPem?: string | null;
   /** Seconds to wait for the receiver to answer its first ping. */
   readyTimeoutSeconds?: number;
   /** Progress lines (the CLI prints them). */
   log?: (line: string) => void;
+  /**
+   * A shell command that starts the partner's system (`--partner-command`):
+   * started once the certification file is written (its path in
+   * CERTIFY_CREDENTIALS), stopped with its whole process group when the run
+   * ends, however it ends.
+   */
+  partnerCommand?: string | null;
   /** Called once the certification file is written, before waiting for the partner (tests start their partner here). */
   onCredentials?: (path: string, file: CertificationFile) => void | Promise<void>;
 }
@@ -96,15 +108,20 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const stage = options.running
     ? await connectRunningStage(options.running.baseUrl, options.running.staffToken)
     : await startInProcessStage({ port: options.port });
+  // What the run started or announced, undone in reverse order however it ends.
+  const cleanup: Array<() => Promise<void> | void> = [];
   try {
-    return await certify(stage, options, { started, durationSeconds, seed, log });
+    return await certify(stage, options, { started, durationSeconds, seed, log, cleanup });
   } finally {
+    for (const undo of cleanup.reverse()) await Promise.resolve().then(undo).catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
     stage.disarm();
     await stage.close();
   }
 }
 
-async function certify(stage: Stage, options: CertifyOptions, run: { started: number; durationSeconds: number; seed: number; log: (l: string) => void }): Promise<CertifyResult> {
+interface RunSettings { started: number; durationSeconds: number; seed: number; log: (l: string) => void; cleanup: Array<() => Promise<void> | void> }
+
+async function certify(stage: Stage, options: CertifyOptions, run: RunSettings): Promise<CertifyResult> {
   const { log, seed } = run;
   const startedAt = stage.now();
   const runId = `${new Date(Date.now()).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${seed.toString(16).padStart(8, '0')}`;
@@ -134,7 +151,10 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
     webhookSecrets: [created.webhook_secret],
     properties,
     orders: [],
+    finished: false,
   });
+  // A partner deployed by hand (the reference partner's CLI) stops when it reads this.
+  run.cleanup.push(() => file.update(() => ({ finished: true })));
   log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}`);
   log(`  base URL          ${stage.baseUrl}`);
   log(`  integration       #${created.id} ${slug}`);
@@ -143,6 +163,15 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
   log(`  webhook URL       ${options.webhookUrl}`);
   await options.onCredentials?.(credentialsPath, file.current);
+  if (options.partnerCommand) {
+    log(`  partner command   ${options.partnerCommand}`);
+    const partner = startPartnerProcess(options.partnerCommand, {
+      CERTIFY_CREDENTIALS: credentialsPath,
+      CERTIFY_WEBHOOK_URL: options.webhookUrl,
+      ...(options.stateUrl ? { CERTIFY_STATE_URL: options.stateUrl } : {}),
+    }, log);
+    run.cleanup.push(() => partner.stop());
+  }
 
   const ctx: Ctx = {
     stage, file, integrationId: created.id, slug, choices, runId,
@@ -163,6 +192,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
     const steps: Array<[string, (c: Ctx) => Promise<void>]> = [
       ['first-booking', firstBooking],
       ['receiver-checks', receiverChecks],
+      ['drill.raw-body', rawBodyDrill],
       ['drill.lost-answer', lostAnswerDrill],
       ['drill.rate-limit', rateLimitDrill],
       ['drill.unavailable', unavailableDrill],
@@ -170,6 +200,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
       ['older-event', olderEvent],
       ['drill.key-rotation', keyRotationDrill],
       ['drill.secret-rotation', secretRotationDrill],
+      ['observe', observe],
     ];
     for (const [id, step] of steps) {
       if (!plan.steps.some((s) => s.id === id)) continue;
@@ -181,7 +212,8 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
       await step(ctx);
     }
   } else {
-    warnings.push(`The partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx; nothing else was run.`);
+    const last = ctx.obs.probes.at(-1);
+    warnings.push(`The partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx${last ? ` (last: ${last.status ?? last.error})` : ''}; nothing else was run.`);
   }
 
   // Everything the partner did, graded.
@@ -204,6 +236,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
   for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
     ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: 'Not run.', outcome: 'not_run', startedAt: null, finishedAt: null });
   }
+  if (!options.partner?.name || !options.partner?.version) {
+    warnings.push('The certificate names no partner software: run with --partner-name and --partner-version (and --partner-commit) so it says what was tested.');
+  }
   const finishedAt = stage.now();
   const report: CertReport = {
     runId,
@@ -212,8 +247,17 @@ async function certify(stage: Stage, options: CertifyOptions, run: { started: nu
     apiVersion: API_VERSION,
     specDigest: sha256Hex(readFileSync(SPEC_URL)),
     target: { kind: stage.kind, baseUrl: stage.baseUrl },
-    partner: { webhookUrl: options.webhookUrl, integration: { id: created.id, slug }, stateUrl: options.stateUrl ?? (options.stateProbe ? 'in-process' : null) },
+    partner: {
+      name: options.partner?.name ?? null,
+      version: options.partner?.version ?? null,
+      commit: options.partner?.commit ?? null,
+      webhookUrl: options.webhookUrl,
+      integration: { id: created.id, slug },
+      stateUrl: options.stateUrl ?? (options.stateProbe ? 'in-process' : null),
+    },
+    certify: certifierIdentity(),
     plan,
+    planDigest: sha256Hex(canonicalJson(plan)),
     drills: ctx.drills,
     results,
     summary: { ...summarise(results), ms: Math.round(performance.now() - run.started) },
@@ -240,7 +284,9 @@ export function certificateBody(report: CertReport, reportDigest: string): Certi
     seed: report.plan.seed,
     target: report.target,
     partner: report.partner,
+    certify: report.certify,
     plan: report.plan,
+    planDigest: report.planDigest,
     results: report.results.map((r) => ({ id: r.id, title: r.title, clauses: r.clauses, outcome: r.outcome, summary: r.summary })),
     drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
     verdict: report.verdict,
@@ -249,6 +295,7 @@ export function certificateBody(report: CertReport, reportDigest: string): Certi
 }
 
 const DRILL_REQUIREMENT: Record<string, string> = {
+  'drill.raw-body': 'receiver.raw-body-signature',
   'drill.lost-answer': 'usage.retry-same-key',
   'drill.rate-limit': 'usage.retry-after',
   'drill.unavailable': 'usage.unavailable-final',
@@ -363,6 +410,27 @@ function finish(c: Ctx, d: DrillRecord, did: string): void {
 
 // ------------------------------------------------------------ steps
 
+/**
+ * Requirements a partner shows on its own timers (reconciling bookings,
+ * polling GET /me, a replay or snapshot it decides on): after the drills the
+ * run waits for them until --duration runs out, and ends as soon as all are
+ * observed. What no waiting can show (a drill that did not run, no journal)
+ * does not hold the run.
+ */
+export const SHOWN_OVER_TIME = ['usage.updated-since', 'usage.me-interval', 'usage.replay-walk', 'usage.snapshot-watermark'] as const;
+
+async function observe(c: Ctx): Promise<void> {
+  if (c.stage.kind !== 'in-process') return;
+  const pending = () => gradeAll({ ...c.obs, journal: journal(c) })
+    .filter((r) => (SHOWN_OVER_TIME as readonly string[]).includes(r.id) && r.outcome === 'not_observed').map((r) => r.id);
+  let waiting = pending();
+  if (waiting.length === 0) return c.log('  everything shown over time is observed');
+  const start = performance.now();
+  c.log(`  waiting up to ${Math.round(remaining(c) / 1000)} s (--duration) for ${waiting.join(', ')}`);
+  await until(c, remaining(c), () => (waiting = pending()).length === 0, 1_000);
+  c.log(waiting.length === 0 ? `  all observed after ${((performance.now() - start) / 1000).toFixed(0)} s` : `  --duration ran out with ${waiting.join(', ')} not observed`);
+}
+
 async function waitForReceiver(c: Ctx, ms: number): Promise<boolean> {
   let last: DeliveryEvidence | null = null;
   const ok = await until(c, ms, async () => {
@@ -392,6 +460,64 @@ async function receiverChecks(c: Ctx): Promise<void> {
     if (spec.name === 'redelivery' && !newest) continue;
     await probe(c, spec);
   }
+}
+
+async function rawBodyDrill(c: Ctx): Promise<void> {
+  const { propertyId, rawBodyNights, rawBodyRates } = c.choices;
+  const d = drill(c, 'drill.raw-body', 'Raw-body signatures',
+    `Delivery is withheld (staff pause) while rates change on ${rawBodyNights.length} nights of property ${propertyId} (${rawBodyNights[0]} to ${rawBodyNights.at(-1)}); each new event is posted straight to the receiver, correctly signed over bytes JSON.stringify never writes (${RAW_BODY_VARIANTS.map((v) => `${v}: ${RAW_BODY_DESCRIPTIONS[v]}`).join('; ')}), then a booking event is re-sent with its "/" and "é" escaped. Delivery is then given back (the platform's own copies follow).`,
+    'Verify the signature over the bytes as received: answer every one 2xx and apply each new rate (spec x-assumption on X-Service-Signature; §6.2, §6.4).');
+  await drained(c, 5_000);
+  const secretsNow = secrets(c);
+  const t = () => Math.floor(c.stage.now() / 1000);
+  const answers: DeliveryEvidence[] = [];
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  try {
+    const events: Array<{ sequence: number; body: string }> = [];
+    for (const [i, night] of rawBodyNights.entries()) {
+      await c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from: night, to: night, base_rate: rawBodyRates[i] });
+      const sequence = (await integration(c)).webhook.last_sequence;
+      const stored = await c.stage.event(c.integrationId, sequence, c.file.current.apiKey);
+      if (stored) events.push(stored);
+    }
+    // In sequence order, as the platform would deliver them (§6.2), each in its own encoding.
+    for (const [i, variant] of RAW_BODY_VARIANTS.entries()) {
+      const event = events[i];
+      const body = event ? reencode(event.body, variant) : null;
+      if (!event || body === null) continue;
+      answers.push(await probe(c, { name: `raw-body-${variant}`, body, signature: signed(secretsNow, t(), body), integrationHeader: c.slug }));
+    }
+    // The "/" (as \/) and "é" (as \u00e9) of a guest's name: a booking event of the run, re-sent (full state: a no-op, §6.4).
+    const booking = await bookingEventWithEscapes(c);
+    if (booking) answers.push(await probe(c, { name: 'raw-body-escapes-booking', body: booking, signature: signed(secretsNow, t(), booking), integrationHeader: c.slug }));
+    if (c.stateProbe) {
+      for (const [i, variant] of RAW_BODY_VARIANTS.entries()) {
+        const check: StateCheck = { when: `raw-body-${variant} (sequence ${events[i]?.sequence ?? '?'})`, property_id: propertyId, type: 'rates', date: rawBodyNights[i]!, field: 'base_rate', expected: rawBodyRates[i], older: null, held: undefined };
+        try {
+          const night = await c.stateProbe({ property_id: propertyId, type: 'rates', date: rawBodyNights[i]! });
+          check.held = night === null ? undefined : night.base_rate;
+        } catch (e) {
+          check.error = (e as Error).message;
+        }
+        c.obs.rawBody.push(check);
+      }
+    }
+  } finally {
+    await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+  }
+  await drained(c, 10_000);
+  const held = c.obs.rawBody.filter((x) => x.held === x.expected).length;
+  finish(c, d, `Answers: ${answers.map((a) => `${a.name.slice('raw-body-'.length)} ${a.status ?? `none (${a.error})`}`).join(', ')}${c.stateProbe ? `; the new rate held for ${held} of ${c.obs.rawBody.length} nights` : ''}.`);
+}
+
+/** A booking event of the run whose body holds a "/" or a non-ASCII character, re-encoded with them escaped; null when none does. */
+async function bookingEventWithEscapes(c: Ctx): Promise<string | null> {
+  const latest = (await integration(c)).webhook.last_sequence;
+  for (let s = latest; s >= 1 && s > latest - 60; s--) {
+    const e = await c.stage.event(c.integrationId, s, c.file.current.apiKey);
+    if (e && e.body.includes('"booking.changed"') && /[/\u0080-\uffff]/.test(e.body)) return reencode(e.body, 'escapes');
+  }
+  return null;
 }
 
 async function lostAnswerDrill(c: Ctx): Promise<void> {
@@ -464,18 +590,28 @@ async function unavailableDrill(c: Ctx): Promise<void> {
 async function outageDrill(c: Ctx): Promise<void> {
   const { propertyId, ratesWindow, rateX, rateY, fillerNights } = c.choices;
   const d = drill(c, 'drill.webhook-outage', 'Webhook outage',
-    `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} then ${rateY} over ${ratesWindow.from}..${ratesWindow.to}: the first superseded); unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
+    `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} over ${ratesWindow.from}..${ratesWindow.to} first, then the filler nights, then ${rateY} over the same window: the first superseded, more than a page away); the partner's state is read before each GET /events it sends; unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
     'Replay GET /events from the stored cursor, walking next_after_sequence through the newest sequence, without applying the superseded event (§6.8, §4.6, §3.3).');
   await drained(c, 5_000);
   const before = (await integration(c)).webhook.last_sequence;
   await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
   const pausedAt = c.stage.now();
   const put = (from: string, to: string, base_rate: number) => c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from, to, base_rate });
+  // §3.3: X first and Y second-to-last, the filler nights between them: more than a page apart at any limit (§4.6: at most
+  // 200), so a partner that applies superseded rows in sequence order holds X between pages, however soon Y repairs it.
   await put(ratesWindow.from, ratesWindow.to, rateX);
   const xSequence = (await integration(c)).webhook.last_sequence;
+  const filler = (i: number) => put(fillerNights[i]!, fillerNights[i]!, 6100 + (i % 50) * 10);
+  for (let i = 0; i < fillerNights.length - 1; i++) await filler(i);
   await put(ratesWindow.from, ratesWindow.to, rateY);
-  for (const [i, night] of fillerNights.entries()) await put(night, night, 6100 + (i % 50) * 10);
+  await filler(fillerNights.length - 1);
   const latest = (await integration(c)).webhook.last_sequence;
+  // Read the partner's copy before every GET /events it sends from now until delivery is back: the pages before it are applied.
+  let reads = 0;
+  const perPage = c.stateProbe !== null && c.stage.beforeEventsPage(async () => {
+    reads += 1;
+    await checkState(c, `before GET /events call ${reads} of the outage (every page before it applied)`);
+  });
   c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
   c.xSequence = xSequence;
   const waitStart = performance.now();
@@ -504,12 +640,13 @@ async function outageDrill(c: Ctx): Promise<void> {
   await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
   await drained(c, 15_000);
+  c.stage.beforeEventsPage(null);
   const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt && e.at <= c.obs.outage!.resumedAt);
   finish(c, d, c.stage.kind === 'running'
     ? 'Delivery withheld and resumed; replay cannot be seen on a running simulator.'
     : `Sequence ${before + 1} to ${latest} recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
       ? `the partner replayed them in ${pages.length} GET /events page${pages.length === 1 ? '' : 's'} within ${(waitedMs / 1000).toFixed(1)} s.`
-      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}`);
+      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}${perPage ? ` Its state was read before each of its ${reads} GET /events call${reads === 1 ? '' : 's'}.` : ''}`);
 }
 
 async function olderEvent(c: Ctx): Promise<void> {

@@ -16,6 +16,7 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld } from '../simulator/demo-world.ts';
 import { timestamp } from '../simulator/domain/calendar.ts';
 import type { JournalEntry } from '../simulator/journal.ts';
+import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';
 
 /** A staff-plane call that was not answered 2xx. */
@@ -58,6 +59,13 @@ export interface Stage {
    * journal entry of that create. Null when the stage cannot (running simulator).
    */
   withholdNextCreateAnswer(integrationId: number): Promise<JournalEntry | null> | null;
+  /**
+   * Runs `hook` before serving each GET /events, holding the request until
+   * it is done (null removes it): a partner asks for its next page only once
+   * it has applied the last, so the hook sees the state between pages. False
+   * when the stage cannot (a running simulator).
+   */
+  beforeEventsPage(hook: (() => Promise<void>) | null): boolean;
   /** Disarms a withheld answer that never happened. */
   disarm(): void;
   close(): Promise<void>;
@@ -74,7 +82,13 @@ export async function startInProcessStage(options: InProcessOptions = {}): Promi
   const staffToken = sim.staffToken!;
   const app = sim.app.callback();
   let withhold: { integrationId: number; resolve: (e: JournalEntry | null) => void } | null = null;
+  let pageHook: (() => Promise<void>) | null = null;
   const server: Server = createServer((req, res) => {
+    const hook = pageHook;
+    if (hook && req.method === 'GET' && (req.url ?? '').split('?')[0] === `${API_ROOT}/events`) {
+      void hook().catch(() => undefined).then(() => app(req, res));
+      return;
+    }
     const armed = withhold;
     if (armed && req.method === 'POST' && (req.url ?? '').split('?')[0] === `${API_ROOT}/bookings`) {
       withhold = null;
@@ -125,6 +139,10 @@ export async function startInProcessStage(options: InProcessOptions = {}): Promi
     },
     withholdNextCreateAnswer(integrationId) {
       return new Promise((resolve) => void (withhold = { integrationId, resolve }));
+    },
+    beforeEventsPage(hook) {
+      pageHook = hook;
+      return true;
     },
     disarm() {
       withhold?.resolve(null);
@@ -180,6 +198,7 @@ export async function connectRunningStage(baseUrl: string, staffToken: string): 
       return rows.filter((d) => d.kind === 'event').map((d) => platformDelivery(d.sequence, d.at, d.outcome));
     },
     withholdNextCreateAnswer: () => null,
+    beforeEventsPage: () => false,
     disarm: () => undefined,
     close: async () => undefined,
   };
@@ -203,6 +222,8 @@ function staffClient(origin: string, token: string): Stage['staff'] {
       method,
       headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((e: unknown) => {
+      throw new Error(`staff ${method} ${path} at ${origin} gave no answer: ${describeFetchFailure(e)}`);
     });
     const text = await res.text();
     if (res.status < 200 || res.status >= 300) throw new StaffError(method, path, res.status, text);

@@ -7,6 +7,8 @@
  * fields of the event's `data.dates[]` entry (`base_rate`, ...), or 404 when
  * it holds nothing for that night. Read-only; no credentials.
  */
+import { describeFetchFailure } from './fetch-failure.ts';
+
 export interface StateQuery {
   property_id: number;
   type: 'rates';
@@ -22,7 +24,9 @@ export function httpStateProbe(url: string, timeoutMs = 5_000): StateProbe {
     target.searchParams.set('property_id', String(q.property_id));
     target.searchParams.set('type', q.type);
     target.searchParams.set('date', q.date);
-    const res = await fetch(target, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(target, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) }).catch((e: unknown) => {
+      throw new Error(`the state probe ${url} gave no answer: ${describeFetchFailure(e, timeoutMs)}`);
+    });
     if (res.status === 404) return null;
     const text = await res.text();
     if (res.status !== 200) throw new Error(`the state probe answered ${res.status}`);

@@ -126,14 +126,35 @@ export interface CertReport {
   /** SHA-256 of spec/openapi.yaml. */
   specDigest: string;
   target: { kind: 'in-process' | 'running'; baseUrl: string };
-  partner: { webhookUrl: string; integration: { id: number; slug: string }; stateUrl: string | null };
+  partner: PartnerIdentity;
+  /** The certifier that graded the run: package version and the SHA-256 of its own sources. */
+  certify: CertifierIdentity;
   plan: Plan;
+  /** SHA-256 of the plan's canonical JSON: a rerun with the same seed (and dates) runs the plan with this digest. */
+  planDigest: string;
   drills: DrillRecord[];
   results: RequirementResult[];
   summary: { total: number; pass: number; fail: number; not_observed: number; ms: number };
   verdict: Verdict;
   /** Things the operator should know (the partner was late to start, the clock is off...). */
   warnings: string[];
+}
+
+/** What was tested: the software as the operator named it, and where it ran. */
+export interface PartnerIdentity {
+  /** `--partner-name`, `--partner-version`, `--partner-commit`; null when not given (the certificate then names no software). */
+  name: string | null;
+  version: string | null;
+  commit: string | null;
+  webhookUrl: string;
+  integration: { id: number; slug: string };
+  stateUrl: string | null;
+}
+
+export interface CertifierIdentity {
+  version: string;
+  /** SHA-256 over certify's own source files (path and content, tests left out). */
+  sourceDigest: string;
 }
 
 /** The certificate file: what was certified and the outcome, digested and optionally signed. */
@@ -153,7 +174,9 @@ export interface CertificateBody {
   seed: number;
   target: CertReport['target'];
   partner: CertReport['partner'];
+  certify: CertifierIdentity;
   plan: Plan;
+  planDigest: string;
   results: Array<Pick<RequirementResult, 'id' | 'title' | 'clauses' | 'outcome' | 'summary'>>;
   drills: Array<Pick<DrillRecord, 'id' | 'outcome' | 'expected' | 'did'>>;
   verdict: Verdict;

@@ -67,6 +67,19 @@ export interface Breakages {
    * the way the rule actually gets broken in practice.)
    */
   applySuperseded: boolean;
+  /**
+   * §3.3 broken the way it usually is: superseded replay rows go through the
+   * handler in sequence order like any other row. A newer row later in the
+   * walk covers each one, so the end state is right; between pages the
+   * partner holds a value the platform had already replaced.
+   */
+  applySupersededInOrder: boolean;
+  /**
+   * The signature is checked over the re-serialised JSON
+   * (`JSON.stringify(JSON.parse(body))`) instead of the raw bytes received:
+   * every delivery the platform writes in another valid JSON form is refused.
+   */
+  reserialisedBodySignature: boolean;
   /** §4.8 broken: a snapshot is stamped with the latest sequence read after the payload, not its `data.sequence`. */
   ignoreWatermark: boolean;
   /** Deliveries are applied without checking X-Service-Signature. */
@@ -81,10 +94,13 @@ export interface Breakages {
 
 export const BREAKAGE_NAMES = [
   'applySuperseded', 'ignoreWatermark', 'skipSignatureVerification', 'newKeyPerRetry', 'reuseKeyForNewBooking', 'dropCursorOnRestart',
+  'applySupersededInOrder', 'reserialisedBodySignature',
 ] as const satisfies readonly (keyof Breakages)[];
 
 export const NO_BREAKAGES: Breakages = {
   applySuperseded: false,
+  applySupersededInOrder: false,
+  reserialisedBodySignature: false,
   ignoreWatermark: false,
   skipSignatureVerification: false,
   newKeyPerRetry: false,

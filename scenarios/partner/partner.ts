@@ -182,6 +182,8 @@ export class ReferencePartner {
         s.cursor = Math.max(s.cursor ?? 0, cursor);
         await this.persist();
       },
+      // BROKEN on purpose when set: superseded rows applied in sequence order (§3.3 says never).
+      ingestSuperseded: this.breakages.applySupersededInOrder,
       superseded: this.breakages.applySuperseded
         ? (events) => {
           // BROKEN on purpose: superseded rows taken as missed deliveries and written over what is held.
@@ -275,6 +277,17 @@ export class ReferencePartner {
     await this.rollHorizon();
   }
 
+  /**
+   * §6.9 slow reconciliation, on the integration's own timer: bookings by
+   * `updated_since` from the highest `updated_at` processed, a safety net
+   * under the webhook (a deployment runs it every few minutes).
+   */
+  async reconcileBookings(): Promise<void> {
+    const polled = await pollBookings(this.api, this.current);
+    this.note(`reconciled bookings updated since the stored updated_at: ${polled.seen} seen, ${polled.applied} newer; highest updated_at now ${this.current.bookings_updated_since}`);
+    await this.persist();
+  }
+
   /** Snapshots the nights of the window the partner holds nothing for. */
   async rollHorizon(): Promise<void> {
     const w = this.window();
@@ -322,7 +335,9 @@ export class ReferencePartner {
       return { status: 400 };
     };
     if (!this.breakages.skipSignatureVerification) {
-      const verdict = verifySignature(header, d.rawBody, this.config.credentials.webhookSecrets(), Math.floor(this.config.clock.now() / 1000), this.config.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
+      // BROKEN on purpose when set: the HMAC over re-serialised JSON, not the bytes received.
+      const signed = this.breakages.reserialisedBodySignature ? reserialised(d.rawBody) : d.rawBody;
+      const verdict = verifySignature(header, signed, this.config.credentials.webhookSecrets(), Math.floor(this.config.clock.now() / 1000), this.config.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
       if (!verdict.ok) return refuse(`signature ${verdict.reason}`);
     }
     if (d.headers[INTEGRATION_HEADER] !== this.config.slug) return refuse(`X-Service-Integration is not ${this.config.slug}`);
@@ -365,6 +380,15 @@ export class ReferencePartner {
     const next = this.saving.catch(() => undefined).then(() => this.config.store.save(this.current));
     this.saving = next;
     return next;
+  }
+}
+
+/** What a receiver that parses before it verifies would hash (the `reserialisedBodySignature` breakage). */
+function reserialised(raw: Buffer): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(JSON.parse(raw.toString('utf8'))), 'utf8');
+  } catch {
+    return raw;
   }
 }
 

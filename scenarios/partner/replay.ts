@@ -20,6 +20,8 @@ export interface ReplayHandlers {
   pageDone(cursor: number): Promise<void>;
   /** Only the `applySuperseded` breakage passes this: superseded events handed over after the page. */
   superseded?(events: EventEnvelope[]): Promise<void> | void;
+  /** Only the `applySupersededInOrder` breakage sets this: superseded rows go through `ingest` like any other. */
+  ingestSuperseded?: boolean;
 }
 
 export async function replayFrom(api: PartnerApi, after: number, handlers: ReplayHandlers): Promise<ReplayOutcome> {
@@ -33,7 +35,7 @@ export async function replayFrom(api: PartnerApi, after: number, handlers: Repla
     if (expired) return { kind: 'gap', after: cursor, firstRetained: first, latest: page.cursor.latest_sequence };
     const skipped: EventEnvelope[] = [];
     for (const row of page.rows) {
-      if (row.status === 'superseded') {
+      if (row.status === 'superseded' && !handlers.ingestSuperseded) {
         // §3.3: a newer event fully covers it; it must not be applied.
         superseded += 1;
         skipped.push(row.event);
