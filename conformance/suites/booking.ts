@@ -147,13 +147,14 @@ export const bookingChecks = [
   }),
   defineCheck({
     id: 'booking.success-emits-events', title: 'A create emits availability.changed for the property and booking.changed with origin partner', suite,
-    clauses: ['4.5.R9', '2.3.R4'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.R9', '2.3.R4', '3.2.T1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const after = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
       // Inside the integration's horizon: availability events are windowed to it (§6).
       const body = bookingBody(ctx, horizonStay(ctx, 1));
       const created = await createBooking(ctx, body);
       expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      if (created.body.data.status !== 'confirmed') ctx.fail('NotConfirmed', `status ${created.body.data.status}`, 'confirmed when status is omitted', '3.2.T1');
       const rows = await allEvents(ctx, { include_superseded: true }, after);
       const lastNight = addDays(body.check_out, -1);
       const availability = rows.find((r) => r.event.type === 'availability.changed' && r.event.property?.doorloom_id === body.property.doorloom_id

@@ -29,6 +29,8 @@ export const FIELD_CLAUSES: Record<string, string> = {
   'source.channel': '4.5.Q28',
   'source.reference': '4.5.Q29',
   status: '4.5.Q30',
+  // Last: a missing or malformed reference (the alias's own length rule is matched first, above).
+  property: '4.5.Q4',
 };
 
 /** A valid email of exactly 255 characters, each part within RFC 5321 limits (64-character local part, 63-character labels). */
