@@ -175,7 +175,10 @@ describe('§4.5 rule 1: idempotency', () => {
 
   it('§4.5 rule 1: any change of one leaf value under the same key is 422 IDEMPOTENCY_KEY_REUSED and writes nothing (property)', async () => {
     const paths = leafPaths(fullBody(h));
-    const leaf = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 1 }));
+    // Numbers a JSON number can hold exactly: the others are refused 422 before any fingerprint (see numbers.test.ts).
+    const holdable = (v: unknown): boolean => typeof v === 'number' ? (Number.isInteger(v) ? Number.isSafeInteger(v) : Number.isFinite(v) && Math.abs(v) < 1e300)
+      : Array.isArray(v) ? v.every(holdable) : v !== null && typeof v === 'object' ? Object.values(v).every(holdable) : true;
+    const leaf = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 1 })).filter(holdable);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), leaf, async (path, value) => {
         const hh = makeHarness();
