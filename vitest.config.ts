@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{spec,simulator,conformance,scenarios,reports,certify,bench}/**/*.test.ts'],
+    include: ['{spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build}/**/*.test.ts'],
     testTimeout: 120_000,
     // fast-check failures print their seed; keep the reporter that shows them whole.
     reporters: ['default'],
