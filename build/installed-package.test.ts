@@ -7,27 +7,20 @@
  * file missing from the tarball or a runtime import left in devDependencies
  * fails here.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packAndInstall, run } from './pack-and-install.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'installed-package-'));
-const project = join(work, 'project');
-const bin = join(project, 'node_modules', '.bin', 'partner-api');
-const installed = join(project, 'node_modules', 'partner-api-conformance');
+let project: string;
+let bin: string;
+let installed: string;
 const children: ChildProcess[] = [];
-
-function run(command: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((done) => {
-    execFile(command, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, out, err) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
-    });
-  });
-}
 
 /** The README's example, exactly as shown: the ```js block that starts with `// example.mjs`. */
 function readmeExample(): string {
@@ -38,14 +31,7 @@ function readmeExample(): string {
 }
 
 beforeAll(async () => {
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--json', '--no-audit', '--no-fund'], ROOT, 240_000);
-  if (packed.code !== 0) throw new Error(`npm pack failed (exit ${packed.code}):\n${packed.err}`);
-  // --json: the prepack build may print first; the report is the last JSON array.
-  const tarball = (JSON.parse(packed.out.slice(packed.out.lastIndexOf('\n[') + 1)) as { filename: string }[])[0]!.filename;
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'installs-partner-api', version: '1.0.0', private: true, type: 'module' }, null, 2));
-  const install = await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball)], project, 240_000);
-  if (install.code !== 0) throw new Error(`npm install of the tarball failed (exit ${install.code}):\n${install.err}`);
+  ({ project, bin, packageDir: installed } = await packAndInstall(work));
 }, 300_000);
 
 afterAll(() => {
@@ -118,6 +104,12 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     const stopped = new Promise<number | null>((done) => sim.once('exit', (code) => done(code)));
     sim.kill('SIGTERM');
     expect(await stopped).toBe(0);
+  });
+
+  it('writes nothing inside the installed package: the YAML parse cache goes to the project\'s node_modules/.cache', () => {
+    expect(readdirSync(join(project, 'node_modules', '.cache', 'partner-api-conformance')).some((f) => f.startsWith('openapi.yaml.'))).toBe(true);
+    expect(existsSync(join(installed, 'dist', 'node_modules'))).toBe(false);
+    expect(existsSync(join(installed, 'reports'))).toBe(false);
   });
 
   it('the README\'s library example runs from the project and passes', async () => {
