@@ -86,7 +86,11 @@ async function main(): Promise<void> {
   let vaultKey: Buffer | undefined;
   if (dataDir) {
     const compaction = compactAfterBytes();
-    mkdirSync(dataDir, { recursive: true });
+    try {
+      mkdirSync(dataDir, { recursive: true });
+    } catch (e) {
+      fail(`--data cannot create "${dataDir}": ${(e as Error).message}`);
+    }
     let fileStore: FileStore;
     try {
       // Imported here: a --memory start does not load the file store (nor lowdb) at all.
