@@ -3,9 +3,9 @@
  * dist/), the tarball installed with `--omit=dev` into an empty project in a
  * temporary directory, then every subcommand's --help, `sim --memory --port
  * 0`, a read-only live `conformance` run against it with the fixtures' key,
- * `spec lint`, and the README's library example, all from that project. A
- * file missing from the tarball or a runtime import left in devDependencies
- * fails here.
+ * `spec lint`, a scenario, and the README's library example, all from that
+ * project. A file missing from the tarball or a runtime import left in
+ * devDependencies fails here.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,6 +104,13 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     const stopped = new Promise<number | null>((done) => sim.once('exit', (code) => done(code)));
     sim.kill('SIGTERM');
     expect(await stopped).toBe(0);
+  });
+
+  it('partner-api scenario happy-path passes and writes its timeline under the working directory', async () => {
+    const { code, out } = await run(bin, ['scenario', 'happy-path'], project);
+    expect(out).toMatch(/^PASS +1 happy-path .* reports\/scenarios\/happy-path\.md$/m);
+    expect(code).toBe(0);
+    expect(existsSync(join(project, 'reports', 'scenarios', 'happy-path.html'))).toBe(true);
   });
 
   it('writes nothing inside the installed package: the YAML parse cache goes to the project\'s node_modules/.cache', () => {
