@@ -12,7 +12,7 @@ import { verifyCertificate } from './certificate.ts';
 import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
 
-const USAGE = `Usage:
+const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   npm run certify -- --webhook-url URL [options]     certify a partner integration
   npm run certify -- --verify FILE [--public-key FILE]  check a certificate
 

@@ -18,7 +18,7 @@ import { DataDirLockedError, StoreDamagedError } from './store/errors.ts';
 import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 
-const USAGE = `Usage: npm start -- [options]
+const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [options])
 
   --port N             port on 127.0.0.1 (default 4010; 0 picks a free port)
   --memory             keep everything in memory (no files)
