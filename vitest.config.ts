@@ -2,8 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{spec,simulator,conformance,scenarios,reports,certify,bench}/**/*.test.ts'],
+    include: ['{spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build}/**/*.test.ts'],
     testTimeout: 120_000,
+    // The work tree after the run is what it was before (git status, ignored files included).
+    globalSetup: ['./build/work-tree-guard.ts'],
     // fast-check failures print their seed; keep the reporter that shows them whole.
     reporters: ['default'],
   },

@@ -15,7 +15,7 @@ import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
 import { assessCertificate, readTrustedKey, type TrustedKey } from './trust.ts';
 
-const USAGE = `Usage:
+const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   npm run certify -- --webhook-url URL [options]     certify a partner integration
   npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps]
                                                       trust a certificate

@@ -18,7 +18,7 @@ import { shellWord } from './replay.ts';
 import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
 import type { CheckResult, RunReport } from './types.ts';
 
-const USAGE = `Usage: npm run conformance -- [options]
+const USAGE = `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
 
 Target (default: the in-process simulator, fresh world per check, its control plane offering every action)
   --target URL            base URL of a live deployment (…/api/integrations/v1); checked first (preflight):

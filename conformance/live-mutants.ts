@@ -56,8 +56,10 @@ export const startSimulatorWithFault: ServeFault = async (fault) => {
   const file = join(dir, 'fixtures.json');
   const port = await freePort();
   const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
+  // The simulator CLI beside this module: TypeScript through tsx in a clone, the built JavaScript in the package.
+  const built = import.meta.url.endsWith('.js');
   const root = new URL('..', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--memory', '--port', '0', '--fault', fault, '--enable-faults', '--webhook-url', webhookPublicUrl, '--fixtures-out', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(built ? [] : ['--import', 'tsx']), built ? 'simulator/cli.js' : 'simulator/cli.ts', '--memory', '--port', '0', '--fault', fault, '--enable-faults', '--webhook-url', webhookPublicUrl, '--fixtures-out', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (s) => (out += s));
   child.stderr!.on('data', (s) => (out += s));

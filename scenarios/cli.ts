@@ -12,7 +12,7 @@ import { describeDifference } from './kit/convergence.ts';
 import { runScenario, type RunOptions, type ScenarioDefinition } from './kit/scenario.ts';
 import { BREAKAGE_NAMES, type Breakages } from './partner/config.ts';
 
-const USAGE = `Usage: npm run scenario -- NAME|NUMBER|all [...] [options]
+const USAGE = `Usage: npm run scenario -- NAME|NUMBER|all [...] [options]   (installed: partner-api scenario …)
 
 Scenarios (live-capable ones marked *):
 ${SCENARIOS.map((s) => `  ${String(s.number).padStart(2)} ${s.live.capable ? '*' : ' '} ${s.name.padEnd(18)} ${s.title}`).join('\n')}

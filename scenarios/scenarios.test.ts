@@ -5,10 +5,12 @@
  * the live mode (partner API only, real time) against a simulator served as
  * if it were a deployment.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { API_ROOT } from '../simulator/http/app.ts';
 import { VirtualClock } from '../simulator/domain/clock.ts';
 import { createSimulator } from '../simulator/simulator.ts';
@@ -18,6 +20,10 @@ import { describeDifference, type Difference } from './kit/convergence.ts';
 import { runScenario, type ScenarioResult } from './kit/scenario.ts';
 import type { Breakages } from './partner/config.ts';
 
+// The timelines go to a temporary directory: a test run leaves the work tree as it found it.
+const reportDir = mkdtempSync(join(tmpdir(), 'scenario-reports-'));
+afterAll(() => rmSync(reportDir, { recursive: true, force: true }));
+
 function explain(r: ScenarioResult): string {
   const first = r.divergence?.differences[0];
   return `${r.name}: ${r.failure ?? 'passed'}${first ? `\nfirst divergence: ${describeDifference(first)}` : ''}\nsee ${r.files?.md}`;
@@ -25,7 +31,7 @@ function explain(r: ScenarioResult): string {
 
 describe('every scenario converges with the reference partner (simulator)', () => {
   it.each(SCENARIOS.map((s) => [`${s.number} ${s.name}`, s] as const))('%s', async (_label, scenario) => {
-    const r = await runScenario(scenario);
+    const r = await runScenario(scenario, { reportDir });
     expect(r.ok, explain(r)).toBe(true);
     expect(r.divergence).toBeNull();
     const md = readFileSync(r.files!.md, 'utf8');
@@ -51,7 +57,7 @@ const BREAKAGES: [keyof Breakages, string, (d: Difference) => boolean][] = [
 
 describe('a broken reference partner is caught by the named scenario, with a divergence report', () => {
   it.each(BREAKAGES)('%s → %s', async (breakage, name, firstIsAbout) => {
-    const r = await runScenario(findScenario(name)!, { breakages: { [breakage]: true }, reportName: `${name}--broken-${breakage}` });
+    const r = await runScenario(findScenario(name)!, { breakages: { [breakage]: true }, reportDir, reportName: `${name}--broken-${breakage}` });
     expect(r.ok, `${name} passed with ${breakage} switched on`).toBe(false);
     expect(r.divergence, explain(r)).not.toBeNull();
     expect(r.divergence!.total).toBeGreaterThan(0);
@@ -104,7 +110,7 @@ describe('live mode: the live-capable scenarios against a deployment, with no st
       expect(capable).toEqual(['webhook-outage', 'drifted-property', 'overbooking-race']);
       // The outage last: its backlog keeps waiting for the platform's next retry (10 s of real time).
       for (const s of ['drifted-property', 'overbooking-race', 'webhook-outage'].map((n) => findScenario(n)!)) {
-        const r = await runScenario(s, { live, reportName: `${s.name}--live` });
+        const r = await runScenario(s, { live, reportDir, reportName: `${s.name}--live` });
         expect(r.ok, explain(r)).toBe(true);
         expect(r.mode).toBe('live');
       }

@@ -20,7 +20,7 @@ import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 import { loadVaultKey, VaultKeyError } from './vault-key.ts';
 
-const USAGE = `Usage: npm start -- [options]
+const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [options])
 
   --port N             port on 127.0.0.1 (default 4010; 0 picks a free port)
   --memory             keep everything in memory (no files)
@@ -96,9 +96,13 @@ async function main(): Promise<void> {
   let vaultKey: Buffer | undefined;
   if (dataDir) {
     const compaction = compactAfterBytes();
-    let fileStore: FileStore;
     try {
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      fail(`--data cannot create "${dataDir}": ${(e as Error).message}`);
+    }
+    let fileStore: FileStore;
+    try {
       // Imported here: a --memory start does not load the file store (nor lowdb) at all.
       const { FileStore } = await import('./store/file-store.ts');
       // Takes the directory's lock first: nothing in it is touched while another simulator holds it.

@@ -10,7 +10,20 @@ import { isDeepStrictEqual } from 'node:util';
 
 const require = createRequire(import.meta.url);
 
-const PARSE_CACHE = new URL('../node_modules/.cache/partner-api-conformance/', import.meta.url);
+const PARSE_CACHE = parseCacheDir();
+
+/**
+ * node_modules/.cache/partner-api-conformance/: the clone's (this module in
+ * spec/), or, for the installed package (dist/spec/), the node_modules it is
+ * installed in, as find-cache-dir does; never a directory inside the package.
+ */
+function parseCacheDir(): URL {
+  const packageRoot = new URL(import.meta.url.endsWith('.js') ? '../../' : '../', import.meta.url);
+  const installedIn = new URL('../', packageRoot);
+  return installedIn.pathname.endsWith('/node_modules/')
+    ? new URL('.cache/partner-api-conformance/', installedIn)
+    : new URL('node_modules/.cache/partner-api-conformance/', packageRoot);
+}
 const PARSE_CACHE_FORMAT = 1;
 const PARSE_CACHE_KEEP = 8;
 

@@ -6,14 +6,17 @@
  * files go through the report writers' redaction.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { redactSecrets } from '../../reports/write.ts';
 import { describeDifference, show, type Divergence } from './convergence.ts';
 import type { TimelineEntry } from './timeline.ts';
 
-/** reports/scenarios/ at the project root, wherever the run starts from. */
-export const DEFAULT_REPORT_DIR = fileURLToPath(new URL('../../reports/scenarios/', import.meta.url));
+/**
+ * reports/scenarios/ under the working directory: the project root for `npm
+ * run scenario` in a clone, the user's own directory for the installed
+ * command (never inside the installed package).
+ */
+export const DEFAULT_REPORT_DIR = join('reports', 'scenarios');
 
 export interface ScenarioReport {
   name: string;
@@ -151,7 +154,8 @@ ${rows}
 }
 
 /** Writes `<dir>/<fileName>.md` and `.html`; returns both paths. */
-export function writeScenarioReport(r: ScenarioReport, dir = DEFAULT_REPORT_DIR, fileName = r.name): { md: string; html: string } {
+export function writeScenarioReport(r: ScenarioReport, reportDir = DEFAULT_REPORT_DIR, fileName = r.name): { md: string; html: string } {
+  const dir = resolve(reportDir);
   mkdirSync(dir, { recursive: true });
   const md = join(dir, `${fileName}.md`);
   const html = join(dir, `${fileName}.html`);

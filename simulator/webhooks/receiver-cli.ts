@@ -1,39 +1,61 @@
 /**
  * `npm run receiver -- --secret whsec_... [--port N] [--slug S] [--mode ok|fail|timeout|gone]`:
  * a loopback receiver that prints each delivery; type ok, fail, timeout or
- * gone and Enter to switch how it answers.
+ * gone and Enter to switch how it answers. Exit 2 on a bad flag.
  */
 import { parseArgs } from 'node:util';
 import { startReceiver, type ReceiverMode } from './receiver.ts';
 
 const MODES: ReceiverMode[] = ['ok', 'fail', 'timeout', 'gone'];
 
-const { values } = parseArgs({
-  options: {
-    secret: { type: 'string', multiple: true },
-    port: { type: 'string', default: '4020' },
-    slug: { type: 'string' },
-    mode: { type: 'string', default: 'ok' },
-  },
-});
-if (!values.secret?.length) {
-  process.stderr.write('error: --secret whsec_... is required (repeat it to accept several)\n');
+const USAGE = `Usage: npm run receiver -- --secret whsec_... [options]   (installed: partner-api receiver …)
+
+  --secret S    a webhook secret to verify signatures with (required; repeat it to accept several, as during a rotation)
+  --port N      port on 127.0.0.1 (default 4020; 0 picks a free one)
+  --slug S      the integration slug deliveries must name (the X-Service-Integration header)
+  --mode M      how it answers at first: ${MODES.join(', ')} (default ok); type one + Enter to switch
+  --help        this text
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${USAGE}`);
   process.exit(2);
 }
-if (!MODES.includes(values.mode as ReceiverMode)) {
-  process.stderr.write(`error: --mode must be one of ${MODES.join(', ')}\n`);
-  process.exit(2);
+
+let values;
+try {
+  values = parseArgs({
+    options: {
+      secret: { type: 'string', multiple: true },
+      port: { type: 'string', default: '4020' },
+      slug: { type: 'string' },
+      mode: { type: 'string', default: 'ok' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  }).values;
+} catch (e) {
+  fail((e as Error).message);
 }
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (!values.secret?.length) fail('--secret whsec_... is required (repeat it to accept several)');
+if (!MODES.includes(values.mode as ReceiverMode)) fail(`--mode must be one of ${MODES.join(', ')}, got "${values.mode}"`);
+// Digits only: Number() would read "" as 0 (a random port) and "0x10" as 16.
+const port = /^[0-9]{1,5}$/.test(values.port) ? Number(values.port) : NaN;
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${values.port}"`);
 const receiver = await startReceiver({
   secrets: values.secret,
   slug: values.slug,
-  port: Number(values.port),
+  port,
   mode: values.mode as ReceiverMode,
   onDelivery: (d) => {
     const check = d.problems.length === 0 ? 'signature ok' : d.problems.map((p) => p.detail).join('; ');
     process.stdout.write(`${new Date().toISOString()}  ${d.type.padEnd(22)} seq ${String(d.sequence ?? '-').padStart(6)}  ${check}  → ${d.answered ?? 'no answer'}\n`);
   },
-});
+}).catch((e: NodeJS.ErrnoException) => fail(e.code === 'EADDRINUSE' ? `--port ${port} is already in use (try --port 0)` : e.message));
 process.stdout.write(`receiving on ${receiver.url} (mode ${values.mode}); type ${MODES.join(' / ')} + Enter to switch\n`);
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (line: string) => {

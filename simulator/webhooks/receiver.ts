@@ -115,7 +115,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       options.onDelivery?.(delivery);
     });
   });
-  await new Promise<void>((ok) => server.listen(options.port ?? 0, '127.0.0.1', ok));
+  await new Promise<void>((ok, ko) => server.once('error', ko).listen(options.port ?? 0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/webhook`,
