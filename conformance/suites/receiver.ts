@@ -92,33 +92,21 @@ export interface PartnerReceiver {
  * point it there).
  */
 export async function partnerReceiver(ctx: CheckContext): Promise<PartnerReceiver> {
-  const secret = ctx.target.webhookSecret;
-  if (!secret) throw new NotApplicable('needs the webhook secret (--webhook-secret or webhookSecret in --config)');
+  if (!ctx.target.webhookSecret) throw new NotApplicable('needs the webhook secret (--webhook-secret or webhookSecret in --config)');
   const wait = (done: () => boolean, seconds: number) => waitFor(ctx, done, seconds);
-  if (ctx.target.kind === 'in-process') {
-    // In-process: registering the receiver is the harness's setup, as a platform team registers theirs.
-    const receiver = await receiverFor(ctx);
-    return { receiver, me: (await ctx.api.get('/me')).body.data, waitFor: wait };
+  // In-process registering the receiver is the harness's setup, as a platform team registers theirs; live it is
+  // the partner's own receiver behind --webhook-public-url (registered only where a control plane can).
+  const receiver = await receiverFor(ctx);
+  const me = (await ctx.api.get('/me')).body?.data;
+  if (ctx.target.kind === 'live') {
+    ctx.cleanup.unshift(async () => {
+      // What the check caused is delivered before the receiver goes: a later check must not meet a backlog in back-off.
+      receiver.setPolicy(null);
+      receiver.setMode('ok');
+      const webhook = (await ctx.api.get('/me')).body?.data?.webhook;
+      if (webhook && webhook.undelivered_events > 0) await wait(() => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= webhook.last_sequence), 30);
+    });
   }
-  const hook = ctx.target.webhook;
-  if (!hook) throw new NotApplicable('needs --webhook-public-url and --webhook-listen-port: the URL the platform delivers to and the local port behind it');
-  let me = (await ctx.api.get('/me')).body?.data;
-  let receiver: Receiver;
-  if (me?.webhook?.url !== hook.publicUrl && ctx.control?.offers('webhook.set-url')) {
-    receiver = await receiverFor(ctx);
-    me = (await ctx.api.get('/me')).body?.data;
-  } else {
-    if (me?.webhook?.url !== hook.publicUrl) throw new NotApplicable(`the integration's webhook URL is ${me?.webhook?.url ?? 'not set'}, not --webhook-public-url ${hook.publicUrl}`);
-    receiver = await startReceiver({ secrets: [secret], slug: me.slug, port: hook.listenPort, nowSeconds: () => Math.floor(ctx.now() / 1000) });
-    ctx.cleanup.push(() => receiver.close());
-  }
-  ctx.cleanup.unshift(async () => {
-    // What the check caused is delivered before the receiver goes: a later check must not meet a backlog in back-off.
-    receiver.setPolicy(null);
-    receiver.setMode('ok');
-    const webhook = (await ctx.api.get('/me')).body?.data?.webhook;
-    if (webhook && webhook.undelivered_events > 0) await wait(() => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= webhook.last_sequence), 30);
-  });
   return { receiver, me, waitFor: wait };
 }
 

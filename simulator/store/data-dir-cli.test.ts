@@ -167,7 +167,8 @@ describe('npm start --data DIR: every start-up failure is `error: …` and exit 
     writeFileSync(file, 'x');
     const run = launch(file);
     expect(await bounded(run.exit, () => run.stderr)).toBe(2);
-    expect(run.stderr).toMatch(/^error: cannot open the data directory .*not-a-directory: .*(EEXIST|ENOTDIR)/);
+    // Refused before the store opens: the message names the flag, the path and the cause.
+    expect(run.stderr).toMatch(/^error: --data cannot create ".*not-a-directory": .*(EEXIST|ENOTDIR)/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
