@@ -17,7 +17,8 @@ afterEach(async () => {
 });
 
 async function served() {
-  const s = await serveSimulator();
+  // A short rate-limit window: after the burst check the run waits out Retry-After, seconds instead of a minute.
+  const s = await serveSimulator([], { rateLimit: { limit: 200, window_seconds: 2 } });
   closers.push(() => s.close());
   return s;
 }
