@@ -4,6 +4,7 @@
  * runs here, and nothing is timed (timed assertions make flaky tests).
  */
 import { describe, expect, it } from 'vitest';
+import { parseWrk } from './http-load.ts';
 import { median, percentile } from './measure.ts';
 import { DELIVERY_AREAS, summariseProfile, type CpuProfile } from './profile.ts';
 import { formatValue, judge, ratio, renderMarkdown, renderTable, target, type BenchReport, type Target } from './report.ts';
@@ -60,6 +61,42 @@ describe('statistics', () => {
     expect(formatValue(null)).toBe('—');
     expect(formatValue(Number.NaN)).toBe('—');
     expect(formatValue('unavailable')).toBe('unavailable');
+  });
+});
+
+describe('wrk output', () => {
+  const run = (extra = '') => `Running 1s test @ http://127.0.0.1:4999/
+  1 threads and 10 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   196.79us  533.54us  11.91ms   95.15%
+    Req/Sec    95.30k    29.25k  113.57k    90.91%
+  Latency Distribution
+     50%   84.00us
+     75%  127.00us
+     90%  223.00us
+     99%    2.46ms
+  104098 requests in 1.10s, 12.31MB read
+${extra}Requests/sec:  94657.09
+Transfer/sec:     11.19MB
+`;
+
+  it('reads 2xx per second and the latency percentiles in milliseconds', () => {
+    const r = parseWrk(run());
+    expect(r.ok).toBe(104098);
+    expect(r.rps).toBeCloseTo(104098 / 1.1, 3);
+    expect(r.p50Ms).toBeCloseTo(0.084, 6);
+    expect(r.p99Ms).toBeCloseTo(2.46, 6);
+    expect(r.bad).toBe(0);
+  });
+
+  it('counts non-2xx answers and socket errors as bad, never as served', () => {
+    const r = parseWrk(run('  Socket errors: connect 0, read 2, write 0, timeout 3\n  Non-2xx or 3xx responses: 98\n'));
+    expect(r.ok).toBe(104098 - 98);
+    expect(r.bad).toBe(98 + 5);
+  });
+
+  it('refuses output without a request count', () => {
+    expect(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused')).toThrow(/no request count/);
   });
 });
 

@@ -4,7 +4,7 @@
  * this machine) vs Stoplight Prism mocking the same operation from
  * spec/openapi.yaml with its logging silenced; and, to split the gap, Koa +
  * router + a bearer check alone answering the same bytes. All run as child
- * processes on the server core; autocannon runs here on the load core.
+ * processes on the server core; the load generator (wrk or autocannon, see http-load.ts) on the load core.
  * Rounds are interleaved (simulator, bare, Koa, Prism, then again) so that
  * drift of the machine touches all of them alike.
  */
@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFile
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RecordedResponse } from './bare-server.ts';
-import { load, type LoadResult } from './http-load.ts';
+import { load, LOAD_GENERATOR, type LoadResult } from './http-load.ts';
 import { median, runRounds } from './measure.ts';
 import { ensurePrism, PRISM_VERSION } from './prism.ts';
 import { areasText, SERVER_AREAS, summariseProfile, type CpuProfile } from './profile.ts';
@@ -149,7 +149,7 @@ async function profileSimulator(dir: string, o: GetMeOptions): Promise<{ text: s
 }
 
 export async function compareGetMe(o: GetMeOptions): Promise<Outcome> {
-  const method = `autocannon ${o.connections} connections, keep-alive; ${o.warmupSeconds} s warm-up per server, then ${plural(o.rounds, 'interleaved round')} of ${o.roundSeconds} s; medians of the rounds`;
+  const method = `${LOAD_GENERATOR} ${o.connections} connections, keep-alive; ${o.warmupSeconds} s warm-up per server, then ${plural(o.rounds, 'interleaved round')} of ${o.roundSeconds} s; medians of the rounds`;
   const comparison: Comparison = {
     id: 1,
     title: 'GET /me: simulator vs bare node:http vs Prism',

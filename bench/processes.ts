@@ -19,7 +19,7 @@ export const canPin: boolean = cpus().length >= 2 && spawnSync('taskset', ['-p',
 /** One sentence for the report on how processes were placed. */
 export function pinningText(): string {
   return canPin
-    ? `servers under load on core ${SERVER_CORE} (taskset -c ${SERVER_CORE}), autocannon and the benchmark process on core ${LOAD_CORE}; in-process comparisons and cold starts unpinned`
+    ? `servers under load on core ${SERVER_CORE} (taskset -c ${SERVER_CORE}), the load generator and the benchmark process on core ${LOAD_CORE}; in-process comparisons and cold starts unpinned`
     : `not pinned (${cpus().length < 2 ? 'fewer than two cores' : 'taskset not found'}): server and load generator share the cores, so ratios carry more noise`;
 }
 

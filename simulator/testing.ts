@@ -38,13 +38,19 @@ export interface HarnessOptions {
   now?: number;
   transport?: Transport;
   deliveryTimeoutMs?: number;
+  /**
+   * Check every response against the contract (default true). A benchmark
+   * turns it off to time what `npm start` serves, which checks nothing.
+   */
+  checkResponses?: boolean;
 }
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
   const violations: ContractViolation[] = [];
   const clock = new VirtualClock(() => Date.now(), { offsetMs: 0, frozenAt: options.now ?? TEST_NOW });
   const sim = createSimulator({
-    store: options.store, clock, staffToken: 'stf_test_staff_token', onContractViolation: (v) => violations.push(v),
+    store: options.store, clock, staffToken: 'stf_test_staff_token',
+    onContractViolation: options.checkResponses === false ? undefined : (v) => violations.push(v),
     transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(),
   });
   const fixtures = seedDemoWorld(sim, { baseUrl: API_ROOT, staffToken: 'stf_test_staff_token' });
