@@ -17,7 +17,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compareColdStart } from './cold-start.ts';
@@ -135,7 +135,8 @@ async function main(): Promise<number> {
     process.stderr.write(`error: --only takes comparison numbers from 1 to 9, got "${values.only}"\n\n${USAGE}`);
     return 2;
   }
-  const outDir = join(ROOT, values.out ?? join('reports', 'bench'));
+  // --out is a path as the user typed it (absolute, or relative to where they are).
+  const outDir = values.out === undefined ? join(ROOT, 'reports', 'bench') : resolve(values.out);
   const all = plans(values.quick, outDir);
   if (values.child) {
     const plan = all.find((p) => p.id === Number(values.child));
@@ -154,7 +155,7 @@ async function main(): Promise<number> {
   for (const [i, plan] of selected.entries()) {
     process.stderr.write(`[${i + 1}/${selected.length}] ${plan.id}. ${plan.title} …`);
     const t0 = Date.now();
-    const outcome = await runInChild(plan, values.quick, values.out);
+    const outcome = await runInChild(plan, values.quick, outDir);
     process.stderr.write(` ${outcome.comparison.status} in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
     outcomes.push(outcome);
   }

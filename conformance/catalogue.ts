@@ -5,9 +5,11 @@ import { bookingChecks } from './suites/booking.ts';
 import { idempotencyChecks } from './suites/idempotency.ts';
 import { paginationChecks } from './suites/pagination.ts';
 import { schemaChecks } from './suites/schema.ts';
+import { errorMappingChecks } from './suites/error-mapping.ts';
 import { validationChecks } from './suites/validation.ts';
 import { fieldRuleChecks } from './suites/field-rules.ts';
 import { sequencingChecks } from './suites/sequencing.ts';
+import { readingUntrackedChecks } from './suites/reading-untracked.ts';
 import { supersessionChecks } from './suites/supersession.ts';
 import { liveSupersessionChecks } from './suites/supersession-live.ts';
 import { watermarkChecks } from './suites/watermark.ts';
@@ -17,7 +19,7 @@ import { modelChecks } from './suites/model.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...authChecks, ...validationChecks, ...fieldRuleChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
-    ...sequencingChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
+    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...validationChecks, ...fieldRuleChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...sequencingChecks, ...readingUntrackedChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
   ];
 }

@@ -52,6 +52,10 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'failures-not-reset': 'webhooks.ordered-under-failures',
   'delivered-at-on-failure': 'webhooks.ordered-under-failures',
   'manual-pause-recorded-auto': 'webhooks.manual-pause',
+  'replay-acknowledges': 'sequencing.reading-changes-nothing',
+  'booking-id-not-numeric-422': 'schema.error-mapping',
+  'snapshot-unknown-property-422': 'schema.error-mapping',
+  'content-type-ignored': 'schema.error-mapping',
 };
 
 export interface MutantResult {

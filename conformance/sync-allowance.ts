@@ -15,6 +15,13 @@ export const ALLOWANCE_TYPES = ['rates', 'availability.changed', 'restrictions']
 export const ALLOWANCE_TYPES_NORMALISED = ['availability.changed', 'rates.changed', 'restrictions.changed'];
 /** A platform property id no integration covers (a 422 PROPERTY_NOT_MAPPED). */
 export const UNCOVERED_PROPERTY = 2_000_000_000;
+/** §8 L12: up to 500 properties per sync. */
+export const SYNC_PROPERTY_CAP = 500;
+
+function overCapIds(property: number | null): number[] {
+  const filler = Array.from({ length: SYNC_PROPERTY_CAP + 1 }, (_, i) => UNCOVERED_PROPERTY - i);
+  return property === null ? filler : [property, ...filler.slice(0, SYNC_PROPERTY_CAP)];
+}
 /** §8 L10: the full-sync interval. */
 export const SYNC_INTERVAL_SECONDS = 86_400;
 
@@ -32,9 +39,10 @@ export interface AllowanceAnswer {
   /** The property the sync names, or null when the run named none (then it covers everything). */
   property: number | null;
   body: { property_ids?: number[]; types: string[] };
-  /** The refusals sent first: an uncovered property, an unknown type. */
+  /** The refusals sent first: an uncovered property, an unknown type, one property over the cap (§8 L12). */
   notMapped: Response;
   invalid: Response;
+  overCap: Response;
   /** Client clock (ms) when the first refusal was sent. */
   refusalsSentAt: number;
   /** The run's first valid sync and when it was sent and answered (client clock, ms). */
@@ -71,6 +79,8 @@ export class SyncAllowance {
     const refusalsSentAt = Date.now();
     const notMapped = await api.post('/sync', { body: { property_ids: [UNCOVERED_PROPERTY] } });
     const invalid = await api.post('/sync', { body: { types: ['bookings'] } });
+    // 501 distinct ids, the run's own property first: past the cap whatever the integration covers.
+    const overCap = await api.post('/sync', { body: { property_ids: overCapIds(property) } });
     const events = await api.get('/events', { query: { limit: 1 } });
     if (events.status !== 200) throw new Error(`GET /events answered ${events.status} before the sync: cannot read the cursor`);
     const before = events.body.cursor.latest_sequence as number;
@@ -80,7 +90,7 @@ export class SyncAllowance {
     const sync = await api.post('/sync', { body });
     const receivedAt = Date.now();
     const { state, reopensAt } = this.judge(sync, { refusalsSentAt, sentAt, receivedAt });
-    return { property, body, notMapped, invalid, refusalsSentAt, sync, sentAt, receivedAt, before, state, reopensAt };
+    return { property, body, notMapped, invalid, overCap, refusalsSentAt, sync, sentAt, receivedAt, before, state, reopensAt };
   }
 
   private judge(sync: Response, t: { refusalsSentAt: number; sentAt: number; receivedAt: number }): { state: AllowanceState; reopensAt: string | null } {

@@ -20,7 +20,7 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()!();
 });
 
-const SYNC_CHECKS = ['sync.interval-and-cap', 'sync.monthly-chunks', 'sync.normalised-202', 'sync.validation-before-charge'];
+const SYNC_CHECKS = ['sync.interval-and-cap', 'sync.monthly-chunks', 'sync.normalised-202', 'sync.property-cap', 'sync.validation-before-charge'];
 
 async function liveTarget(faults: FaultName[] = []): Promise<{ options: ConformanceOptions; sim: Simulator; origin: string; integrationId: number }> {
   const sim = createSimulator({ faults });
@@ -60,19 +60,21 @@ describe('sync checks against a live target with --allow-sync', () => {
     expect(await outcomes(options)).toEqual(SYNC_CHECKS.map((id) => [id, 'passed', '']));
     // The refusals first (they charge nothing), one accepted sync, then the interval and the cap: 202 once.
     expect(syncAnswers(sim, integrationId)).toEqual([
-      '422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '202',
+      '422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '422 VALIDATION_FAILED', '202',
       '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 RATE_LIMITED',
     ]);
 
     const again = await outcomes(options);
     const byId = Object.fromEntries(again.map(([id, outcome, reason]) => [id, { outcome, reason }]));
     expect(byId['sync.interval-and-cap']).toEqual({ outcome: 'passed', reason: '' });
+    // The cap is proven by a refusal, which needs no 202.
+    expect(byId['sync.property-cap']).toEqual({ outcome: 'passed', reason: '' });
     for (const id of ['sync.normalised-202', 'sync.validation-before-charge', 'sync.monthly-chunks']) {
       expect(byId[id]!.outcome).toBe('not_applicable');
       expect(byId[id]!.reason).toMatch(/spent before this run .*can run again after \d{4}-\d\d-\d\dT/);
     }
     // The second run charged nothing: its refusals and one capped call, no further 202.
-    expect(syncAnswers(sim, integrationId).slice(9)).toEqual(['422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '429 RATE_LIMITED']);
+    expect(syncAnswers(sim, integrationId).slice(10)).toEqual(['422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '422 VALIDATION_FAILED', '429 RATE_LIMITED']);
   });
 
   it('a window spent before the run (429 SYNC_TOO_SOON) makes the 202 checks not applicable naming when it reopens; the interval and cap are still proven', async () => {
@@ -84,6 +86,8 @@ describe('sync checks against a live target with --allow-sync', () => {
     expect(advanced.status).toBe(200);
     const byId = Object.fromEntries((await outcomes(options)).map(([id, outcome, reason]) => [id, { outcome, reason }]));
     expect(byId['sync.interval-and-cap']).toEqual({ outcome: 'passed', reason: '' });
+    // The cap is proven by a refusal, which needs no 202.
+    expect(byId['sync.property-cap']).toEqual({ outcome: 'passed', reason: '' });
     for (const id of ['sync.normalised-202', 'sync.validation-before-charge', 'sync.monthly-chunks']) {
       expect(byId[id]!.outcome).toBe('not_applicable');
       expect(byId[id]!.reason).toMatch(/window was spent before this run \(429 SYNC_TOO_SOON, errors.retry_after 8634\d s\).*can run again after \d{4}-/);

@@ -53,6 +53,10 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'failures-not-reset': 'webhook.consecutive_failures is not reset by a success (§2.1)',
   'delivered-at-on-failure': 'a failed delivery stamps delivered_at on its event row (§2.6)',
   'manual-pause-recorded-auto': 'a staff pause is recorded with paused_reason auto (§3.1)',
+  'replay-acknowledges': 'GET /events marks the undelivered rows it returns as delivered, so they are never pushed (§4.6: processing is not tracked)',
+  'booking-id-not-numeric-422': 'GET /bookings/{non-numeric} answers 422 VALIDATION_FAILED, an error part 7 does not map to get (§4.2, §7)',
+  'snapshot-unknown-property-422': 'a snapshot of an unknown property answers 422 PROPERTY_NOT_MAPPED instead of 404 NOT_FOUND (§4.8, §7)',
+  'content-type-ignored': 'POST /bookings reads the body as JSON whatever its Content-Type (§4.5 headers)',
 };
 
 export { FAULT_NAMES };
@@ -62,6 +66,7 @@ export function faultMiddleware(faults: Faults): Middleware {
     if (faults.has('per-page-201-accepted') && ctx.method === 'GET' && ctx.path.endsWith('/bookings') && ctx.query.per_page === '201') {
       ctx.query = { ...ctx.query, per_page: '200' };
     }
+    if (faults.has('content-type-ignored') && ctx.method === 'POST' && ctx.path.endsWith('/bookings')) ctx.req.headers['content-type'] = 'application/json';
     try {
       await next();
     } catch (e) {
@@ -95,6 +100,14 @@ export function faultMiddleware(faults: Faults): Middleware {
     if (faults.has('archived-wrong-code') && body.code === 'PROPERTY_ARCHIVED') body.code = 'PROPERTY_NOT_MAPPED';
     if (faults.has('envelope-without-errors') && body.success === false) delete body.errors;
     if (faults.has('unauthenticated-403') && ctx.status === 401) ctx.status = 403;
+    if (faults.has('booking-id-not-numeric-422') && ctx.status === 404 && /\/bookings\/[^/]*[^0-9/][^/]*$/.test(ctx.path) && !ctx.path.includes('/bookings/external/')) {
+      ctx.status = 422;
+      body = { success: false, code: 'VALIDATION_FAILED', message: 'The request failed validation.', errors: { doorloom_id: ['Must be an integer.'] } };
+    }
+    if (faults.has('snapshot-unknown-property-422') && ctx.status === 404 && /\/properties\/[^/]+\/(availability|rates|restrictions)$/.test(ctx.path)) {
+      ctx.status = 422;
+      body = { success: false, code: 'PROPERTY_NOT_MAPPED', message: 'The property is not mapped to this integration.', errors: {} };
+    }
     const after = JSON.stringify(body);
     if (after !== JSON.stringify(JSON.parse(before))) {
       const status = ctx.status;

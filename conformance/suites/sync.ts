@@ -8,7 +8,7 @@
 import { endOfMonth, addDays } from '../../simulator/domain/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
-import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, SYNC_INTERVAL_SECONDS } from '../sync-allowance.ts';
+import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP } from '../sync-allowance.ts';
 import { allEvents, describe } from './support.ts';
 
 const suite = 'sync';
@@ -37,16 +37,35 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.validation-before-charge', title: 'A refused sync (422) does not consume the 24-hour window', suite,
-    clauses: ['4.7.R5', '4.7.Q2a', '7.E11'], level: 'normative', needs: ['read', 'sync'],
+    clauses: ['4.7.R5', '4.7.Q2a', '7.E11', '7.C2e'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await ctx.syncAllowance.take(ctx);
       expectStatus(ctx, answer.notMapped, 422, 'PROPERTY_NOT_MAPPED', '4.7.Q2a', 'a sync naming an uncovered property');
       expectStatus(ctx, answer.invalid, 422, 'VALIDATION_FAILED', '4.7.R6', 'a sync with an unknown type');
+      // §7: /sync refuses with 422 (both codes above), 429 or 401: nothing else, whatever the refusal.
+      if (answer.overCap.status !== 422 || !['VALIDATION_FAILED', 'PROPERTY_NOT_MAPPED'].includes(answer.overCap.body?.code)) {
+        ctx.fail('ErrorNotMapped', `${describe(answer.overCap)} for a sync naming ${SYNC_PROPERTY_CAP + 1} properties`, '422 VALIDATION_FAILED (or PROPERTY_NOT_MAPPED for the uncovered ids): /sync uses 422, 429 and 401', '7.C2e');
+      }
       if (answer.state === 'spent-by-refusals') {
         ctx.fail('RefusalConsumedWindow', `429 SYNC_TOO_SOON (errors.retry_after ${answer.sync.body.errors.retry_after} s) for the valid sync sent right after two 422 refusals: the window opened at or after the refusals`, 'a 422 does not consume the 24-hour window: the next valid sync is accepted', '4.7.R5');
       }
       await acceptedSync(ctx);
       expectStatus(ctx, answer.sync, 202, null, '4.7.R5', 'a valid sync after two 422 refusals');
+    },
+  }),
+  defineCheck({
+    id: 'sync.property-cap', title: 'A sync naming more than 500 properties is 422 VALIDATION_FAILED on property_ids and charges nothing', suite,
+    clauses: ['8.L12', '4.7.Q2', '4.7.R6'], level: 'normative', needs: ['read', 'sync'],
+    async run(ctx) {
+      const answer = await ctx.syncAllowance.take(ctx);
+      const res = answer.overCap;
+      // Ids outside coverage are refused too: a platform that checks coverage first hides the cap from this integration.
+      if (res.status === 422 && res.body?.code === 'PROPERTY_NOT_MAPPED') throw new NotApplicable(`a sync of ${SYNC_PROPERTY_CAP + 1} properties answered 422 PROPERTY_NOT_MAPPED: this platform checks coverage before the count, and the integration covers too few properties to show the cap alone`);
+      expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '8.L12', `a sync naming ${SYNC_PROPERTY_CAP + 1} properties`);
+      if (!Object.keys(res.body.errors ?? {}).some((field) => field === 'property_ids' || field.startsWith('property_ids.'))) {
+        ctx.fail('WrongField', `errors ${JSON.stringify(res.body.errors)}`, 'the refusal names property_ids', '4.7.Q2');
+      }
+      if (answer.state === 'spent-by-refusals') ctx.fail('RefusalConsumedWindow', `429 SYNC_TOO_SOON for the valid sync sent after the refusals`, 'a 422 does not consume the 24-hour window', '4.7.R5');
     },
   }),
   defineCheck({

@@ -48,6 +48,10 @@ export const FAULT_NAMES = [
   'failures-not-reset',
   'delivered-at-on-failure',
   'manual-pause-recorded-auto',
+  'replay-acknowledges',
+  'booking-id-not-numeric-422',
+  'snapshot-unknown-property-422',
+  'content-type-ignored',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -64,11 +64,20 @@ export function replay(tx: Transaction, integration: Integration, q: ReplayQuery
     }
     seq += 1;
   }
+  // A release that treats reading as processing: what a page returns counts as delivered.
+  if (faults.has('replay-acknowledges')) acknowledge(tx, integration.id, rows, now);
   const next = Math.max(q.after_sequence, seq - 1) + (faults.has('cursor-off-by-one') && rows.length === q.limit && seq - 1 < latest ? 1 : 0);
   return {
     rows,
     cursor: { after_sequence: q.after_sequence, next_after_sequence: next, has_more: next < latest, latest_sequence: latest, retention_days: RETENTION_DAYS },
   };
+}
+
+function acknowledge(tx: Transaction, integrationId: number, rows: StoredEvent[], now: number): void {
+  const waiting = rows.filter((e) => e.status === 'pending' || e.status === 'failed');
+  for (const e of waiting) tx.put('events', eventKey(integrationId, e.sequence), { ...e, status: 'delivered', delivered_at: now, next_attempt_at: null });
+  const stream = tx.get('eventStreams', String(integrationId));
+  if (stream && waiting.length > 0) tx.put('eventStreams', String(integrationId), { ...stream, undelivered: Math.max(0, stream.undelivered - waiting.length) });
 }
 
 /** The page as JSON text, each row's `event` spliced in as stored so it is byte-identical to the delivery. */
