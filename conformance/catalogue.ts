@@ -10,16 +10,18 @@ import { validationChecks } from './suites/validation.ts';
 import { fieldRuleChecks } from './suites/field-rules.ts';
 import { sequencingChecks } from './suites/sequencing.ts';
 import { readingUntrackedChecks } from './suites/reading-untracked.ts';
+import { horizonChecks } from './suites/horizon.ts';
 import { supersessionChecks } from './suites/supersession.ts';
 import { liveSupersessionChecks } from './suites/supersession-live.ts';
 import { watermarkChecks } from './suites/watermark.ts';
 import { syncChecks } from './suites/sync.ts';
 import { webhookChecks } from './suites/webhooks.ts';
+import { autoPauseChecks } from './suites/auto-pause.ts';
 import { modelChecks } from './suites/model.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
     ...schemaChecks, ...errorMappingChecks, ...authChecks, ...validationChecks, ...fieldRuleChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
-    ...sequencingChecks, ...readingUntrackedChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...modelChecks,
+    ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

@@ -56,6 +56,9 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'booking-id-not-numeric-422': 'schema.error-mapping',
   'snapshot-unknown-property-422': 'schema.error-mapping',
   'content-type-ignored': 'schema.error-mapping',
+  'auto-pause-without-six-hours': 'webhooks.auto-pause-and-probe',
+  'probe-never-resumes': 'webhooks.auto-pause-and-probe',
+  'horizon-ignored': 'sequencing.horizon-respected',
 };
 
 export interface MutantResult {

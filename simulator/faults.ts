@@ -57,6 +57,9 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'booking-id-not-numeric-422': 'GET /bookings/{non-numeric} answers 422 VALIDATION_FAILED, an error part 7 does not map to get (§4.2, §7)',
   'snapshot-unknown-property-422': 'a snapshot of an unknown property answers 422 PROPERTY_NOT_MAPPED instead of 404 NOT_FOUND (§4.8, §7)',
   'content-type-ignored': 'POST /bookings reads the body as JSON whatever its Content-Type (§4.5 headers)',
+  'auto-pause-without-six-hours': 'delivery auto-pauses after five consecutive failures, without the six hours of no success (§3.1, §8)',
+  'probe-never-resumes': 'a probe answered 2xx leaves delivery paused (§3.1: it resumes automatically)',
+  'horizon-ignored': 'availability, rates and restrictions events are pushed for dates beyond horizon_days (§2.1)',
 };
 
 export { FAULT_NAMES };

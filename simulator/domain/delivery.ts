@@ -133,7 +133,8 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
   if (w.paused_at === null) {
     // §3.1: a 410 pauses at once (gone); sustained failure pauses automatically.
     if (gone) webhook = { ...webhook, paused_at: now, paused_reason: 'gone', next_probe_at: null };
-    else if (failures >= AUTO_PAUSE_FAILURES && now - failingSince >= AUTO_PAUSE_AFTER_MS) {
+    // A release that pauses on the count alone, without the six hours of no success.
+    else if (failures >= AUTO_PAUSE_FAILURES && (now - failingSince >= AUTO_PAUSE_AFTER_MS || faults.has('auto-pause-without-six-hours'))) {
       webhook = { ...webhook, paused_at: now, paused_reason: 'auto', next_probe_at: now + PROBE_INTERVAL_MS };
     }
   }
@@ -141,11 +142,12 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
 }
 
 /** §3.1: the first 2xx to a probe resumes delivery, which drains in order. */
-export function finishProbe(tx: Transaction, integrationId: number, outcome: Outcome, now: number): void {
+export function finishProbe(tx: Transaction, integrationId: number, outcome: Outcome, now: number, faults: Faults = NO_FAULTS): void {
   const integration = tx.get('integrations', String(integrationId))!;
   const w = integration.webhook;
   if (w.paused_at === null) return;
-  const webhook = isSuccess(outcome)
+  // A release whose probe records the answer but never resumes: only staff can.
+  const webhook = isSuccess(outcome) && !faults.has('probe-never-resumes')
     ? { ...w, paused_at: null, paused_reason: null, consecutive_failures: 0, failing_since: null, next_probe_at: null, resumed_at: now }
     : { ...w, next_probe_at: now + PROBE_INTERVAL_MS };
   tx.put('integrations', String(integrationId), { ...integration, webhook });

@@ -64,7 +64,7 @@ export class EventLog implements ChangeRecorder {
         // §2.1: dates beyond the horizon are not pushed until they come into range. Past nights
         // (a stay may start yesterday, §4.5) are pushed as they change, so snapshots and events agree.
         from = change.from;
-        to = change.to < horizon.to ? change.to : horizon.to;
+        to = change.to < horizon.to || this.deps.faults?.has('horizon-ignored') ? change.to : horizon.to;
         if (from > to) continue;
       }
       this.append(tx, integration, { type, property, from, to, data: windowedPayload(tx, type, property, from, to) });

@@ -52,6 +52,9 @@ export const FAULT_NAMES = [
   'booking-id-not-numeric-422',
   'snapshot-unknown-property-422',
   'content-type-ignored',
+  'auto-pause-without-six-hours',
+  'probe-never-resumes',
+  'horizon-ignored',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -178,7 +178,7 @@ export class DeliveryWorker {
         : await this.send(fresh, 'event', current.event.sequence, current.event.body);
       step = this.deps.store.transaction((tx) => {
         const now = this.clock.now();
-        if (current.kind === 'probe') finishProbe(tx, integration.id, outcome, now);
+        if (current.kind === 'probe') finishProbe(tx, integration.id, outcome, now, this.faults);
         else finishAttempt(tx, current.event, outcome, now, this.faults);
         return this.following(tx, integration.id, now);
       });
