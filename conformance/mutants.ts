@@ -59,6 +59,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'auto-pause-without-six-hours': 'webhooks.auto-pause-and-probe',
   'probe-never-resumes': 'webhooks.auto-pause-and-probe',
   'horizon-ignored': 'sequencing.horizon-respected',
+  'max-stay-off-by-one': 'booking.maximum-stay',
 };
 
 export interface MutantResult {

@@ -60,6 +60,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'auto-pause-without-six-hours': 'delivery auto-pauses after five consecutive failures, without the six hours of no success (§3.1, §8)',
   'probe-never-resumes': 'a probe answered 2xx leaves delivery paused (§3.1: it resumes automatically)',
   'horizon-ignored': 'availability, rates and restrictions events are pushed for dates beyond horizon_days (§2.1)',
+  'max-stay-off-by-one': 'a stay one night over the platform maximum is accepted (§4.5: refused on check_out)',
 };
 
 export { FAULT_NAMES };

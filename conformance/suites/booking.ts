@@ -5,6 +5,7 @@
  * success emits. Every check books through the partner API only.
  */
 import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { allEvents, bookingBody, createBooking, describe, farStay, horizonStay, writableProperty } from './support.ts';
 
@@ -38,7 +39,7 @@ async function twoFreeUnits(ctx: CheckContext): Promise<{ property: number; nigh
 export const bookingChecks = [
   defineCheck({
     id: 'booking.stored-as-sent', title: 'A create keeps the money as sent: total never re-priced, advance = amount collected, balance = total − advance, breakdown verbatim, origin partner', suite,
-    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1', '4.C3', '4.C4'], level: 'normative', needs: ['write'],
+    clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1', '4.C3', '4.C4', '1.R2'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1 };
       const body = bookingBody(ctx, {
@@ -104,6 +105,24 @@ export const bookingChecks = [
       const stay = farStay(ctx, 1);
       const empty = await createBooking(ctx, bookingBody(ctx, { check_in: stay.check_in, check_out: stay.check_in }));
       expectStatus(ctx, empty, 422, 'VALIDATION_FAILED', '4.5.Q13', 'check_out equal to check_in (no night)');
+    },
+  }),
+  defineCheck({
+    id: 'booking.maximum-stay', title: 'A stay of the platform maximum is accepted; one night more is refused on check_out and writes nothing', suite,
+    clauses: ['4.5.Q14'], level: 'assumption', needs: ['write'],
+    async run(ctx) {
+      // The maximum is not shown (§8); the contract's assumed value (x-max-stay-nights) is what is tried.
+      const max = loadContract().schema('BookingCreateRequest')['x-max-stay-nights'] as number;
+      const longer = bookingBody(ctx, farStay(ctx, max + 1));
+      const refused = await createBooking(ctx, longer);
+      if (refused.status === 409) throw new NotApplicable(`a ${max + 1}-night stay answered 409 UNAVAILABLE: the nights were not free, so the length was not judged`);
+      expectStatus(ctx, refused, 422, 'VALIDATION_FAILED', '4.5.Q14', `a ${max + 1}-night stay (the maximum is ${max})`);
+      if (!refused.body?.errors?.check_out || refused.body.errors.check_in) ctx.fail('WrongErrorField', JSON.stringify(refused.body?.errors), 'a stay over the maximum is reported against check_out', '4.5.Q14');
+      const kept = await ctx.api.get(`/bookings/external/${encodeURIComponent(longer.external_booking_id)}`);
+      expectStatus(ctx, kept, 404, 'NOT_FOUND', '4.5.Q14', 'the refused stay read back by its external id');
+      const accepted = await createBooking(ctx, bookingBody(ctx, farStay(ctx, max)));
+      if (accepted.status === 409) throw new NotApplicable(`a ${max}-night stay on nights the snapshot showed free answered 409 UNAVAILABLE`);
+      expectStatus(ctx, accepted, 201, null, '4.5.Q14', `a ${max}-night stay (the maximum)`);
     },
   }),
   defineCheck({

@@ -45,7 +45,7 @@ async function expectSameAnswer(ctx: CheckContext, first: Response, again: Respo
 export const idempotencyChecks = [
   defineCheck({
     id: 'idempotency.replay-byte-for-byte', title: 'Same key and body replays the original response byte for byte and creates nothing', suite,
-    clauses: ['4.5.R1', '4.5.R8', '2.3.R3', '2.3.R4'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.R1', '4.5.R8', '2.3.R3', '2.3.R4', '1.R1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const body = bookingBody(ctx);
       const key = ctx.uniqueId('key');
@@ -89,7 +89,7 @@ export const idempotencyChecks = [
   }),
   defineCheck({
     id: 'idempotency.refusal-replayed', title: 'A key that produced 409 UNAVAILABLE replays that refusal byte for byte', suite,
-    clauses: ['4.5.R1c', '4.5.R7', '7.E6'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.R1c', '4.5.R7', '7.E6', '1.R1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const property = writableProperty(ctx, 1);
       // One booking takes every free unit of a free night (read from the snapshot), so the next create is refused:

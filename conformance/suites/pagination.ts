@@ -101,7 +101,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.polling-never-misses', title: 'Polling with updated_since = highest updated_at seen never misses a change while bookings change', suite,
-    clauses: ['4.4.Q1', '4.4.R4', '6.R9', '2.3.R9'], level: 'normative', needs: ['write'],
+    clauses: ['4.4.Q1', '4.4.R4', '6.R9', '2.3.R9', '1.R2'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const stay = farStay(ctx, 1);
       await ctx.forAll(fc.array(fc.constantFrom('create', 'change', 'poll'), { minLength: 3, maxLength: 12 }), async (steps) => {

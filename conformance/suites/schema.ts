@@ -11,7 +11,7 @@ const suite = 'schema';
 export const schemaChecks = [
   defineCheck({
     id: 'schema.read-operations-conform', title: 'Every read operation answers with a documented status and body', suite,
-    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a', '1.C3', '4.C2'], level: 'normative', needs: ['read'],
+    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a', '1.C3', '4.C2', '1.R5', '4.C1'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const me = await ctx.api.get('/me');
       expectStatus(ctx, me, 200, null, '4.1.R3', 'GET /me');
@@ -19,6 +19,14 @@ export const schemaChecks = [
       const brand = me.body.data.brand;
       if (brand === null || typeof brand !== 'object' || Array.isArray(brand) || !Number.isInteger(brand.id)) ctx.fail('NotOneBrand', JSON.stringify(brand), 'brand: the one brand the integration belongs to ({id, name})', '1.C3');
       if (!/^application\/json\b/.test(me.headers['content-type'] ?? '')) ctx.fail('NotJson', `Content-Type ${me.headers['content-type']}`, 'application/json bodies', '4.C2');
+      // §1 point 5: the record shows status, webhook health, the sequence watermark and coverage.
+      const record = me.body.data;
+      const shown = { status: record.status, 'webhook.consecutive_failures': record.webhook?.consecutive_failures, 'webhook.undelivered_events': record.webhook?.undelivered_events, 'webhook.last_sequence': record.webhook?.last_sequence, covered_properties: record.covered_properties };
+      const missing = Object.entries(shown).filter(([, v]) => v === undefined).map(([k]) => k);
+      if (missing.length > 0) ctx.fail('RecordIncomplete', `GET /me data without ${missing.join(', ')}`, 'the integration record: status, webhook health, sequence watermark, coverage', '1.R5');
+      // §4: every path is relative to {base_url}/api/integrations/v1; the target answered /me there, or it is elsewhere.
+      const root = new URL(ctx.target.baseUrl).pathname.replace(/\/$/, '');
+      if (!root.endsWith('/api/integrations/v1')) ctx.fail('BasePath', `the API answers under ${root || '/'}`, 'all paths relative to {base_url}/api/integrations/v1', '4.C1');
       expectStatus(ctx, await ctx.api.get('/bookings'), 200, null, '4.4.R1', 'GET /bookings');
       expectStatus(ctx, await ctx.api.get('/events', { query: { limit: 5 } }), 200, null, '4.6.R1', 'GET /events');
       // A live run that names no property still checks everything else.

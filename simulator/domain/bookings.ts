@@ -12,7 +12,7 @@ import { advanceAndBalance, unitPrices } from './pricing.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
 import type { Faults } from './faults.ts';
 
-/** Platform maximum stay in nights (not shown; spec BookingCreateRequest x-assumption). */
+/** Platform maximum stay in nights (not shown; spec BookingCreateRequest x-assumption and x-max-stay-nights). */
 export const MAX_STAY_NIGHTS = 30;
 
 /** The body of POST /bookings after schema validation (spec BookingCreateRequest). */
@@ -72,7 +72,7 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
   // Rule 4 first: a retry under a new key after check_in has passed is still "treat as success".
   const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id;
   if (existingId !== undefined && !ctx.faults?.has('duplicate-creates-booking')) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
-  checkStayDates(input.check_in, input.check_out, ctx.now, ctx.faults?.has('check-in-yesterday-refused') ? 0 : -1);
+  checkStayDates(input.check_in, input.check_out, ctx.now, ctx.faults?.has('check-in-yesterday-refused') ? 0 : -1, ctx.faults);
 
   const property = resolveProperty(tx, integration, input.property);
   const units = unitsOf(tx, property.id);
@@ -143,11 +143,12 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
 }
 
 /** check_in not before yesterday; check_out after check_in; stay at most the platform maximum, refused on check_out. */
-function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number, earliest = -1): void {
+function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number, earliest = -1, faults?: Faults): void {
   const yesterday = addDays(dateAt(now), earliest);
   if (checkIn < yesterday) throw invalid('check_in', `Must be on or after ${yesterday} (yesterday).`);
   if (checkOut <= checkIn) throw invalid('check_out', 'Must be after check_in.');
-  if (daysBetween(checkIn, checkOut) > MAX_STAY_NIGHTS) throw invalid('check_out', `The stay may be at most ${MAX_STAY_NIGHTS} nights.`);
+  // A release that counts the stay inclusively of check_out lets one night too many through.
+  if (daysBetween(checkIn, checkOut) > MAX_STAY_NIGHTS + (faults?.has('max-stay-off-by-one') ? 1 : 0)) throw invalid('check_out', `The stay may be at most ${MAX_STAY_NIGHTS} nights.`);
 }
 
 /** What a JSON column that normalises objects does to a free-form value: keys sorted at every depth (a fault). */

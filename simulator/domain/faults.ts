@@ -55,6 +55,7 @@ export const FAULT_NAMES = [
   'auto-pause-without-six-hours',
   'probe-never-resumes',
   'horizon-ignored',
+  'max-stay-off-by-one',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
