@@ -102,7 +102,7 @@ const visibility: CheckResult = {
   id: 'other_integrations_booking_is_not_found',
   title: "Another integration's booking is 404 NOT_FOUND, never 403",
   suite: 'visibility',
-  clauses: ['1.V1', '4.2.R1'],
+  clauses: ['1.V1', '4.2.R2'],
   level: 'normative',
   outcome: 'failed',
   failure: {
@@ -165,7 +165,7 @@ const results: CheckResult[] = [
   errored,
   passed('webhook_signature_verifies', 'Every delivery carries a signature the webhook secret verifies', 'webhooks', ['5.R4'], 530, 'assumption'),
   {
-    ...passed('disabled_integration_is_forbidden', 'A disabled integration gets 403 INTEGRATION_DISABLED on every call', 'staff', ['3.1.T4', '7.E3'], 0),
+    ...passed('disabled_integration_is_forbidden', 'A disabled integration gets 403 INTEGRATION_DISABLED on every call', 'staff', ['3.1.T5', '7.E3'], 0),
     outcome: 'not_applicable', reason: 'needs staff; the live target has read, write',
   },
 ];
@@ -182,9 +182,9 @@ const coverage: ClauseCoverage[] = [
   clause('1.V1', '1', "Other integration's data is 404, never 403", ['other_integrations_booking_is_not_found'], 'failed'),
   clause('1.V2', '1', 'Collections hold only own data', ['list_sees_only_own_bookings'], 'passed'),
   clause('1.C1', '1', 'Coverage is only owned properties', [], 'untestable'),
-  clause('3.1.T4', '3.1', 'Disabled: every call is 403 INTEGRATION_DISABLED', ['disabled_integration_is_forbidden'], 'not_run'),
+  clause('3.1.T5', '3.1', 'Disabled: every call is 403 INTEGRATION_DISABLED', ['disabled_integration_is_forbidden'], 'not_run'),
   clause('3.3.T1', '3.3', 'Superseded when a newer event covers the window', ['replay_omits_superseded'], 'not_run'),
-  clause('4.2.R1', '4.2', 'Unknown or foreign booking is 404', ['other_integrations_booking_is_not_found'], 'failed'),
+  clause('4.2.R2', '4.2', 'Unknown or foreign booking is 404', ['other_integrations_booking_is_not_found'], 'failed'),
   clause('4.5.R1', '4.5', 'Idempotent replay is byte-identical', ['create_replay_is_byte_identical'], 'failed'),
   clause('4.5.R1a', '4.5', 'Fingerprint ignores key order', ['create_replay_is_byte_identical'], 'failed'),
   clause('4.5.R1b', '4.5', 'Same key, other body: 422 IDEMPOTENCY_KEY_REUSED', ['reused_key_with_other_body_is_refused'], 'passed'),
@@ -198,7 +198,7 @@ const coverage: ClauseCoverage[] = [
   clause('7.E1', '7', '401 UNAUTHENTICATED', ['unknown_key_is_unauthenticated'], 'passed'),
   clause('7.E2', '7', '403 NOT_INTEGRATION_TOKEN', ['staff_token_is_not_integration_token'], 'passed'),
   clause('7.E3', '7', '403 INTEGRATION_DISABLED', ['disabled_integration_is_forbidden'], 'not_run'),
-  clause('8.L1', '8', 'General rate limit per integration', [], 'uncovered'),
+  clause('1.R3', '1', 'Six event types pushed to the webhook', [], 'uncovered'),
 ];
 
 /** The sample run; a fresh deep copy on every call, so tests can change it freely. */
