@@ -198,7 +198,7 @@ const coverage: ClauseCoverage[] = [
   clause('7.E1', '7', '401 UNAUTHENTICATED', ['unknown_key_is_unauthenticated'], 'passed'),
   clause('7.E2', '7', '403 NOT_INTEGRATION_TOKEN', ['staff_token_is_not_integration_token'], 'passed'),
   clause('7.E3', '7', '403 INTEGRATION_DISABLED', ['disabled_integration_is_forbidden'], 'not_run'),
-  clause('1.R3', '1', 'Six event types pushed to the webhook', [], 'uncovered'),
+  clause('8.L16', '8', 'Auto-pause', [], 'uncovered'),
 ];
 
 /** The sample run; a fresh deep copy on every call, so tests can change it freely. */
