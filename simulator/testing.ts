@@ -43,6 +43,8 @@ export interface HarnessOptions {
    * turns it off to time what `npm start` serves, which checks nothing.
    */
   checkResponses?: boolean;
+  /** Deliberate breaches (simulator/faults.ts), for tests that show a guard or a check firing. */
+  faults?: string[];
 }
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
@@ -51,7 +53,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const sim = createSimulator({
     store: options.store, clock, staffToken: 'stf_test_staff_token',
     onContractViolation: options.checkResponses === false ? undefined : (v) => violations.push(v),
-    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(),
+    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(), faults: options.faults,
   });
   const fixtures = seedDemoWorld(sim, { baseUrl: API_ROOT, staffToken: 'stf_test_staff_token' });
   const http = supertest(sim.app.callback());

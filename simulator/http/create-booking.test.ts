@@ -7,7 +7,7 @@
  * that feeds events (§4.5 rule 9).
  */
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addDays, nights } from '../domain/calendar.ts';
 import { ChangeLog, type Change } from '../domain/changes.ts';
 import { availabilityPayload } from '../domain/inventory.ts';
@@ -289,11 +289,12 @@ describe('§4.5 rule 3: IN_PROGRESS', () => {
     await h.staff('put', '/settings', { create_latency_ms: 200 });
     const body = h.bookingBody();
     const key = newKey();
-    const [first, second] = await Promise.all([
-      create(h, body, key),
-      new Promise((r) => setTimeout(r, 50)).then(() => create(h, { ...body, notes: 'other' }, key)),
-    ]);
-    expect(first.status, first.text).toBe(201);
+    // .then() sends it (a supertest request goes out when awaited).
+    const first = create(h, body, key).then((r) => r);
+    // The second request goes out once the first holds its key (in progress), not after a guessed delay.
+    await vi.waitFor(() => expect(h.sim.store.get('idempotency', `${h.fixtures.integrations[0]!.id}:${key}`)?.state).toBe('in_progress'));
+    const second = await create(h, { ...body, notes: 'other' }, key);
+    expect((await first).status).toBe(201);
     expectError(second, 422, 'IDEMPOTENCY_KEY_REUSED');
   });
 

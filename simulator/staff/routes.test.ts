@@ -3,7 +3,7 @@
  * named after the rule it proves, and where a staff action should change
  * what a partner sees, the partner API is asked too.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type supertest from 'supertest';
 import { nightKey } from '../domain/inventory.ts';
 import { MAX_BODY_BYTES } from '../http/body.ts';
@@ -565,7 +565,8 @@ describe('simulator switches', () => {
     const body = h.bookingBody();
     const send = () => h.api('post', '/bookings').set('Idempotency-Key', key).send(body).then((r) => r);
     const first = send();
-    await new Promise((r) => setTimeout(r, 100));
+    // The second create goes out once the first holds its key, not after a guessed delay.
+    await vi.waitFor(() => expect(h.sim.store.get('idempotency', `${h.fixtures.integrations[0]!.id}:${key}`)?.state).toBe('in_progress'));
     const [a, b] = await Promise.all([first, send()]);
     expect(a.status, a.text).toBe(201);
     expectError(b, 409, 'IN_PROGRESS');
