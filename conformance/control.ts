@@ -75,7 +75,7 @@ export class ControlClient {
     return ((await this.integration('webhook-secret.rotate', 'POST', 'rotate-webhook-secret')) as { webhook_secret: string }).webhook_secret;
   }
 
-  setNights(property: number, body: { from: string; to: string; is_blocked?: boolean; units_cap?: number | null }): Promise<unknown> {
+  setNights(property: number, body: { from: string; to: string; is_blocked?: boolean; block_scope?: 'everywhere' | 'ota_only' | null; units_cap?: number | null }): Promise<unknown> {
     return this.call('nights.set', 'PUT', `/properties/${property}/nights`, body);
   }
 

@@ -60,6 +60,8 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'probe-never-resumes': 'webhooks.auto-pause-and-probe',
   'horizon-ignored': 'sequencing.horizon-respected',
   'max-stay-off-by-one': 'booking.maximum-stay',
+  'event-id-reused': 'sequencing.strictly-increasing',
+  'cap-not-applied': 'watermark.cap-and-block',
 };
 
 export interface MutantResult {

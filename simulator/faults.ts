@@ -61,6 +61,8 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'probe-never-resumes': 'a probe answered 2xx leaves delivery paused (§3.1: it resumes automatically)',
   'horizon-ignored': 'availability, rates and restrictions events are pushed for dates beyond horizon_days (§2.1)',
   'max-stay-off-by-one': 'a stay one night over the platform maximum is accepted (§4.5: refused on check_out)',
+  'event-id-reused': 'events recorded in the same second share one id (ids made from the clock\'s seconds, no randomness; §2.5)',
+  'cap-not-applied': 'availability reports units_cap but counts every free unit as sellable (§2.4)',
 };
 
 export { FAULT_NAMES };

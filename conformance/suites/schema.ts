@@ -3,15 +3,34 @@
  * spec/openapi.yaml by the client; these checks make sure every operation
  * is exercised at least once, successes and errors alike.
  */
-import { defineCheck, expectStatus } from '../check.ts';
+import { addDays } from '../../simulator/domain/calendar.ts';
+import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
 import { horizonStay, knownProperty, writableProperty } from './support.ts';
 
 const suite = 'schema';
 
+/** §2.4: one entry per night in order, sellable units within the property's, a cap never exceeded, the block fields' types. */
+export function judgeDateEntries(ctx: CheckContext, payload: { total_units: number; dates: any[] }, from: string): void {
+  payload.dates.forEach((d, i) => {
+    const night = addDays(from, i);
+    if (d.date !== night) ctx.fail('NotOneEntryPerNight', `entry ${i} is ${d.date}`, `${night}: one entry per night of the window, in order`, '2.4.R1');
+    if (!Number.isInteger(d.available_units) || d.available_units < 0 || d.available_units > d.total_units) {
+      ctx.fail('SellableOutOfRange', `${d.date}: available_units ${d.available_units} of total_units ${d.total_units}`, 'sellable units that night, 0 to total_units', '2.4.R2');
+    }
+    if (d.total_units !== payload.total_units) ctx.fail('TotalUnitsDiffer', `${d.date}: total_units ${d.total_units}, the payload's total_units ${payload.total_units}`, 'total_units: the units at the property', '2.4.R2');
+    if (d.units_cap !== null && (!Number.isInteger(d.units_cap) || d.available_units > d.units_cap)) {
+      ctx.fail('CapExceeded', `${d.date}: available_units ${d.available_units} with units_cap ${d.units_cap}`, 'units_cap caps the sellable units of the night', '2.4.R3');
+    }
+    if (typeof d.is_blocked !== 'boolean' || (d.block_scope !== null && typeof d.block_scope !== 'string')) {
+      ctx.fail('BlockFieldsWrong', `${d.date}: is_blocked ${JSON.stringify(d.is_blocked)}, block_scope ${JSON.stringify(d.block_scope)}`, 'is_blocked a boolean, block_scope a string or null', '2.4.R4');
+    }
+  });
+}
+
 export const schemaChecks = [
   defineCheck({
     id: 'schema.read-operations-conform', title: 'Every read operation answers with a documented status and body', suite,
-    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a', '1.C3', '4.C2', '1.R5', '4.C1'], level: 'normative', needs: ['read'],
+    clauses: ['4.R2', '4.C5', '4.1.R3', '4.4.R1', '4.6.R1', '4.6.R2', '4.8.R1', '2.7.R1', '2.7.R2', '9.R1', '9.R1a', '1.C3', '4.C2', '1.R5', '4.C1', '2.1.R9', '2.4.R1', '2.4.R2', '2.4.R4'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const me = await ctx.api.get('/me');
       expectStatus(ctx, me, 200, null, '4.1.R3', 'GET /me');
@@ -24,6 +43,7 @@ export const schemaChecks = [
       const shown = { status: record.status, 'webhook.consecutive_failures': record.webhook?.consecutive_failures, 'webhook.undelivered_events': record.webhook?.undelivered_events, 'webhook.last_sequence': record.webhook?.last_sequence, covered_properties: record.covered_properties };
       const missing = Object.entries(shown).filter(([, v]) => v === undefined).map(([k]) => k);
       if (missing.length > 0) ctx.fail('RecordIncomplete', `GET /me data without ${missing.join(', ')}`, 'the integration record: status, webhook health, sequence watermark, coverage', '1.R5');
+      if (!['active', 'paused', 'disabled'].includes(record.status)) ctx.fail('UnknownStatus', `status ${JSON.stringify(record.status)}`, 'active, paused or disabled', '2.1.R9');
       // §4: every path is relative to {base_url}/api/integrations/v1; the target answered /me there, or it is elsewhere.
       const root = new URL(ctx.target.baseUrl).pathname.replace(/\/$/, '');
       if (!root.endsWith('/api/integrations/v1')) ctx.fail('BasePath', `the API answers under ${root || '/'}`, 'all paths relative to {base_url}/api/integrations/v1', '4.C1');
@@ -36,6 +56,7 @@ export const schemaChecks = [
       const snap = await ctx.api.get(`/properties/${property}/availability`, { query: { from: stay.check_in, to: stay.check_out } });
       expectStatus(ctx, snap, 200, null, '4.8.R1', 'GET availability snapshot');
       if (snap.body.data?.data?.dates?.length !== 4) ctx.fail('WrongWindow', `${snap.body.data?.data?.dates?.length} dates`, '4 nights for an inclusive window of 4 days', '2.7.R2');
+      judgeDateEntries(ctx, snap.body.data.data, stay.check_in);
     },
   }),
   defineCheck({

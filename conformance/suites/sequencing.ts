@@ -39,7 +39,7 @@ async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
 export const sequencingChecks = [
   defineCheck({
     id: 'sequencing.strictly-increasing', title: 'Sequences are strictly increasing and never reused; latest_sequence equals /me last_sequence', suite,
-    clauses: ['1.R3a', '2.5.R1', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b', '3.3.R1', '6.C1', '2.6.R3'], level: 'normative', needs: ['read'],
+    clauses: ['1.R3a', '2.5.R1', '2.5.R2', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b', '3.3.R1', '6.C1', '2.6.R3'], level: 'normative', needs: ['read'],
     async run(ctx) {
       // Watch the log grow one change at a time: a sequence, once issued, keeps its event for good.
       const issued = new Map<number, string>();
@@ -69,6 +69,15 @@ export const sequencingChecks = [
         if (rows[i].sequence <= rows[i - 1].sequence) ctx.fail('SequenceNotIncreasing', `sequence ${rows[i].sequence} after ${rows[i - 1].sequence}`, 'strictly increasing, never reused', '1.R3a');
       }
       for (const r of rows) if (r.event.sequence !== r.sequence) ctx.fail('RowSequenceMismatch', `row ${r.sequence} holds event ${r.event.sequence}`, 'the row sequence is its event’s sequence', '2.6.R1');
+      // §2.5: each event has its own id (ULID-like: the exact alphabet is not judged, only that it names one event).
+      const byId = new Map<string, number>();
+      for (const r of rows) {
+        const id = r.event.id;
+        if (typeof id !== 'string' || id.length === 0) ctx.fail('EventIdMissing', `event ${r.sequence} has id ${JSON.stringify(id)}`, 'id: a ULID-like string', '2.5.R2');
+        const other = byId.get(id);
+        if (other !== undefined) ctx.fail('EventIdReused', `events ${other} and ${r.sequence} both have id ${id}`, 'each event has its own id', '2.5.R2');
+        byId.set(id, r.sequence);
+      }
       for (const r of rows) {
         if (r.event.version !== '2026-09') ctx.fail('WrongEventVersion', `event ${r.sequence} has version ${r.event.version}`, 'version 2026-09 on every event envelope', '9.R1b');
         if (!EVENT_STATUSES.includes(r.status)) ctx.fail('UnknownEventStatus', `event ${r.sequence} has status ${r.status}`, EVENT_STATUSES.join(', '), '3.3.R1');

@@ -8,6 +8,7 @@ import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
+import { judgeDateEntries } from './schema.ts';
 
 const suite = 'watermark';
 
@@ -86,6 +87,32 @@ export const watermarkChecks = [
         const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to } });
         expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '4.8.Q4', what);
         if (!res.body.errors?.to) ctx.fail('WrongErrorField', JSON.stringify(res.body.errors), 'reported against field to', '4.8.Q5');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'watermark.cap-and-block', title: 'A night capped at one unit shows units_cap 1 and at most one sellable unit; a blocked night shows is_blocked and its scope', suite,
+    clauses: ['2.4.R3', '2.4.R4'], level: 'normative', needs: ['read', control('nights.set')],
+    async run(ctx) {
+      const property = knownProperty(ctx);
+      if (property === null) throw new NotApplicable('no property to read: name one with --property ID');
+      // A far night with two or more sellable units, so a cap of one shows.
+      const from = addDays(dateAt(ctx.now()), 400);
+      const to = addDays(from, 60);
+      const free = (await snapshotOf(ctx, 'availability', property, from, to)).body.data.data.dates.find((d: any) => d.available_units >= 2 && d.units_cap === null && !d.is_blocked);
+      if (!free) throw new NotApplicable(`no night from ${from} to ${to} on property ${property} with two sellable units and no cap`);
+      const night = free.date as string;
+      ctx.cleanup.unshift(async () => void (await ctx.control!.setNights(property, { from: night, to: night, is_blocked: false, units_cap: null })));
+      await ctx.control!.setNights(property, { from: night, to: night, units_cap: 1 });
+      const capped = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
+      judgeDateEntries(ctx, capped, night);
+      const entry = capped.dates[0];
+      if (entry.units_cap !== 1 || entry.available_units > 1) ctx.fail('CapNotShown', `${night}: units_cap ${entry.units_cap}, available_units ${entry.available_units} after capping the night at 1`, 'units_cap 1 and at most one sellable unit', '2.4.R3');
+      await ctx.control!.setNights(property, { from: night, to: night, is_blocked: true, block_scope: 'everywhere', units_cap: null });
+      const blocked = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
+      judgeDateEntries(ctx, blocked, night);
+      if (blocked.dates[0].is_blocked !== true || blocked.dates[0].block_scope !== 'everywhere') {
+        ctx.fail('BlockNotShown', `${night}: is_blocked ${blocked.dates[0].is_blocked}, block_scope ${JSON.stringify(blocked.dates[0].block_scope)} after blocking it everywhere`, 'is_blocked true, block_scope everywhere', '2.4.R4');
       }
     },
   }),

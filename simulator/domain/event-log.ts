@@ -67,7 +67,7 @@ export class EventLog implements ChangeRecorder {
         to = change.to < horizon.to || this.deps.faults?.has('horizon-ignored') ? change.to : horizon.to;
         if (from > to) continue;
       }
-      this.append(tx, integration, { type, property, from, to, data: windowedPayload(tx, type, property, from, to) });
+      this.append(tx, integration, { type, property, from, to, data: windowedPayload(tx, type, property, from, to, this.deps.faults) });
     }
   }
 
@@ -93,7 +93,8 @@ export class EventLog implements ChangeRecorder {
     tx.put('integrations', String(integration.id), { ...current, last_sequence: sequence });
     // §2.5, field order as documented.
     const envelope = {
-      id: ulid(now, this.deps.entropy),
+      // A release whose ids come from the clock's seconds alone hands one id to every event of the same second.
+      id: this.deps.faults?.has('event-id-reused') ? ulid(Math.floor(now / 1000) * 1000, { hex: (n: number) => '0'.repeat(n * 2) }) : ulid(now, this.deps.entropy),
       type: input.type,
       version: this.deps.faults?.has('event-version-wrong') ? '2026-08' : API_VERSION,
       sequence,

@@ -56,6 +56,8 @@ export const FAULT_NAMES = [
   'probe-never-resumes',
   'horizon-ignored',
   'max-stay-off-by-one',
+  'event-id-reused',
+  'cap-not-applied',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

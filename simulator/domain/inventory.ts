@@ -2,6 +2,7 @@
  * Nightly availability of a property (§2.4) and the availability payload
  * shared by snapshots, availability.changed events and the 409 body.
  */
+import type { Faults } from './faults.ts';
 import { nights, type IsoDate } from './calendar.ts';
 import type { NightSettings, Property, Unit } from './model.ts';
 import type { StoreReader } from '../store/store.ts';
@@ -45,14 +46,15 @@ export function nightKey(propertyId: number, date: IsoDate): string {
 }
 
 /** One night: sellable units are the free active units, at most cap minus booked, none when blocked. */
-export function availabilityOn(r: StoreReader, propertyId: number, units: Unit[], date: IsoDate): AvailabilityDate {
+export function availabilityOn(r: StoreReader, propertyId: number, units: Unit[], date: IsoDate, faults?: Faults): AvailabilityDate {
   const active = units.filter((u) => u.active);
   const settings = r.get('nights', nightKey(propertyId, date));
   const booked = units.filter((u) => r.get('holds', holdKey(u.id, date))).length;
   const free = active.filter((u) => !r.get('holds', holdKey(u.id, date))).length;
   const isBlocked = settings?.is_blocked ?? false;
   const cap = settings?.units_cap ?? null;
-  const sellable = isBlocked ? 0 : cap === null ? free : Math.max(0, Math.min(free, cap - booked));
+  // A release that stores the cap but sells every free unit (faults: the cap's one place).
+  const sellable = isBlocked ? 0 : cap === null || faults?.has('cap-not-applied') ? free : Math.max(0, Math.min(free, cap - booked));
   return {
     date,
     available_units: sellable,
@@ -64,7 +66,7 @@ export function availabilityOn(r: StoreReader, propertyId: number, units: Unit[]
 }
 
 /** The availability payload for a window, both ends inclusive (§4.8). */
-export function availabilityPayload(r: StoreReader, property: Property, from: IsoDate, to: IsoDate): AvailabilityPayload {
+export function availabilityPayload(r: StoreReader, property: Property, from: IsoDate, to: IsoDate, faults?: Faults): AvailabilityPayload {
   const units = unitsOf(r, property.id);
   const window = nights(from, to);
   return {
@@ -76,6 +78,6 @@ export function availabilityPayload(r: StoreReader, property: Property, from: Is
       active: u.active,
       unavailable_dates: window.filter((d) => r.get('holds', holdKey(u.id, d))),
     })),
-    dates: window.map((d) => availabilityOn(r, property.id, units, d)),
+    dates: window.map((d) => availabilityOn(r, property.id, units, d, faults)),
   };
 }

@@ -4,6 +4,7 @@
  * byte-identical to the `data` of the matching event for the same state.
  * The shapes are assumptions (spec: *Payload schemas).
  */
+import type { Faults } from './faults.ts';
 import { nights, type IsoDate } from './calendar.ts';
 import { ratesOn, restrictionsOn } from './catalog.ts';
 import { availabilityPayload, unitsOf, type AvailabilityPayload } from './inventory.ts';
@@ -48,9 +49,9 @@ export function propertyPayload(property: Property) {
 }
 
 /** The windowed payload of a type for a property (booking.changed is built from the booking). */
-export function windowedPayload(r: StoreReader, type: Exclude<EventType, 'booking.changed'>, property: Property, from: IsoDate, to: IsoDate): AvailabilityPayload | object {
+export function windowedPayload(r: StoreReader, type: Exclude<EventType, 'booking.changed'>, property: Property, from: IsoDate, to: IsoDate, faults?: Faults): AvailabilityPayload | object {
   switch (type) {
-    case 'availability.changed': return availabilityPayload(r, property, from, to);
+    case 'availability.changed': return availabilityPayload(r, property, from, to, faults);
     case 'rates.changed': return ratesPayload(r, property, from, to);
     case 'restrictions.changed': return restrictionsPayload(r, property, from, to);
     case 'inventory.changed': return inventoryPayload(r, property);

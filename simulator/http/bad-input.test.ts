@@ -82,19 +82,22 @@ function fullBody(): Record<string, any> {
   });
 }
 
-/** Every value inside a JSON value with its dotted path (§7 field path). */
-function paths(value: unknown, prefix = ''): [string, unknown][] {
+/**
+ * Every value inside a JSON value with its dotted path (§7 field path) and
+ * its keys: a key may itself hold a dot, so only the keys are unambiguous.
+ */
+function paths(value: unknown, prefix = '', above: string[] = []): [string, unknown, string[]][] {
   if (value === null || typeof value !== 'object') return [];
-  const out: [string, unknown][] = [];
+  const out: [string, unknown, string[]][] = [];
   for (const [k, v] of Object.entries(value)) {
     const p = prefix ? `${prefix}.${k}` : k;
-    out.push([p, v], ...paths(v, p));
+    out.push([p, v, [...above, k]], ...paths(v, p, [...above, k]));
   }
   return out;
 }
 
-function setPath(target: any, path: string, value: unknown): void {
-  const keys = path.split('.');
+function setPath(target: any, path: string | string[], value: unknown): void {
+  const keys = typeof path === 'string' ? path.split('.') : path;
   let node = target;
   for (const k of keys.slice(0, -1)) node = node[k];
   const last = keys[keys.length - 1]!;
@@ -524,9 +527,9 @@ describe('properties: no input makes the simulator answer 5xx or write on a refu
         for (const [pick, m] of mutations) {
           const all = paths(body);
           if (all.length === 0) break;
-          const [path, target] = all[pick % all.length]!;
-          if (m.kind === 'delete') setPath(body, path, undefined);
-          else if (m.kind === 'replace') setPath(body, path, clone(m.value));
+          const [, target, keys] = all[pick % all.length]!;
+          if (m.kind === 'delete') setPath(body, keys, undefined);
+          else if (m.kind === 'replace') setPath(body, keys, clone(m.value));
           else if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
             Object.defineProperty(target, m.key, { value: clone(m.value), enumerable: true, writable: true, configurable: true });
           }
