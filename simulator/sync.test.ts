@@ -65,7 +65,7 @@ describe('POST /sync', () => {
     expect(notMapped.status).toBe(422);
     expect(notMapped.body.code).toBe('PROPERTY_NOT_MAPPED');
     expect(notMapped.body.errors).toHaveProperty(['property_ids.0']);
-    for (const body of [{ types: ['bookings'] }, { property_ids: [] }, { property_ids: Array.from({ length: 501 }, (_, i) => i + 1) }, { property_ids: 'all' }]) {
+    for (const body of [{ types: ['bookings'] }, { property_ids: [] }, { property_ids: Array.from({ length: 501 }, (_, i) => i + 1) }, { property_ids: 'all' }, { types: [] }]) {
       const res = await h.api('post', '/sync').send(body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.code).toBe('VALIDATION_FAILED');

@@ -772,7 +772,7 @@ export interface components {
         EventRow: {
             sequence: number;
             /**
-             * @description Diagnostic only; does not change how the event is applied.
+             * @description Diagnostic only; does not change how the event is applied. An undelivered event fully covered by a newer one becomes superseded (§3.3).
              * @enum {string}
              */
             status: "pending" | "delivering" | "delivered" | "failed" | "dead" | "superseded";
@@ -1043,10 +1043,10 @@ export interface operations {
     listBookings: {
         parameters: {
             query?: {
-                /** @description Any parseable date or timestamp; returns bookings changed since then. */
+                /** @description Any parseable date or timestamp; returns bookings changed since then. A value that does not parse fails validation: 422 VALIDATION_FAILED (§4.4). */
                 updated_since?: string;
                 status?: components["schemas"]["BookingStatus"];
-                /** @description Platform property id. */
+                /** @description Platform property id. A property the integration does not cover answers 404 NOT_FOUND, not an empty page (§1 visibility rule: another integration's property yields 404). */
                 property_id?: number;
                 /** @description Earliest check-in (YYYY-MM-DD). */
                 check_in_from?: string;
