@@ -2,7 +2,7 @@
  * `npm start -- [flags]`: serves the simulator. The flags and the fixtures
  * file are a public contract (README "CLI"); keep them stable.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -14,7 +14,7 @@ import { createSimulator, type Simulator } from './simulator.ts';
 import { FAULT_NAMES } from './faults.ts';
 import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
 import { statusOf } from './domain/integrations.ts';
-import { writeFileDurablySync } from './store/durable-fs.ts';
+import { makeDirectory, writeFileDurablySync } from './store/durable-fs.ts';
 import { DataDirLockedError, JournalFailedError, StoreDamagedError } from './store/errors.ts';
 import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   if (dataDir) {
     const compaction = compactAfterBytes();
     try {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      makeDirectory(dataDir);
     } catch (e) {
       fail(`--data cannot create "${dataDir}": ${(e as Error).message}`);
     }

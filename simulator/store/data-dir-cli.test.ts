@@ -5,7 +5,7 @@
  * and a message, never a silent empty world.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,6 +170,12 @@ describe('npm start --data DIR: every start-up failure is `error: …` and exit 
     // Refused before the store opens: the message names the flag, the path and the cause.
     expect(run.stderr).toMatch(/^error: --data cannot create ".*not-a-directory": .*(EEXIST|ENOTDIR)/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.runIf(existsSync('/proc/self'))('--data under /proc: refuses to start with the cause instead of hanging', async () => {
+    const run = launch('/proc/no-such-dir/data');
+    expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+    expect(run.stderr).toMatch(/^error: --data cannot create "\/proc\/no-such-dir\/data": .*ENOENT/);
   });
 
   // Root ignores directory permissions: this one runs where the tests do not run as root.

@@ -3,9 +3,31 @@
  * directory (so a created, renamed or removed name survives a power loss),
  * and replace a small file atomically.
  */
-import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/**
+ * mkdir -p, one level at a time from the nearest existing ancestor. Node's
+ * own `recursive: true` never returns on some pseudo file systems (/proc/x
+ * spins forever), where a plain mkdir fails at once with the cause.
+ */
+export function makeDirectory(path: string, mode = 0o700): void {
+  const missing: string[] = [];
+  for (let p = resolve(path); !existsSync(p); p = dirname(p)) {
+    missing.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of missing) {
+    try {
+      mkdirSync(p, { mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  // An existing name that is not a directory is refused as mkdir would refuse it.
+  if (missing.length === 0) mkdirSync(path, { recursive: true, mode });
+}
 
 /** `write` may stop short of the whole buffer; loop until it is all written. */
 export async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {

@@ -18,11 +18,11 @@
  *
  * ARCHITECTURE.md "Storage" argues the design.
  */
-import { chmodSync, closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { syncDir } from './durable-fs.ts';
+import { makeDirectory, syncDir } from './durable-fs.ts';
 import { StoreDamagedError } from './errors.ts';
 import { encodeTransaction, journalFileName, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
 import { LazyTable, RawTexts } from './lazy-table.ts';
@@ -226,7 +226,7 @@ export class FileStore extends MemoryStore {
   static async open(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const started = performance.now();
     const path = resolve(dir);
-    mkdirSync(path, { recursive: true, mode: 0o700 });
+    makeDirectory(path);
     const lock = lockDataDir(path);
     try {
       const store = new FileStore(path, lock, options);
