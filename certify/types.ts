@@ -4,7 +4,7 @@
  * platform's own deliveries, drills), and the report and certificate a run
  * produces. Report writers and the CLI depend only on these types.
  */
-import type { JournalEntry } from '../simulator/journal.ts';
+import type { JournalEntry } from '../simulator/call-journal.ts';
 
 export type { JournalEntry };
 

@@ -15,7 +15,7 @@ import { EventLog } from './domain/event-log.ts';
 import { eventHandlers } from './http/event-routes.ts';
 import { loadContract } from '../spec/contract.ts';
 import { SyncWorker } from './sync-worker.ts';
-import { CallJournal } from './journal.ts';
+import { CallJournal } from './call-journal.ts';
 import { purgeExpired } from './domain/idempotency.ts';
 import { faultSet } from './domain/faults.ts';
 import { faultMiddleware } from './faults.ts';

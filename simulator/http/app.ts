@@ -10,7 +10,7 @@ import { DomainError } from '../domain/errors.ts';
 import { failure, type Reply } from '../domain/envelope.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
 import { partnerHandlers, type Handler } from './partner-routes.ts';
-import type { CallJournal } from '../journal.ts';
+import type { CallJournal } from '../call-journal.ts';
 import { hashToken } from '../domain/credentials.ts';
 import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
