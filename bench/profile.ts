@@ -67,7 +67,7 @@ export const DELIVERY_AREAS: Area[] = [
   ...COMMON_FIRST,
   ['fetch (undici) in node', (u) => u.includes('deps/undici')],
   ['web streams, abort signals, transferables', (u) => /internal\/(webstreams|abort_controller|worker\/js_transferable)/.test(u)],
-  ['loopback receiver (verify, parse)', (u) => u.includes('/webhooks/receiver.ts') || u.includes('/webhooks/signature.ts')],
+  ['loopback receiver (verify, parse)', (u) => u.includes('/webhooks/receiver.ts') || u.includes('/protocol/signature.ts')],
   ['delivery worker', (u) => u.includes('/webhooks/')],
   ...COMMON_LAST,
 ];

@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { API_ROOT } from '../simulator/http/app.ts';
-import { addDays } from '../simulator/domain/calendar.ts';
+import { addDays } from '../protocol/calendar.ts';
 import { SNAPSHOT_MAX_NIGHTS } from '../simulator/domain/snapshots.ts';
 import { makeHarness, newKey } from '../simulator/testing.ts';
 import { median, percentile, runRounds, timeCalls } from './measure.ts';

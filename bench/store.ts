@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { API_ROOT } from '../simulator/http/app.ts';
-import { addDays, dateAt, timestamp } from '../simulator/domain/calendar.ts';
+import { addDays, dateAt, timestamp } from '../protocol/calendar.ts';
 import { eventKey } from '../simulator/domain/event-log.ts';
 import type { Booking } from '../simulator/domain/model.ts';
 import { createSimulator } from '../simulator/simulator.ts';

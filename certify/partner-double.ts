@@ -19,8 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { addDays, dateAt } from '../simulator/domain/calendar.ts';
-import { verifySignature } from '../simulator/webhooks/signature.ts';
+import { addDays, dateAt } from '../protocol/calendar.ts';
+import { verifySignature } from '../protocol/signature.ts';
 import { readCertificationFile, type CertificationFile, type Order } from './credentials-file.ts';
 
 export const BREAKAGES = ['skipSignature', 'newKeyPerRetry', 'pollMeEverySecond', 'ignoreRetryAfter', 'applySuperseded', 'applySupersededInOrder', 'reserialisedSignature'] as const;

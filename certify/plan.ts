@@ -5,7 +5,7 @@
  * Pure: dates are computed from the platform's "today".
  */
 import { seeded } from '../conformance/seeded.ts';
-import { addDays } from '../simulator/domain/calendar.ts';
+import { addDays } from '../protocol/calendar.ts';
 import type { BookingBody } from './credentials-file.ts';
 import { RAW_BODY_VARIANTS } from './raw-body.ts';
 import type { Plan, PlanStep } from './types.ts';

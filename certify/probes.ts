@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DELIVERY_TIMEOUT_MS } from '../simulator/domain/delivery.ts';
-import { API_VERSION } from '../simulator/domain/event-log.ts';
-import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from '../simulator/webhooks/signature.ts';
+import { API_VERSION } from '../spec/document-tables.ts';
+import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from '../protocol/signature.ts';
 import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';
 

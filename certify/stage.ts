@@ -14,7 +14,7 @@ import { API_ROOT } from '../simulator/http/app.ts';
 import { STAFF_ROOT } from '../simulator/staff/routes.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld } from '../simulator/demo-world.ts';
-import { timestamp } from '../simulator/domain/calendar.ts';
+import { timestamp } from '../protocol/calendar.ts';
 import type { JournalEntry } from '../simulator/call-journal.ts';
 import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';

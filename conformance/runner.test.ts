@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addDays, dateAt } from '../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../protocol/calendar.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../reports/write.ts';
 import { seedDemoWorld, type Fixtures } from '../simulator/demo-world.ts';

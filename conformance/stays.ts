@@ -12,7 +12,7 @@
  * events a create emits). It then hands out stays synchronously, counting
  * down what it handed out, so the stays of one check never compete.
  */
-import { addDays, dateAt } from '../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../protocol/calendar.ts';
 import type { ApiClient } from './client.ts';
 
 /** A night's free units over every primed property (the minimum: any of them may be booked). */

@@ -6,7 +6,7 @@
  * active for another brand; integrations[2] disabled; a cohosted property
  * nobody covers. Rates and restrictions cover every night by default.
  */
-import { addDays, dateAt } from './domain/calendar.ts';
+import { addDays, dateAt } from '../protocol/calendar.ts';
 import {
   createBrand, createProperty, createUnit, setArchived, setCoverage, setNights, setRates, setRestrictions, setUnitActive,
 } from './domain/catalog.ts';

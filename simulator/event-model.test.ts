@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, dateAt } from './domain/calendar.ts';
+import { addDays, dateAt } from '../protocol/calendar.ts';
 import { expectConformingResponses, makeHarness, newKey, type Harness } from './testing.ts';
 
 type Op =

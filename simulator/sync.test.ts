@@ -1,7 +1,7 @@
 /** §4.7 and §8: POST /sync normalisation, limits, charging order and monthly chunking, across clock moves. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, dateAt, endOfMonth } from './domain/calendar.ts';
+import { addDays, dateAt, endOfMonth } from '../protocol/calendar.ts';
 import { monthChunks, normaliseTypes } from './domain/sync.ts';
 import { expectConformingResponses, makeHarness, type Harness } from './testing.ts';
 

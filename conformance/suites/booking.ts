@@ -4,7 +4,7 @@
  * date boundaries, pinned units never swapped, the 409 body, and the events a
  * success emits. Every check books through the partner API only.
  */
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { allEvents, bookingBody, createBooking, describe, farStay, horizonStay, writableProperty } from './support.ts';

@@ -4,7 +4,7 @@
  * is still pushed as booking.changed (§6.1: every change to a booking), but
  * its availability.changed covers only the nights inside the horizon.
  */
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
 import { allEvents, bookingBody, createBooking, describe, farStay, writableProperty } from './support.ts';
 

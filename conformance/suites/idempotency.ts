@@ -1,6 +1,6 @@
 /** Idempotent create (§4.5 rules 1–4): replay, fingerprint, reuse, refusals, duplicates, concurrency. */
 import fc from 'fast-check';
-import { addDays } from '../../simulator/domain/calendar.ts';
+import { addDays } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import type { Response } from '../client.ts';

@@ -5,7 +5,7 @@
  * after each step, and a failure shrinks to a minimal sequence of calls.
  */
 import fc from 'fast-check';
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import { allEvents, bookingBody, changeRates, coveringRow, createBooking, farStay, knownProperty } from './support.ts';

@@ -3,7 +3,7 @@
  * spec/openapi.yaml by the client; these checks make sure every operation
  * is exercised at least once, successes and errors alike.
  */
-import { addDays } from '../../simulator/domain/calendar.ts';
+import { addDays } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, type CheckContext } from '../check.ts';
 import { horizonStay, knownProperty, writableProperty } from './support.ts';
 

@@ -4,7 +4,7 @@
  * filters, limits and retention.
  */
 import fc from 'fast-check';
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import { makeSupersession } from './supersession-live.ts';

@@ -6,7 +6,7 @@
  * receiver behind --webhook-public-url; in-process the same receiver is
  * registered by the harness. No staff power is used.
  */
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { allEvents, bookingBody, coveringRow, createBooking, describe } from './support.ts';
 import { backlogAhead, deliveryBreach, partnerReceiver, type PartnerReceiver } from './receiver.ts';

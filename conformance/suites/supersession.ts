@@ -1,5 +1,5 @@
 /** Supersession (§3.3): superseded events are covered, out of default replay, and never delivered. */
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import { allEvents, changeRates, coveringRow, knownProperty } from './support.ts';

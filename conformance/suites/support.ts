@@ -1,5 +1,5 @@
 /** Request builders shared by the suites: safe far-future stays on the target's own properties. */
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import type { CheckContext } from '../check.ts';
 import { NotApplicable } from '../check.ts';
 import type { Response } from '../client.ts';

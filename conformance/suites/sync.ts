@@ -5,7 +5,7 @@
  * a window spent before the run makes the checks that need its 202 not
  * applicable (naming when it reopens), never failed.
  */
-import { endOfMonth, addDays } from '../../simulator/domain/calendar.ts';
+import { endOfMonth, addDays } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
 import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP } from '../sync-allowance.ts';

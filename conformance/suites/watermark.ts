@@ -4,7 +4,7 @@
  * later snapshot; data.data is byte-identical to the matching event.
  */
 import fc from 'fast-check';
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';

@@ -4,7 +4,7 @@
  * X-Service-Integration, the stored envelope byte for byte, pause and
  * resume through the clock, the ping.
  */
-import { addDays, dateAt } from '../../simulator/domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
 import { control } from '../control.ts';
 import type { ReceivedDelivery } from '../../simulator/webhooks/receiver.ts';

@@ -2,7 +2,7 @@
  * Bookings: create (§4.5), read (§4.2–§4.4) and the staff transitions the
  * document leaves open (spec x-assumptions.booking-transitions).
  */
-import { addDays, dateAt, daysBetween, isIsoDate, nights, parseInstant, timestamp, type IsoDate } from './calendar.ts';
+import { addDays, dateAt, daysBetween, isIsoDate, nights, parseInstant, timestamp, type IsoDate } from '../../protocol/calendar.ts';
 import type { Change, ChangeRecorder } from './changes.ts';
 import { DomainError, invalid, notFound } from './errors.ts';
 import { nextId } from './ids.ts';

@@ -3,7 +3,7 @@
  * coverage (§1), archive, deactivate, blocks and caps (§2.4), rates and
  * restrictions. Each change reports what it changed to the event port.
  */
-import { isIsoDate, MAX_WINDOW_NIGHTS, nightCount, nights, type IsoDate } from './calendar.ts';
+import { isIsoDate, MAX_WINDOW_NIGHTS, nightCount, nights, type IsoDate } from '../../protocol/calendar.ts';
 import type { ChangeRecorder } from './changes.ts';
 import { invalid, notFound } from './errors.ts';
 import { nextId } from './ids.ts';

@@ -5,7 +5,7 @@
  * event log that turns changes into per-integration sequenced events plugs in
  * behind this port.
  */
-import type { IsoDate } from './calendar.ts';
+import type { IsoDate } from '../../protocol/calendar.ts';
 import type { Transaction } from '../store/store.ts';
 
 export type Change =

@@ -4,8 +4,9 @@
  * integration's webhook health. The worker that does the HTTP lives in
  * simulator/webhooks/ and calls these inside store transactions.
  */
-import { timestamp } from './calendar.ts';
-import { eventKey, API_VERSION } from './event-log.ts';
+import { timestamp } from '../../protocol/calendar.ts';
+import { API_VERSION } from '../../spec/document-tables.ts';
+import { eventKey } from './event-log.ts';
 import type { StoredEvent } from './event-records.ts';
 import type { Integration } from './model.ts';
 import { settleSupersedable } from './supersession.ts';

@@ -5,7 +5,7 @@
  * transaction of the change. Newer events supersede still-undelivered older
  * ones they fully cover (§3.3).
  */
-import { addDays, dateAt, timestamp, type IsoDate } from './calendar.ts';
+import { addDays, dateAt, timestamp, type IsoDate } from '../../protocol/calendar.ts';
 import type { Change, ChangeRecorder } from './changes.ts';
 import type { Clock } from './clock.ts';
 import type { Entropy } from './ids.ts';
@@ -16,9 +16,9 @@ import { supersede } from './supersession.ts';
 import { ulid } from './ulid.ts';
 import type { Faults } from './faults.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
+import { API_VERSION } from '../../spec/document-tables.ts';
 
 export const RETENTION_DAYS = 30;
-export const API_VERSION = '2026-09';
 
 const TYPE_OF: Record<Exclude<Change['kind'], 'booking'>, Exclude<EventType, 'booking.changed'>> = {
   availability: 'availability.changed',

@@ -1,5 +1,5 @@
 /** The event log's records (§2.5, §2.6, §3.3). */
-import type { IsoDate } from './calendar.ts';
+import type { IsoDate } from '../../protocol/calendar.ts';
 import type { EventType } from './model.ts';
 
 export const EVENT_STATUSES = ['pending', 'delivering', 'delivered', 'failed', 'dead', 'superseded'] as const;

@@ -2,7 +2,7 @@
  * Integrations: authentication (§5), the record of GET /me (§2.1, §4.1),
  * status (§3.1) and the staff operations on credentials and delivery.
  */
-import { timestamp } from './calendar.ts';
+import { timestamp } from '../../protocol/calendar.ts';
 import { digestsEqual, hashToken, newApiKey, newWebhookSecret, type Vault } from './credentials.ts';
 import { DomainError, invalid, notFound } from './errors.ts';
 import { nextId, type Entropy } from './ids.ts';

@@ -3,7 +3,7 @@
  * shared by snapshots, availability.changed events and the 409 body.
  */
 import type { Faults } from './faults.ts';
-import { nights, type IsoDate } from './calendar.ts';
+import { nights, type IsoDate } from '../../protocol/calendar.ts';
 import type { NightSettings, Property, Unit } from './model.ts';
 import type { StoreReader } from '../store/store.ts';
 

@@ -2,7 +2,7 @@
  * The platform's records as the simulator stores them. Field names follow
  * the API document where it has them (§2); the rest is internal.
  */
-import type { IsoDate } from './calendar.ts';
+import type { IsoDate } from '../../protocol/calendar.ts';
 
 export const EVENT_TYPES = [
   'availability.changed',

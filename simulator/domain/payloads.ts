@@ -5,7 +5,7 @@
  * The shapes are assumptions (spec: *Payload schemas).
  */
 import type { Faults } from './faults.ts';
-import { nights, type IsoDate } from './calendar.ts';
+import { nights, type IsoDate } from '../../protocol/calendar.ts';
 import { ratesOn, restrictionsOn } from './catalog.ts';
 import { availabilityPayload, unitsOf, type AvailabilityPayload } from './inventory.ts';
 import type { EventType, Property } from './model.ts';

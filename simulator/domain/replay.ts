@@ -3,7 +3,7 @@
  * per-integration index (a page touches only the events it examines, never
  * the whole log), with the top-level cursor and 30-day retention (§6.7).
  */
-import { timestamp } from './calendar.ts';
+import { timestamp } from '../../protocol/calendar.ts';
 import type { StoredEvent } from './event-records.ts';
 import { eventKey, RETENTION_DAYS } from './event-log.ts';
 import type { EventType, Integration } from './model.ts';

@@ -3,7 +3,7 @@
  * `sequence` is read before the payload is built; the payload comes from the
  * same builders as the events, so it is byte-identical to the matching event.
  */
-import { addDays, dateAt, daysBetween, type IsoDate } from './calendar.ts';
+import { addDays, dateAt, daysBetween, type IsoDate } from '../../protocol/calendar.ts';
 import { invalid, notFound } from './errors.ts';
 import type { Integration, Property } from './model.ts';
 import { windowedPayload } from './payloads.ts';

@@ -4,7 +4,7 @@
  * that emits one event per type, per property, per calendar month within the
  * horizon, property by property, in sequence order.
  */
-import { addDays, daysBetween, endOfMonth, type IsoDate } from './calendar.ts';
+import { addDays, daysBetween, endOfMonth, type IsoDate } from '../../protocol/calendar.ts';
 import { DomainError } from './errors.ts';
 import { horizonOf, type EventLog } from './event-log.ts';
 import type { SyncJob } from './event-records.ts';

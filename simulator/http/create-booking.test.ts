@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { addDays, nights } from '../domain/calendar.ts';
+import { addDays, nights } from '../../protocol/calendar.ts';
 import { ChangeLog, type Change } from '../domain/changes.ts';
 import { availabilityPayload } from '../domain/inventory.ts';
 import type { FixtureProperty, FixtureUnit } from '../demo-world.ts';

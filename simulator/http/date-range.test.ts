@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type supertest from 'supertest';
-import { addDays, daysBetween, MAX_WINDOW_NIGHTS, nights } from '../domain/calendar.ts';
+import { addDays, daysBetween, MAX_WINDOW_NIGHTS, nights } from '../../protocol/calendar.ts';
 import { SNAPSHOT_HORIZON_DAYS, SNAPSHOT_MAX_NIGHTS } from '../domain/snapshots.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 import { expectConformingResponses, makeHarness, newKey, TEST_NOW, type Harness } from '../testing.ts';

@@ -1,6 +1,6 @@
 /** §4.6 replay parameters and retention, §4.8 snapshot rules, the property list. */
 import { describe, expect, it } from 'vitest';
-import { addDays, dateAt } from '../domain/calendar.ts';
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { expectConformingResponses, makeHarness, newKey } from '../testing.ts';
 
 describe('GET /events', () => {

@@ -1,7 +1,7 @@
 /** Handlers of the partner API, keyed by the contract's operationId. */
 import type { Context } from 'koa';
 import type { Contract, Operation } from '../../spec/contract.ts';
-import { isIsoDate, parseInstant } from '../domain/calendar.ts';
+import { isIsoDate, parseInstant } from '../../protocol/calendar.ts';
 import { DomainError, invalid, notFound } from '../domain/errors.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
 import type { ListQuery } from '../domain/bookings.ts';

@@ -6,7 +6,7 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { addDays, dateAt, parseInstant, timestamp } from '../domain/calendar.ts';
+import { addDays, dateAt, parseInstant, timestamp } from '../../protocol/calendar.ts';
 import type { VirtualClock } from '../domain/clock.ts';
 import { digestsEqual, hashToken } from '../domain/credentials.ts';
 import { DomainError, invalid } from '../domain/errors.ts';

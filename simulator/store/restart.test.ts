@@ -18,7 +18,7 @@ import { recoverAfterRestart } from '../domain/recovery.ts';
 import { seedDemoWorld, type Fixtures } from '../demo-world.ts';
 import { createSimulator, type Simulator } from '../simulator.ts';
 import { TEST_NOW } from '../testing.ts';
-import { verifySignature } from '../webhooks/signature.ts';
+import { verifySignature } from '../../protocol/signature.ts';
 import type { Transport } from '../webhooks/transport.ts';
 import { FileStore } from './file-store.ts';
 import { LOCK_FILE } from './lock.ts';

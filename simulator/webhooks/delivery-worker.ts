@@ -18,7 +18,7 @@ import type { Store, Transaction } from '../store/store.ts';
 import { JournalFailedError } from '../store/errors.ts';
 import { requeueInFlight } from '../domain/recovery.ts';
 import { openingOnce } from './opened-secrets.ts';
-import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.ts';
+import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../protocol/signature.ts';
 import type { Transport } from './transport.ts';
 import { NO_FAULTS, type Faults } from '../domain/faults.ts';
 

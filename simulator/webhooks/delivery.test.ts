@@ -7,7 +7,7 @@ import Stripe from 'stripe';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Outcome } from '../domain/delivery.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
-import { verifySignature } from './signature.ts';
+import { verifySignature } from '../../protocol/signature.ts';
 import type { Transport } from './transport.ts';
 
 const HOOK = 'http://partner.test';

@@ -33,7 +33,7 @@ describe('loopback delivery', () => {
     const receiver = await startReceiver({ secrets: ['whsec_right'], slug: 'acme-channel' });
     try {
       const body = '{"type":"ping"}';
-      const { signatureHeader } = await import('./signature.ts');
+      const { signatureHeader } = await import('../../protocol/signature.ts');
       const now = Math.floor(Date.now() / 1000);
       const post = (headers: Record<string, string>) => fetch(receiver.url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } }).then((r) => r.status);
       expect(await post({ 'X-Service-Integration': 'acme-channel', 'X-Service-Signature': signatureHeader(['whsec_right'], now, body) })).toBe(200);

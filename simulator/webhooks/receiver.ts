@@ -14,7 +14,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } from './signature.ts';
+import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } from '../../protocol/signature.ts';
 
 export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone';
 
