@@ -18,6 +18,7 @@ export const FIELD_CLAUSES: Record<string, string> = {
   'property.external_id': '4.5.Q4a',
   'units.0.external_unit_id': '4.5.Q7',
   'units.0.meal_plan': '4.5.Q10',
+  'units.0.stay_price': '4.5.Q11',
   'guest.phone_code': '4.5.Q16',
   'guest.mobile': '4.5.Q17',
   'guest.email': '4.5.Q18',
@@ -43,7 +44,8 @@ export const fieldRuleChecks = [
     async run(ctx) {
       const full = bookingBody(ctx, {
         property: { doorloom_id: writableProperty(ctx) },
-        units: [{ adults: 1, children: 0, meal_plan: 'AP' }],
+        // One unit priced at the whole total: its stay_price is the room money as sent (§4.5 rule 5).
+        units: [{ adults: 1, children: 0, meal_plan: 'AP', stay_price: 1000 }],
         ...farStay(ctx, 1),
         guest: { name: 'Conformance Field Rules', phone_code: '+9112345', mobile: '9'.repeat(20), email: EMAIL_255, country: 'C'.repeat(64) },
         pricing: { total: 1000, includes_gst: true },
