@@ -190,7 +190,7 @@ export function verdictLines(report: RunReport): string[] {
   const s = report.summary;
   const lines = [
     `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})`,
-    `proved: ${s.applicable} of ${s.total} checks applicable; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform); ${s.bookings_created} booking(s) created on the target`,
+    `proved: ${s.applicable} of ${s.total} checks applicable; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform${s.clauses_through_assumption > 0 ? `; ${s.clauses_through_assumption} only through an assumption this run left out` : ''}); ${s.bookings_created} booking(s) created on the target`,
   ];
   const why = new Map<string, number>();
   for (const r of report.results) if (r.outcome === 'not_applicable' && r.reason) why.set(r.reason, (why.get(r.reason) ?? 0) + 1);

@@ -77,6 +77,26 @@ describe('against the in-process simulator', () => {
     expect(assumed.every((r) => r.outcome === 'skipped')).toBe(true);
   });
 
+  it('--normative-only names each clause it left unproven because only an assumption can observe it', async () => {
+    const report = await runConformance({ target: 'in-process', normativeOnly: true, suites: ['schema'], runs: 5 });
+    const left = report.coverage.filter((c) => c.why?.startsWith('observable only through an assumption: '));
+    // schema.assumed-operations-conform is the only check of 4.8.R5 and 4.8.R6 (their paths are not shown).
+    expect(left.map((c) => c.id)).toEqual(expect.arrayContaining(['4.8.R5', '4.8.R6']));
+    expect(left.every((c) => c.status === 'not_run')).toBe(true);
+    expect(report.summary.clauses_through_assumption).toBe(left.length);
+  });
+
+  it('marks as observable only through an assumption exactly the clauses no normative check proves', () => {
+    const checks = catalogue();
+    for (const clause of loadClauses().filter((c) => c.untestable === undefined)) {
+      const proving = checks.filter((c) => c.clauses.includes(clause.id));
+      if (proving.length === 0) continue;
+      const normative = proving.some((c) => c.level === 'normative');
+      // Marked: no normative check may prove it (else the mark hides a proof); unmarked: a normative check must.
+      expect({ id: clause.id, normative }).toEqual({ id: clause.id, normative: clause.observedThrough === undefined });
+    }
+  });
+
   it('refuses unknown suites and checks, naming them', async () => {
     await expect(runConformance({ target: 'in-process', suites: ['nope'] })).rejects.toThrow('unknown suite "nope"');
     await expect(runConformance({ target: 'in-process', checks: ['nope.check'] })).rejects.toThrow('unknown check "nope.check"');

@@ -144,6 +144,7 @@ export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: 
     clauses_proven: clauses.filter((c) => c.status === 'passed').length,
     clauses_total: clauses.length,
     clauses_testable: clauses.filter((c) => c.status !== 'untestable').length,
+    clauses_through_assumption: clauses.filter((c) => c.status === 'not_run' && c.why?.startsWith(THROUGH_ASSUMPTION)).length,
     bookings_created: o.bookingsCreated,
     verdict,
     gate,
@@ -209,6 +210,8 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
   }
 }
 
+const THROUGH_ASSUMPTION = 'observable only through an assumption: ';
+
 function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCoverage[] {
   return loadClauses().map((clause) => {
     const proving = checks.filter((c) => c.clauses.includes(clause.id)).map((c) => c.id);
@@ -218,7 +221,8 @@ function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCove
     const status: ClauseCoverage['status'] = proving.length === 0 ? 'uncovered'
       : ran.length === 0 ? 'not_run'
       : ran.some((r) => r.outcome !== 'passed') ? 'failed' : 'passed';
-    return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status };
+    const why = status === 'not_run' && clause.observedThrough !== undefined ? { why: `${THROUGH_ASSUMPTION}${clause.observedThrough}` } : {};
+    return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status, ...why };
   });
 }
 

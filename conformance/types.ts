@@ -76,7 +76,11 @@ export interface ClauseCoverage {
   checks: string[];
   /** Outcome over the checks that ran: failed if any failed, passed if all applicable passed. */
   status: 'passed' | 'failed' | 'not_run' | 'uncovered' | 'untestable';
-  /** For `untestable`: why no check against a platform can observe it (spec/clauses.yaml). */
+  /**
+   * For `untestable`: why no check against a platform can observe it; for a
+   * clause observable only through an x-assumption whose checks did not run
+   * (a --normative-only run): through which one (spec/clauses.yaml).
+   */
   why?: string;
 }
 
@@ -109,6 +113,8 @@ export interface RunSummary {
   clauses_total: number;
   /** Clauses a check against a platform can observe (the others are `untestable` in the coverage, each with why). */
   clauses_testable: number;
+  /** Testable clauses left unproven because they can be observed only through an x-assumption and no check relying on it ran. */
+  clauses_through_assumption: number;
   /** Bookings the run created on the target (they stay: partners cannot cancel). */
   bookings_created: number;
   /** `passed` only when every applicable check passed and the gate held; `insufficient` when the run proved too little. */

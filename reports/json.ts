@@ -8,7 +8,7 @@ import type { CheckResult, ClauseCoverage, Exchange, Failure, PropertyRun, RunRe
 const REPORT_KEYS = ['runId', 'startedAt', 'finishedAt', 'target', 'options', 'apiVersion', 'specDigest', 'results', 'coverage', 'summary'] as const;
 const TARGET_KEYS = ['kind', 'baseUrl', 'capabilities'] as const;
 const OPTIONS_KEYS = ['suites', 'checks', 'runs', 'seed', 'normativeOnly', 'allowWrites'] as const;
-const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'bookings_created', 'verdict', 'gate'] as const;
+const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'clauses_through_assumption', 'bookings_created', 'verdict', 'gate'] as const;
 const RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'reason', 'failure', 'error', 'property', 'exchanges', 'replay', 'ms'] as const;
 const FAILURE_KEYS = ['kind', 'received', 'documented', 'clause'] as const;
 const PROPERTY_KEYS = ['seed', 'path', 'numRuns', 'counterexample'] as const;

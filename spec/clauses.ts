@@ -17,6 +17,12 @@ export type Clause = {
   note?: string;
   /** Present when no check against a platform can observe the clause, with one line of why. */
   untestable?: string;
+  /**
+   * Present when the clause is normative but can be observed only through
+   * something the document does not show (an x-assumption): which one.
+   * A --normative-only run leaves such a clause unproven, and says why.
+   */
+  observedThrough?: string;
 };
 
 const KINDS: ReadonlySet<string> = new Set<ClauseKind>(['rule', 'transition', 'limit', 'error', 'convention']);
@@ -45,7 +51,9 @@ function toClause(raw: unknown, index: number): Clause {
   if (r.testable !== undefined && r.testable !== false) fail(`clause ${String(r.id)}: testable may only be false`);
   if (r.testable === false && (typeof r.untestable !== 'string' || r.untestable.trim() === '')) fail(`clause ${String(r.id)} is testable: false without an "untestable" line saying why`);
   const untestable = r.testable === false ? { untestable: r.untestable as string } : {};
-  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind, ...note, ...untestable };
+  if (r.observed_through !== undefined && (typeof r.observed_through !== 'string' || r.observed_through.trim() === '')) fail(`clause ${String(r.id)}: observed_through must say through which assumption`);
+  const observed = typeof r.observed_through === 'string' ? { observedThrough: r.observed_through } : {};
+  return { id: str('id'), section: str('section'), title: str('title'), summary: str('summary'), kind: kind as ClauseKind, ...note, ...untestable, ...observed };
 }
 
 /** All clauses, in file order. Parsed once; callers must not mutate the result. */
