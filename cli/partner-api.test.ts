@@ -81,6 +81,15 @@ describe('partner-api spec: the bundled documents, found beside the code, not in
     expect(out.trim()).toBe(fileURLToPath(new URL(`../${file}`, import.meta.url)));
   });
 
+  it('scenario --list prints a header row, then one row per scenario with its number, name, live column and story', () => {
+    const { code, out } = partnerApi('scenario', '--list');
+    expect(code).toBe(0);
+    const [header, ...rows] = out.trimEnd().split('\n');
+    expect(header).toMatch(/^ # scenario +live +story$/);
+    expect(rows.length).toBeGreaterThanOrEqual(8);
+    for (const row of rows) expect(row).toMatch(/^ ?\d+ [a-z-]+ +(yes|no) +\S/);
+  });
+
   it('spec print (default openapi) prints the document as it is; --json as JSON', () => {
     const yaml = partnerApi('spec', 'print');
     expect(yaml.code).toBe(0);

@@ -54,7 +54,9 @@ async function main(): Promise<number> {
     return 0;
   }
   if (values.list) {
-    for (const s of SCENARIOS) process.stdout.write(`${String(s.number).padStart(2)} ${s.name.padEnd(18)} live: ${s.live.capable ? 'yes' : 'no '}  ${s.story}\n`);
+    // "live": whether the scenario can also run against a deployment (--target), not only the simulator.
+    process.stdout.write(`${' #'} ${'scenario'.padEnd(18)} live  story\n`);
+    for (const s of SCENARIOS) process.stdout.write(`${String(s.number).padStart(2)} ${s.name.padEnd(18)} ${s.live.capable ? 'yes ' : 'no  '}  ${s.story}\n`);
     return 0;
   }
   if (positionals.length === 0) return usageError('name at least one scenario (or all)');
