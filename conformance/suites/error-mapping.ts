@@ -59,7 +59,7 @@ function queryText(query: Record<string, string | number>): string {
 
 export const errorMappingChecks = [
   defineCheck({
-    id: 'schema.error-mapping', title: 'Each endpoint refuses with the errors part 7 maps to it: 401 everywhere, 404 on get and snapshots, 422 on list, events, create and sync', suite,
+    id: 'schema.error-mapping', title: 'Each endpoint refuses with the errors part 7 maps to it: 401 everywhere, 404 on get and snapshots, 422 on list, events and create', suite,
     clauses: ['7.C2', '7.C2a', '7.C2b', '7.C2c', '7.C2d', '7.C2f', '4.R3', '4.2.Q1', '4.5.Q1', '4.1.R1'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const property = knownProperty(ctx) ?? UNKNOWN_ID;
@@ -118,7 +118,6 @@ export const errorMappingChecks = [
           if (stored.status !== 404) ctx.fail('WrittenDespiteRefusal', `${describe(stored)} for the booking sent as ${type}`, 'a create without Content-Type: application/json is refused and writes nothing', '4.5.Q1');
         }
       }
-
     },
   }),
 ];
