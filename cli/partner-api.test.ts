@@ -40,6 +40,7 @@ const MISUSE: [string, string[], string][] = [
   ['sim: a port that is not a number', ['sim', '--port', 'abc'], '--port'],
   ['sim: a data directory that cannot be made', ['sim', '--data', '/dev/null/world', '--port', '0'], '--data'],
   ['sim: a fault without --enable-faults', ['sim', '--memory', '--fault', 'unauthenticated-403'], '--fault'],
+  ['sim: a reading that is not one', ['sim', '--memory', '--reading', 'nope'], '--reading'],
   ['conformance: a config file that is not there', ['conformance', '--config', '/nonexistent/staging.yaml'], '--config'],
   ['conformance: an unknown flag', ['conformance', '--bogus'], '--bogus'],
   ['conformance: runs that are not a number', ['conformance', '--runs', 'abc'], '--runs'],

@@ -47,6 +47,8 @@ export interface TargetConfig {
   onCredentialRotated?: (kind: RotatedCredential, value: string) => void;
   /** In-process only: the simulator fault to inject (see simulator/faults.ts). */
   fault?: string;
+  /** In-process only: the other readings of the document's tensions the simulator follows (simulator/domain/readings.ts). */
+  readings?: string[];
 }
 
 /** What one check gets to work with. */
@@ -104,7 +106,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
     capabilities: IN_PROCESS,
     async open() {
       const clock = new VirtualClock(() => Date.now());
-      const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [] });
+      const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [] });
       const server: Server = sim.app.listen(0, '127.0.0.1');
       await new Promise<void>((ok) => server.once('listening', ok));
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

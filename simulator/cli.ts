@@ -12,6 +12,7 @@ import { applyTimeouts } from './http/server-timeouts.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { FAULT_NAMES } from './faults.ts';
+import { READINGS } from './domain/readings.ts';
 import { seedDemoWorld, coveredProperties, type FixtureIntegration, type Fixtures } from './demo-world.ts';
 import { statusOf } from './domain/integrations.ts';
 import { makeDirectory, writeFileDurablySync } from './store/durable-fs.ts';
@@ -30,6 +31,8 @@ const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [opti
   --api-off            start with the partner API switched off (every route a bare 404)
   --fault NAME         break one rule on purpose (mutation testing; repeatable; needs --enable-faults)
   --enable-faults      confirm that --fault may break the simulator
+  --reading NAME       read a tension of the document the other way (repeatable): events-foreign-property-404,
+                       probe-resumes-any-pause (README "Assumptions")
   --help               this text
 `;
 
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
         'api-off': { type: 'boolean', default: false },
         fault: { type: 'string', multiple: true },
         'enable-faults': { type: 'boolean', default: false },
+        reading: { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -90,6 +94,9 @@ async function main(): Promise<void> {
   if (faults.length > 0 && !args['enable-faults']) fail('--fault breaks the simulator on purpose; add --enable-faults to confirm');
   const unknownFault = faults.find((f) => !(FAULT_NAMES as readonly string[]).includes(f));
   if (unknownFault) fail(`--fault "${unknownFault}" is not a fault (faults: ${FAULT_NAMES.join(', ')})`);
+  const readings = args.reading ?? [];
+  const unknownReading = readings.find((r) => !(r in READINGS));
+  if (unknownReading) fail(`--reading "${unknownReading}" is not a reading (readings: ${Object.keys(READINGS).join(', ')})`);
 
   const dataDir = args.memory ? null : resolve(args.data ?? 'data');
   let store: Store | undefined;
@@ -128,7 +135,7 @@ async function main(): Promise<void> {
       refuse(e instanceof VaultKeyError ? e.message : `cannot write ${join(dataDir, 'vault.key')}: ${(e as Error).message}`);
     }
   }
-  const sim = createSimulator({ store, vaultKey, faults, journal: false }); // no journal: only an in-process caller (certify) can read one
+  const sim = createSimulator({ store, vaultKey, faults, readings, journal: false }); // no journal: only an in-process caller (certify) can read one
   // Forget idempotency keys past their 24 hours now and then.
   setInterval(() => {
     try {

@@ -18,6 +18,7 @@ import { SyncWorker } from './sync-worker.ts';
 import { CallJournal } from './call-journal.ts';
 import { purgeExpired } from './domain/idempotency.ts';
 import { faultSet } from './domain/faults.ts';
+import { readingSet } from './domain/readings.ts';
 import { faultMiddleware } from './faults.ts';
 import { DeliveryWorker } from './webhooks/delivery-worker.ts';
 import { httpTransport, type Transport } from './webhooks/transport.ts';
@@ -47,6 +48,8 @@ export interface SimulatorOptions {
   deliveryTimeoutMs?: number;
   /** Deliberate contract breaches (mutation testing only); see simulator/faults.ts. */
   faults?: string[];
+  /** The other reading of a tension in the document (simulator/domain/readings.ts). */
+  readings?: string[];
   /** Keep the call journal (default true); a process nobody can ask for it (the CLI) does without. */
   journal?: boolean;
 }
@@ -90,6 +93,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // Work in flight when the previous process stopped (a no-op on a fresh store).
   store.transaction((tx) => recoverAfterRestart(tx, clock.now()));
   const faults = faultSet(options.faults ?? []);
+  const readings = readingSet(options.readings ?? []);
   // Only tests keep a log of changes: in a long-running simulator it would grow without end.
   const changes: ChangeRecorder = options.changes ?? { record: () => undefined };
   const eventLog = new EventLog({ clock, entropy, faults });
@@ -104,8 +108,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     undeliveredEvents: (id) => store.get('eventStreams', String(id))?.undelivered ?? 0,
     faults,
   });
-  const events = new EventApi({ store, clock, log: eventLog, faults });
-  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults });
+  const events = new EventApi({ store, clock, log: eventLog, faults, readings });
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings });
   const sync = new SyncWorker(events);
   const contract = loadContract();
   const journal = new CallJournal();

@@ -45,6 +45,8 @@ export interface HarnessOptions {
   checkResponses?: boolean;
   /** Deliberate breaches (simulator/faults.ts), for tests that show a guard or a check firing. */
   faults?: string[];
+  /** The other readings of the document's tensions (simulator/domain/readings.ts). */
+  readings?: string[];
 }
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
@@ -53,7 +55,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const sim = createSimulator({
     store: options.store, clock, staffToken: 'stf_test_staff_token',
     onContractViolation: options.checkResponses === false ? undefined : (v) => violations.push(v),
-    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(), faults: options.faults,
+    transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(), faults: options.faults, readings: options.readings,
   });
   const fixtures = seedDemoWorld(sim, { baseUrl: API_ROOT, staffToken: 'stf_test_staff_token' });
   const http = supertest(sim.app.callback());

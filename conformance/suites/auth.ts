@@ -163,6 +163,13 @@ export const authChecks = [
         const res = await ctx.api.get(`/properties/${foreign}/${kind}`, { query: { from: stay.check_in, to: stay.check_in } });
         expectStatus(ctx, res, 404, 'NOT_FOUND', '4.8.R3', `a ${kind} snapshot of another integration's property`);
       }
+      expectStatus(ctx, await ctx.api.get('/bookings', { query: { property_id: foreign } }), 404, 'NOT_FOUND', '1.V1', "GET /bookings filtered by another integration's property");
+      // 1.V1 note: §1 says 404, §7's /events mapping has none; either reading reveals nothing of the other integration.
+      const events = await ctx.api.get('/events', { query: { property_id: foreign, include_superseded: true } });
+      const revealed = events.status === 200 && Array.isArray(events.body?.data) && events.body.data.length > 0;
+      if (!(events.status === 404 && events.body?.code === 'NOT_FOUND') && !(events.status === 200 && !revealed)) {
+        ctx.fail('ForeignPropertyRevealed', `${describe(events)}${revealed ? ` with ${events.body.data.length} event(s)` : ''} for GET /events?property_id=${foreign}`, "no event of another integration's property: a page with no rows, or 404 NOT_FOUND", '1.V1');
+      }
       if (ctx.target.capabilities.includes('write')) {
         // A refused create writes nothing, so this costs the platform nothing.
         const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: foreign }, ...farStay(ctx) }));

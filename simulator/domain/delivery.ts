@@ -13,6 +13,7 @@ import { settleSupersedable } from './supersession.ts';
 import { enforceRetention } from './replay.ts';
 import type { Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
+import { DEFAULT_READINGS, type Readings } from './readings.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -66,10 +67,11 @@ export function headEvent(tx: Transaction, integration: Integration): StoredEven
  * nothing is to be sent (no URL, disabled, paused by staff or gone, queue
  * empty, or an attempt already in flight: §6.2 one at a time).
  */
-export function nextWork(tx: Transaction, integration: Integration, now: number, faults: Faults = NO_FAULTS): Work | null {
+export function nextWork(tx: Transaction, integration: Integration, now: number, faults: Faults = NO_FAULTS, readings: Readings = DEFAULT_READINGS): Work | null {
   const w = integration.webhook;
   if (integration.disabled || w.url === null) return null;
-  if (w.paused_at !== null) return w.paused_reason === 'auto' ? { kind: 'probe', due: w.next_probe_at ?? now } : null;
+  // Probes only for an auto pause (3.1.T4 note), or for any pause under the other reading.
+  if (w.paused_at !== null) return w.paused_reason === 'auto' || readings.has('probe-resumes-any-pause') ? { kind: 'probe', due: w.next_probe_at ?? w.paused_at + PROBE_INTERVAL_MS } : null;
   // §6.7: what left retention is not delivered either.
   enforceRetention(tx, integration.id, now);
   const head = headEvent(tx, integration);

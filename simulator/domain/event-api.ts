@@ -3,6 +3,7 @@
  * re-sync and the property list, over the same injected dependencies as
  * Platform plus the event log.
  */
+import type { Readings } from './readings.ts';
 import type { Clock } from './clock.ts';
 import { success, type Reply } from './envelope.ts';
 import type { EventLog } from './event-log.ts';
@@ -22,11 +23,11 @@ const SNAPSHOT_MESSAGE: Record<SnapshotKind, string> = {
 };
 
 export class EventApi {
-  constructor(private readonly deps: { store: Store; clock: Clock; log: EventLog; faults?: Faults }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock; log: EventLog; faults?: Faults; readings?: Readings }) {}
 
   /** §4.6: the page as JSON text (events spliced in byte for byte). */
   listEvents(caller: Caller, query: ReplayQuery): string {
-    return this.deps.store.transaction((tx) => replayText(replay(tx, caller.integration, query, this.deps.clock.now(), this.deps.faults)));
+    return this.deps.store.transaction((tx) => replayText(replay(tx, caller.integration, query, this.deps.clock.now(), this.deps.faults, this.deps.readings)));
   }
 
   /** §4.8 */

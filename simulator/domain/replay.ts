@@ -9,6 +9,8 @@ import { eventKey, RETENTION_DAYS } from './event-log.ts';
 import type { EventType, Integration } from './model.ts';
 import type { Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
+import { DEFAULT_READINGS, type Readings } from './readings.ts';
+import { notFound } from './errors.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -49,7 +51,8 @@ export function enforceRetention(tx: Transaction, integrationId: number, now: nu
   return first;
 }
 
-export function replay(tx: Transaction, integration: Integration, q: ReplayQuery, now: number, faults: Faults = NO_FAULTS): ReplayPage {
+export function replay(tx: Transaction, integration: Integration, q: ReplayQuery, now: number, faults: Faults = NO_FAULTS, readings: Readings = DEFAULT_READINGS): ReplayPage {
+  if (q.property_id !== undefined && readings.has('events-foreign-property-404') && !integration.coverage.includes(q.property_id)) throw notFound();
   const first = enforceRetention(tx, integration.id, now);
   const latest = tx.get('integrations', String(integration.id))?.last_sequence ?? integration.last_sequence;
   const types = q['types[]'] && q['types[]'].length > 0 ? new Set(q['types[]']) : null;

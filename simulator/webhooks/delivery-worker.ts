@@ -8,6 +8,7 @@
  * goes straight on to it (what the next tick would start), so a backlog
  * drains at the speed of the partner's answers.
  */
+import type { Readings } from '../domain/readings.ts';
 import type { Clock, VirtualClock } from '../domain/clock.ts';
 import type { Vault } from '../domain/credentials.ts';
 import { beginAttempt, DELIVERY_TIMEOUT_MS, finishAttempt, finishProbe, nextWork, pingBody, type Outcome, type Work } from '../domain/delivery.ts';
@@ -29,6 +30,8 @@ export interface DeliveryWorkerDeps {
   transport: Transport;
   timeoutMs?: number;
   faults?: Faults;
+  /** The other reading of a tension in the document (simulator/domain/readings.ts). */
+  readings?: Readings;
 }
 
 export interface Delivery {
@@ -76,7 +79,7 @@ export class DeliveryWorker {
     for (const integration of this.deps.store.values('integrations')) {
       if (this.inFlight.has(integration.id)) continue;
       const begun = this.deps.store.transaction((tx) => {
-        const work = nextWork(tx, integration, now, this.faults);
+        const work = nextWork(tx, integration, now, this.faults, this.deps.readings);
         return work && work.due <= now ? begin(tx, work, now) : null;
       });
       if (!begun) continue;
@@ -108,7 +111,7 @@ export class DeliveryWorker {
   nextDue(): number | null {
     let due: number | null = null;
     for (const integration of this.deps.store.values('integrations')) {
-      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, this.clock.now(), this.faults));
+      const work = this.deps.store.transaction((tx) => nextWork(tx, integration, this.clock.now(), this.faults, this.deps.readings));
       if (work && (due === null || work.due < due)) due = work.due;
     }
     return due;
@@ -191,7 +194,7 @@ export class DeliveryWorker {
     if (!this.driving) return null;
     const integration = tx.get('integrations', String(integrationId));
     if (!integration) return null;
-    const work = nextWork(tx, integration, now, this.faults);
+    const work = nextWork(tx, integration, now, this.faults, this.deps.readings);
     return work && work.due <= now ? begin(tx, work, now) : null;
   }
 

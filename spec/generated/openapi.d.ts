@@ -1182,7 +1182,23 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["ApiSwitchedOff"];
+            /**
+             * @description A bare 404 with an empty body: the API is switched off (§5.6).
+             *     Also NOT_FOUND in the error envelope for a `property_id` of another
+             *     integration on a platform that reads §1 ("another integration's
+             *     property yields 404") over §7's /events mapping, which has no 404
+             *     (clause 1.V1 note). This simulator answers such a filter 200 with
+             *     no rows unless started with `--reading events-foreign-property-404`;
+             *     a conformance run accepts either.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
         };

@@ -1,0 +1,53 @@
+/**
+ * Each other reading of a tension (readings.ts) changes exactly what it says,
+ * and the default reading stays the documented choice.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Transport } from '../webhooks/transport.ts';
+import { makeHarness, newKey } from '../testing.ts';
+import { readingSet } from './readings.ts';
+
+const MINUTE = 60_000;
+
+/** A transport that answers 200 and records what was posted (pings included). */
+function recording(): { transport: Transport; posted: string[] } {
+  const posted: string[] = [];
+  const transport: Transport = {
+    async post(_url, _headers, body) {
+      posted.push(JSON.parse(body).type);
+      return { status: 200 };
+    },
+  };
+  return { transport, posted };
+}
+
+describe('readings of the document\'s tensions', () => {
+  it('1.V1: GET /events?property_id= of another integration is 200 with no rows by default, 404 NOT_FOUND under events-foreign-property-404', async () => {
+    for (const [readings, status] of [[[], 200], [['events-foreign-property-404'], 404]] as const) {
+      const h = makeHarness({ readings: [...readings] });
+      const foreign = h.fixtures.integrations[1]!.properties[0]!.doorloom_id;
+      const res = await h.api('get', `/events?property_id=${foreign}`);
+      expect(res.status, readings.join()).toBe(status);
+      if (status === 200) expect(res.body.data).toEqual([]);
+      else expect(res.body.code).toBe('NOT_FOUND');
+      expect(h.violations).toEqual([]);
+    }
+  });
+
+  it('3.1.T4: a manual pause is never probed by default; under probe-resumes-any-pause the next probe answered 2xx resumes it', async () => {
+    for (const [readings, resumed] of [[[], false], [['probe-resumes-any-pause'], true]] as const) {
+      const { transport, posted } = recording();
+      const h = makeHarness({ readings: [...readings], transport });
+      await h.staff('put', '/integrations/1/webhook', { url: 'http://partner.test/hook' });
+      await h.staff('post', '/integrations/1/pause');
+      expect((await h.api('post', '/bookings').set('Idempotency-Key', newKey()).send(h.bookingBody())).status).toBe(201);
+      await h.sim.webhooks.advance(30 * MINUTE);
+      const me = (await h.api('get', '/me')).body.data;
+      expect({ status: me.status, probed: posted.includes('ping') }, readings.join()).toEqual({ status: resumed ? 'active' : 'paused', probed: resumed });
+    }
+  });
+
+  it('refuses a name that is not a reading, listing the readings', () => {
+    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause\)/);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * The other reading of a place where the API document is in tension with
+ * itself (spec/clauses.yaml notes). The simulator follows one reading by
+ * default; `--reading NAME` switches to the other, so the conformance suite
+ * can be shown to pass against a platform that reads the document the other
+ * plausible way (a check that fails there is tuned to our habits, not to
+ * the document). Readings are not breaches: unlike faults, they need no
+ * confirmation flag.
+ */
+export const READINGS = {
+  // 1.V1 note: §1's "every endpoint" over §7's /events mapping.
+  'events-foreign-property-404': "GET /events?property_id= naming a property the integration does not cover answers 404 NOT_FOUND (§1), not a page with no rows (§7's /events mapping has no 404)",
+  // 3.1.T4 note: the transition names no reason.
+  'probe-resumes-any-pause': 'probes are sent while paused for any reason (manual and gone too), and the first 2xx resumes delivery (§3.1 names no reason)',
+} as const;
+
+export type ReadingName = keyof typeof READINGS;
+
+export interface Readings {
+  has(name: ReadingName): boolean;
+}
+
+export const DEFAULT_READINGS: Readings = { has: () => false };
+
+export function readingSet(names: string[]): Readings {
+  const unknown = names.find((n) => !(n in READINGS));
+  if (unknown) throw new Error(`unknown reading "${unknown}" (readings: ${Object.keys(READINGS).join(', ')})`);
+  const set = new Set(names);
+  return { has: (name) => set.has(name) };
+}
