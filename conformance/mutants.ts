@@ -62,6 +62,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'max-stay-off-by-one': 'booking.maximum-stay',
   'event-id-reused': 'sequencing.strictly-increasing',
   'cap-not-applied': 'watermark.cap-and-block',
+  'sync-property-cap-100': 'sync.property-cap',
 };
 
 export interface MutantResult {

@@ -39,10 +39,12 @@ export interface AllowanceAnswer {
   /** The property the sync names, or null when the run named none (then it covers everything). */
   property: number | null;
   body: { property_ids?: number[]; types: string[] };
-  /** The refusals sent first: an uncovered property, an unknown type, one property over the cap (§8 L12). */
+  /** The refusals sent first: an uncovered property, an unknown type, one property over the cap (§8 L12), exactly the cap. */
   notMapped: Response;
   invalid: Response;
   overCap: Response;
+  /** 500 ids, uncovered ones among them: refused for coverage (422 PROPERTY_NOT_MAPPED), never for the count. */
+  atCap: Response;
   /** Client clock (ms) when the first refusal was sent. */
   refusalsSentAt: number;
   /** The run's first valid sync and when it was sent and answered (client clock, ms). */
@@ -81,6 +83,7 @@ export class SyncAllowance {
     const invalid = await api.post('/sync', { body: { types: ['bookings'] } });
     // 501 distinct ids, the run's own property first: past the cap whatever the integration covers.
     const overCap = await api.post('/sync', { body: { property_ids: overCapIds(property) } });
+    const atCap = await api.post('/sync', { body: { property_ids: overCapIds(property).slice(0, SYNC_PROPERTY_CAP) } });
     const events = await api.get('/events', { query: { limit: 1 } });
     if (events.status !== 200) throw new Error(`GET /events answered ${events.status} before the sync: cannot read the cursor`);
     const before = events.body.cursor.latest_sequence as number;
@@ -90,7 +93,7 @@ export class SyncAllowance {
     const sync = await api.post('/sync', { body });
     const receivedAt = Date.now();
     const { state, reopensAt } = this.judge(sync, { refusalsSentAt, sentAt, receivedAt });
-    return { property, body, notMapped, invalid, overCap, refusalsSentAt, sync, sentAt, receivedAt, before, state, reopensAt };
+    return { property, body, notMapped, invalid, overCap, atCap, refusalsSentAt, sync, sentAt, receivedAt, before, state, reopensAt };
   }
 
   private judge(sync: Response, t: { refusalsSentAt: number; sentAt: number; receivedAt: number }): { state: AllowanceState; reopensAt: string | null } {

@@ -60,7 +60,7 @@ describe('sync checks against a live target with --allow-sync', () => {
     expect(await outcomes(options)).toEqual(SYNC_CHECKS.map((id) => [id, 'passed', '']));
     // The refusals first (they charge nothing), one accepted sync, then the interval and the cap: 202 once.
     expect(syncAnswers(sim, integrationId)).toEqual([
-      '422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '422 VALIDATION_FAILED', '202',
+      '422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '422 VALIDATION_FAILED', '422 PROPERTY_NOT_MAPPED', '202',
       '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 SYNC_TOO_SOON', '429 RATE_LIMITED',
     ]);
 
@@ -74,7 +74,7 @@ describe('sync checks against a live target with --allow-sync', () => {
       expect(byId[id]!.reason).toMatch(/spent before this run .*can run again after \d{4}-\d\d-\d\dT/);
     }
     // The second run charged nothing: its refusals and one capped call, no further 202.
-    expect(syncAnswers(sim, integrationId).slice(10)).toEqual(['422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '422 VALIDATION_FAILED', '429 RATE_LIMITED']);
+    expect(syncAnswers(sim, integrationId).slice(11)).toEqual(['422 PROPERTY_NOT_MAPPED', '422 VALIDATION_FAILED', '422 VALIDATION_FAILED', '422 PROPERTY_NOT_MAPPED', '429 RATE_LIMITED']);
   });
 
   it('a window spent before the run (429 SYNC_TOO_SOON) makes the 202 checks not applicable naming when it reopens; the interval and cap are still proven', async () => {

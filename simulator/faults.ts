@@ -63,6 +63,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'max-stay-off-by-one': 'a stay one night over the platform maximum is accepted (§4.5: refused on check_out)',
   'event-id-reused': 'events recorded in the same second share one id (ids made from the clock\'s seconds, no randomness; §2.5)',
   'cap-not-applied': 'availability reports units_cap but counts every free unit as sellable (§2.4)',
+  'sync-property-cap-100': 'POST /sync refuses more than 100 properties instead of 500 (§8)',
 };
 
 export { FAULT_NAMES };

@@ -54,10 +54,15 @@ export const syncChecks = [
     },
   }),
   defineCheck({
-    id: 'sync.property-cap', title: 'A sync naming more than 500 properties is 422 VALIDATION_FAILED on property_ids and charges nothing', suite,
+    id: 'sync.property-cap', title: 'A sync naming more than 500 properties is 422 VALIDATION_FAILED on property_ids and charges nothing; 500 are not refused for their count', suite,
     clauses: ['8.L12', '4.7.Q2', '4.7.R6'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await ctx.syncAllowance.take(ctx);
+      // Exactly the cap: refused, if at all, for the uncovered ids among them (PROPERTY_NOT_MAPPED), never on the count.
+      const atCap = answer.atCap;
+      if (atCap.status === 422 && atCap.body?.code === 'VALIDATION_FAILED' && Object.keys(atCap.body.errors ?? {}).includes('property_ids')) {
+        ctx.fail('CapTooLow', `${describe(atCap)} ${JSON.stringify(atCap.body.errors)} for a sync naming exactly ${SYNC_PROPERTY_CAP} properties`, `up to ${SYNC_PROPERTY_CAP} properties per sync`, '8.L12');
+      }
       const res = answer.overCap;
       // Ids outside coverage are refused too: a platform that checks coverage first hides the cap from this integration.
       if (res.status === 422 && res.body?.code === 'PROPERTY_NOT_MAPPED') throw new NotApplicable(`a sync of ${SYNC_PROPERTY_CAP + 1} properties answered 422 PROPERTY_NOT_MAPPED: this platform checks coverage before the count, and the integration covers too few properties to show the cap alone`);

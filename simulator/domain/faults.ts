@@ -58,6 +58,7 @@ export const FAULT_NAMES = [
   'max-stay-off-by-one',
   'event-id-reused',
   'cap-not-applied',
+  'sync-property-cap-100',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

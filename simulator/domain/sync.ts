@@ -65,6 +65,8 @@ export type SyncOutcome =
  * charged too ("refusals included") and its transaction must commit.
  */
 export function requestSync(tx: Transaction, integration: Integration, body: SyncRequest, now: number, faults: Faults = NO_FAULTS): SyncOutcome | { kind: 'refused-charged'; error: DomainError } {
+  // A release whose cap is 100 instead of §8's 500.
+  if (faults.has('sync-property-cap-100') && (body.property_ids?.length ?? 0) > 100) throw new DomainError('VALIDATION_FAILED', { property_ids: ['At most 100 properties.'] });
   const ids = body.property_ids ?? integration.coverage;
   const uncovered = ids.findIndex((id) => !integration.coverage.includes(id));
   const notMapped = uncovered < 0 ? null : new DomainError('PROPERTY_NOT_MAPPED', { [`property_ids.${uncovered}`]: ['Unknown or uncovered property.'] });
