@@ -9,7 +9,7 @@
 import { control } from '../control.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { advance, bookingBody, createBooking, describe, horizonStay } from './support.ts';
-import { deliveryBreach, receiverFor } from './receiver.ts';
+import { deliveredThrough, deliveryBreach, receiverFor } from './receiver.ts';
 
 const suite = 'webhooks';
 
@@ -34,6 +34,11 @@ export const autoPauseChecks = [
     clauses: ['3.1.T1', '8.L16', '3.1.T4'], level: 'normative', needs: ['write', control('clock.advance')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
+      // A success first, so "no success for six hours" reads the same whether it counts from that success or from
+      // the first failure after it (clause 3.1.T1 note): the check holds under either reading.
+      const first = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      if (first.status !== 201) throw new NotApplicable(`the create that makes a delivered event answered ${describe(first)}`);
+      if (!(await deliveredThrough(ctx, receiver, 60))) throw new NotApplicable('the first create was not delivered within 60 s while the receiver answered 200, so a failure run cannot start right after a success');
       receiver.setMode('fail');
       ctx.cleanup.unshift(async () => receiver.setMode('ok'));
       const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));

@@ -106,7 +106,7 @@ export function isSuccess(o: Outcome): boolean {
   return 'status' in o && o.status >= 200 && o.status < 300;
 }
 
-export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outcome, now: number, faults: Faults = NO_FAULTS): void {
+export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outcome, now: number, faults: Faults = NO_FAULTS, readings: Readings = DEFAULT_READINGS): void {
   const key = eventKey(event.integration_id, event.sequence);
   // Gone from the log (past retention) while in flight: only the webhook's health is recorded.
   const stored = tx.get('events', key);
@@ -132,12 +132,14 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
   if (stored) tx.put('events', key, { ...current, ...stamped, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
   const failures = w.consecutive_failures + 1;
   const failingSince = w.failing_since ?? now;
+  // 3.1.T1 note: by default the six hours run from the first failure after the last success; the other reading, from that success.
+  const noSuccessSince = readings.has('six-hours-from-last-success') && w.last_success_at !== null ? w.last_success_at : failingSince;
   let webhook = { ...w, consecutive_failures: failures, last_failure_at: now, failing_since: failingSince };
   if (w.paused_at === null) {
     // §3.1: a 410 pauses at once (gone); sustained failure pauses automatically.
     if (gone) webhook = { ...webhook, paused_at: now, paused_reason: 'gone', next_probe_at: null };
     // A release that pauses on the count alone, without the six hours of no success.
-    else if (failures >= AUTO_PAUSE_FAILURES && (now - failingSince >= AUTO_PAUSE_AFTER_MS || faults.has('auto-pause-without-six-hours'))) {
+    else if (failures >= AUTO_PAUSE_FAILURES && (now - noSuccessSince >= AUTO_PAUSE_AFTER_MS || faults.has('auto-pause-without-six-hours'))) {
       webhook = { ...webhook, paused_at: now, paused_reason: 'auto', next_probe_at: now + PROBE_INTERVAL_MS };
     }
   }

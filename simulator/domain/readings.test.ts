@@ -47,7 +47,27 @@ describe('readings of the document\'s tensions', () => {
     }
   });
 
+  it('3.1.T1: after a success long ago, five failures pause only six hours after the first of them by default, at once under six-hours-from-last-success', async () => {
+    for (const [readings, pausedWithinAnHour] of [[[], false], [['six-hours-from-last-success'], true]] as const) {
+      let status = 200;
+      const transport: Transport = { post: async () => ({ status }) };
+      const h = makeHarness({ readings: [...readings], transport });
+      await h.staff('put', '/integrations/1/webhook', { url: 'http://partner.test/hook' });
+      const create = async () => expect((await h.api('post', '/bookings').set('Idempotency-Key', newKey()).send(h.bookingBody())).status).toBe(201);
+      await create();
+      await h.sim.webhooks.advance(MINUTE);
+      expect((await h.api('get', '/me')).body.data.webhook.last_success_at).not.toBeNull();
+      // Seven quiet hours, then the endpoint fails: five failures come within about seven minutes (10 s, 30 s, 1, 5 min).
+      await h.sim.webhooks.advance(7 * 60 * MINUTE);
+      status = 500;
+      await create();
+      await h.sim.webhooks.advance(60 * MINUTE);
+      const me = (await h.api('get', '/me')).body.data;
+      expect({ failures: me.webhook.consecutive_failures >= 5, status: me.status }, readings.join()).toEqual({ failures: true, status: pausedWithinAnHour ? 'paused' : 'active' });
+    }
+  });
+
   it('refuses a name that is not a reading, listing the readings', () => {
-    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause\)/);
+    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause, six-hours-from-last-success\)/);
   });
 });

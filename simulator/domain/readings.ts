@@ -12,6 +12,8 @@ export const READINGS = {
   'events-foreign-property-404': "GET /events?property_id= naming a property the integration does not cover answers 404 NOT_FOUND (§1), not a page with no rows (§7's /events mapping has no 404)",
   // 3.1.T4 note: the transition names no reason.
   'probe-resumes-any-pause': 'probes are sent while paused for any reason (manual and gone too), and the first 2xx resumes delivery (§3.1 names no reason)',
+  // 3.1.T1 note: from when the six hours count.
+  'six-hours-from-last-success': 'the six hours of the auto-pause count from the last success (webhook.last_success_at), not from the first failure after it',
 } as const;
 
 export type ReadingName = keyof typeof READINGS;

@@ -182,7 +182,7 @@ export class DeliveryWorker {
       step = this.deps.store.transaction((tx) => {
         const now = this.clock.now();
         if (current.kind === 'probe') finishProbe(tx, integration.id, outcome, now, this.faults);
-        else finishAttempt(tx, current.event, outcome, now, this.faults);
+        else finishAttempt(tx, current.event, outcome, now, this.faults, this.deps.readings);
         return this.following(tx, integration.id, now);
       });
     }
