@@ -40,6 +40,8 @@ const OUTAGE_WAIT_MS = 75_000;
 const RESERVE_MS = 12_000;
 /** How long the webhook's registration waits for the partner's cold-start rates snapshot (a partner may take none). */
 const SNAPSHOT_HOLD_WAIT_MS = 15_000;
+/** How long a read of the partner's copy waits for it to show a value it was given. */
+const STATE_SETTLE_MS = 6_000;
 
 export interface CertifyOptions {
   /** The partner's receiver, registered as the integration's webhook. */
@@ -561,11 +563,12 @@ async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void>
   });
   const state: StateCheck[] = [];
   if (c.stateProbe && walk.length > 0) {
-    // The page is applied after it is read: wait on the copy (bounded), not a fixed time.
+    // The page is applied after it is read, and a partner may open its probe only once its start is done: wait on the
+    // copy (bounded), not a fixed time; the last read is the evidence.
     let check: StateCheck | null = null;
-    await until(c, 5_000, async () => {
+    await until(c, STATE_SETTLE_MS, async () => {
       check = await readNight(c, `after the replay that followed snapshot #${change.snapshotN}`, change.propertyId, change.night, change.after, change.before);
-      return check.held === change.after || check.error !== undefined;
+      return check.held === change.after;
     }, 200);
     if (check) state.push(check);
   }
