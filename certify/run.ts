@@ -105,8 +105,6 @@ interface Ctx {
   otherSlug: string;
   /** The superseded rates event of the outage drill, re-sent afterwards as an older event. */
   xSequence: number | null;
-  /** The snapshot-watermark drill's hold, armed before the partner could start; null when the stage cannot hold. */
-  snapshotHold: SnapshotHold | null;
   log: (line: string) => void;
 }
 
@@ -199,7 +197,6 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     stateProbe: options.stateProbe ?? (options.stateUrl ? httpStateProbe(options.stateUrl) : null),
     otherSlug,
     xSequence: null,
-    snapshotHold,
     log,
   };
 
