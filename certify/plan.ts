@@ -26,6 +26,7 @@ export const NORMAL_RATE_LIMIT = { limit: 6000, window_seconds: 60 } as const;
 
 export const STEPS: readonly PlanStep[] = [
   { id: 'ready', title: 'Receiver up', expects: 'A signed ping posted to the webhook URL is answered 2xx; then the URL is registered and the platform delivers to it.' },
+  { id: 'drill.snapshot-watermark', title: 'Drill: snapshot watermark', expects: 'Before the webhook is registered, the answer of the partner\'s first rates snapshot is held after it was built while one night of its window changes (an event above its data.sequence). The partner sets its cursor to the snapshot\'s data.sequence, not to the latest sequence, so its replay after the snapshot reads the change and its copy of the night ends with the new rate (§4.8, cold start §6.8).' },
   { id: 'first-booking', title: 'First order', expects: 'Order 1 is placed with POST /bookings and an Idempotency-Key; its events are delivered and answered 2xx.' },
   { id: 'receiver-checks', title: 'Receiver checks', expects: 'A valid ping and a re-sent event: 2xx. Wrong signature, no signature, a stale timestamp, another integration in X-Service-Integration: 4xx.' },
   { id: 'drill.raw-body', title: 'Drill: raw-body signatures', expects: 'With delivery withheld, four new rates events are posted straight to the receiver, correctly signed over bytes that are valid JSON but not JSON.stringify form (whitespace, \\/ and \\u00e9-style escapes, 7840.0, keys in another order), and one booking event re-sent with its "/" and "é" escaped: every one answered 2xx and each new rate applied (signature over the raw body, spec x-assumption; §6.4).' },
@@ -57,6 +58,9 @@ export interface PlanChoices {
   rawBodyRates: number[];
   /** The night changed to produce the first delivery signed with two secrets. */
   rotationNight: string;
+  /** Snapshot-watermark drill: the night changed while a snapshot answer is held (if the snapshot's window holds it), and its new rate. */
+  watermarkNight: string;
+  watermarkRate: number;
 }
 
 /**
@@ -83,14 +87,20 @@ export function choose(seed: number, today: string, propertyId: number): PlanCho
     rotationNight: addDays(today, 350),
     rawBodyNights: RAW_BODY_VARIANTS.map((_, i) => addDays(today, 100 + i)),
     rawBodyRates: RAW_BODY_VARIANTS.map((_, i) => 8000 + 1000 * i + 10 * int(0, 49)),
+    // Drawn last, so the choices above stay what they were for a seed. Inside any window of 60 nights from today.
+    watermarkNight: addDays(today, 31 + int(0, 24)),
+    watermarkRate: 5000 + 10 * int(0, 49),
   };
 }
+
+const IN_PROCESS_ONLY = ['drill.lost-answer', 'drill.snapshot-watermark'];
 
 export function buildPlan(seed: number, durationSeconds: number, choices: PlanChoices, inProcess: boolean): Plan {
   return {
     seed,
     durationSeconds,
-    steps: STEPS.filter((s) => inProcess || s.id !== 'drill.lost-answer').map((s) => ({ ...s })),
+    // Withholding a create's answer and holding a snapshot's answer take the in-process simulator's own HTTP server.
+    steps: STEPS.filter((s) => inProcess || !IN_PROCESS_ONLY.includes(s.id)).map((s) => ({ ...s })),
     parameters: {
       property_id: choices.propertyId,
       stays: choices.stays,
@@ -100,6 +110,7 @@ export function buildPlan(seed: number, durationSeconds: number, choices: PlanCh
       outage_events: choices.fillerNights.length + 2,
       filler_nights: { from: choices.fillerNights[0], to: choices.fillerNights.at(-1) },
       rotation_night: choices.rotationNight,
+      watermark: { night: choices.watermarkNight, base_rate: choices.watermarkRate },
       raw_body: RAW_BODY_VARIANTS.map((variant, i) => ({ variant, night: choices.rawBodyNights[i], base_rate: choices.rawBodyRates[i] })),
       drill_rate_limit: DRILL_RATE_LIMIT,
     },
