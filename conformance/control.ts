@@ -96,7 +96,7 @@ export class ControlClient {
     return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate });
   }
 
-  setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number }): Promise<unknown> {
+  setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number; closed_to_arrival?: boolean; closed_to_departure?: boolean; stop_sell?: boolean }): Promise<unknown> {
     return this.call('restrictions.set', 'PUT', `/properties/${property}/restrictions`, body);
   }
 
