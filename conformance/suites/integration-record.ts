@@ -31,11 +31,11 @@ function sameSet(a: unknown, b: string[]): boolean {
   return Array.isArray(a) && a.length === b.length && [...a].sort().join() === [...b].sort().join();
 }
 
-/** A covered property and a two-night window 30 to 90 days ahead (inside any horizon), where control actions change rates. */
+/** A covered property and a two-night window 20 to 45 days ahead, where the run's control actions change things (README "What a live run leaves behind"). */
 function changeWindow(ctx: CheckContext): { property: number; from: string; to: string } {
   const property = knownProperty(ctx);
   if (property === null) throw new NotApplicable('needs a covered property to change through the control plane (name one with --property ID)');
-  const from = addDays(dateAt(ctx.now()), 30 + Math.floor(ctx.random() * 60));
+  const from = addDays(dateAt(ctx.now()), 20 + Math.floor(ctx.random() * 24));
   return { property, from, to: addDays(from, 1) };
 }
 
