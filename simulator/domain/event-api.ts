@@ -10,11 +10,11 @@ import type { EventLog } from './event-log.ts';
 import { inventoryPayload, propertyPayload } from './payloads.ts';
 import { replay, replayText, type ReplayQuery } from './replay.ts';
 import { snapshot, type SnapshotKind } from './snapshots.ts';
-import { countRefusal, requestSync, runSyncStep, type SyncRequest } from './sync.ts';
+import { changedSpellingErrors, countRefusal, requestSync, runSyncStep, type SyncRequest } from './sync.ts';
 import type { Caller } from './platform.ts';
 import type { Property } from './model.ts';
 import type { Store } from '../store/store.ts';
-import type { Faults } from './faults.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 const SNAPSHOT_MESSAGE: Record<SnapshotKind, string> = {
   availability: 'Availability snapshot.',
@@ -44,6 +44,12 @@ export class EventApi {
     });
     if (outcome.kind === 'refused' || outcome.kind === 'refused-charged') throw outcome.error;
     return { status: 202, body: success('Sync queued; events follow on the webhook in sequence order.', outcome.reply) };
+  }
+
+  /** Refusals of a sync body beyond the contract's (only a fault has any). */
+  syncBodyErrors(body: unknown): Record<string, string[]> | null {
+    const errors = changedSpellingErrors(body, this.deps.faults ?? NO_FAULTS);
+    return Object.keys(errors).length > 0 ? errors : null;
   }
 
   /**

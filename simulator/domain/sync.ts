@@ -29,6 +29,13 @@ export function normaliseTypes(types: string[] | undefined, faults: Faults = NO_
   return SYNC_TYPES.filter((t) => wanted.has(t));
 }
 
+/** Fault `sync-changed-spelling-refused`: a release whose enum holds only the short names refuses each `.changed` entry. */
+export function changedSpellingErrors(body: unknown, faults: Faults): Record<string, string[]> {
+  const types = (body as SyncRequest | null)?.types;
+  if (!faults.has('sync-changed-spelling-refused') || !Array.isArray(types)) return {};
+  return Object.fromEntries(types.flatMap((t, i) => (typeof t === 'string' && t.endsWith('.changed') ? [[`types.${i}`, ['Must be one of: availability, rates, restrictions, inventory, property.']]] : [])));
+}
+
 /** Calendar-month chunks from `from` to `to` inclusive (§4.7; months of the platform zone). */
 export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: IsoDate }[] {
   const out: { from: IsoDate; to: IsoDate }[] = [];

@@ -28,7 +28,8 @@ export function eventHandlers({ events, worker, contract }: { events: EventApi; 
         // §4.7: an empty body means everything.
         body = await readJson(ctx, {});
         const errors = contract.checkBody(op, body);
-        if (errors) throw new DomainError('VALIDATION_FAILED', errors);
+        const more = events.syncBodyErrors(body);
+        if (errors || more) throw new DomainError('VALIDATION_FAILED', { ...errors, ...more });
       } catch (e) {
         // 8.L11 note: whether a refusal counts toward the daily cap is the domain's to say (a reading).
         if (e instanceof DomainError && e.status === 422) events.refusedSync(caller);
