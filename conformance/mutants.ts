@@ -70,6 +70,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-reposts-old-events': 'sync.pushed-to-webhook',
   'sync-omits-inventory-and-property': 'sync.pushed-to-webhook',
   'sync-default-types-availability-only': 'sync.empty-body-means-everything',
+  'covered-count-brand-wide': 'sync.empty-body-means-everything',
   'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
 };
 

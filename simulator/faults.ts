@@ -71,6 +71,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'sync-reposts-old-events': "a full sync re-posts the property's already-delivered events under their old ids and sequences (§4.6: a redelivery is always a new event with a new sequence)",
   'sync-omits-inventory-and-property': 'a full sync answers all five types but emits only availability, rates and restrictions events (§1: six event types pushed; §4.7)',
   'sync-default-types-availability-only': 'a sync with types omitted syncs availability only (§4.7: omit for all five)',
+  'covered-count-brand-wide': "covered_properties counts every property of the brand, uncovered and cohosted ones too (§2.1, §1 coverage)",
   'sync-changed-spelling-refused': 'POST /sync accepts only the short type names: a .changed spelling is 422 VALIDATION_FAILED (§4.7: also accepted)',
 };
 

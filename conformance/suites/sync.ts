@@ -69,19 +69,29 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.empty-body-means-everything', title: 'A sync with an empty body queues every covered property and all five types, and their events follow', suite,
-    clauses: ['4.7.Q1', '4.7.Q3'], level: 'normative', needs: ['read', 'sync'],
+    // 2.1.R8 too: an empty-body sync is the one normative way to count the covered properties
+    // (the property list that names them is not shown, §4.8), by the events it sends.
+    clauses: ['4.7.Q1', '4.7.Q3', '2.1.R8'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await acceptedSync(ctx, 'everything');
       if (answer.mode !== 'everything') throw new NotApplicable(`the run's one sync named a property: the integration covers ${answer.covered} properties, and a live run sends the empty body (which queues every covered property) only for at most ${SYNC_EVERYTHING_MAX_PROPERTIES}; run with an integration covering fewer`);
       expectStatus(ctx, answer.sync, 202, null, '4.7.Q1', 'a sync with an empty body');
       const got = answer.sync.body.data;
-      if (got.queued_properties !== answer.covered) ctx.fail('NotEverything', `queued_properties ${got.queued_properties} for an empty body; covered_properties is ${answer.covered}`, 'an empty body means everything: every covered property', '4.7.Q1');
       if (!sameSet(got.types, ALLOWANCE_TYPES_NORMALISED)) ctx.fail('NotAllTypes', `types ${JSON.stringify(got.types)} with types omitted`, `omit for all five: ${ALLOWANCE_TYPES_NORMALISED.join(', ')}`, '4.7.Q3');
       const me = (await ctx.api.get('/me')).body.data;
       const subscribed = ALLOWANCE_TYPES_NORMALISED.filter((t) => (me.webhook?.event_types ?? []).includes(t));
       const rows = await syncRows(ctx, answer, subscribed);
       const seen = new Map<number, Set<string>>();
       for (const r of rows) seen.set(r.event.property.doorloom_id, (seen.get(r.event.property.doorloom_id) ?? new Set()).add(r.event.type));
+      // When the queued count and covered_properties differ, a property the run knows to be covered
+      // without an event says the sync left it out; events for every one of them say the count is wrong.
+      const unsynced = ctx.target.properties.map((p) => p.doorloom_id).filter((id) => !seen.has(id));
+      if (got.queued_properties !== answer.covered && unsynced.length > 0) {
+        ctx.fail('NotEverything', `queued_properties ${got.queued_properties} for an empty body; covered_properties is ${answer.covered}; no event for covered propert${unsynced.length === 1 ? 'y' : 'ies'} ${unsynced.join(', ')}`, 'an empty body means everything: every covered property', '4.7.Q1');
+      }
+      if (got.queued_properties !== answer.covered || seen.size > answer.covered) {
+        ctx.fail('CoveredCountWrong', `covered_properties ${answer.covered}, but an empty-body sync queued ${got.queued_properties} properties and sent events for ${seen.size} (every covered property this run knows among them)`, 'covered_properties is the count of covered properties (an empty body queues every covered property, §4.7)', '2.1.R8');
+      }
       if (seen.size < answer.covered) ctx.fail('NotEverything', `events for ${seen.size} of ${answer.covered} covered properties within ${waitMs(ctx) / 1000} s of an empty-body sync`, 'an empty body means everything: events for every covered property', '4.7.Q1');
       for (const [property, types] of seen) {
         const missing = subscribed.filter((t) => !types.has(t));

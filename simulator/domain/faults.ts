@@ -66,6 +66,7 @@ export const FAULT_NAMES = [
   'sync-reposts-old-events',
   'sync-omits-inventory-and-property',
   'sync-default-types-availability-only',
+  'covered-count-brand-wide',
   'sync-changed-spelling-refused',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
