@@ -45,8 +45,15 @@ export class ReferencePartner {
   /** The integration's horizon_days, once GET /me has told it. */
   private integrationHorizon: number | null = null;
 
+  /** The `ackBeforeStore` breakage: the copy of the platform as its last write-behind batch stored it. */
+  private batched: Pick<PartnerState, 'properties' | 'bookings'>;
+  /** The `ackBeforeStore` breakage: bumped by every write, so only the last one's quiet period writes the batch. */
+  private writes = 0;
+  private stopped = false;
+
   private constructor(private readonly config: PartnerConfig, private readonly current: PartnerState) {
     this.breakages = { ...NO_BREAKAGES, ...config.breakages };
+    this.batched = structuredClone({ properties: current.properties, bookings: current.bookings });
     this.api = new PartnerApi({
       baseUrl: config.baseUrl, credentials: config.credentials, clock: config.clock, sleep: config.sleep,
       fetch: config.fetch, observer: config.observer,
@@ -65,10 +72,14 @@ export class ReferencePartner {
     const loaded = await config.store.load();
     const partner = new ReferencePartner(config, loaded ?? emptyState());
     await partner.listen();
-    if (loaded && partner.breakages.dropCursorOnRestart) {
+    if (loaded && (partner.breakages.dropCursorOnRestart || partner.breakages.cursorFromNowOnRestart)) {
       // BROKEN on purpose: the cursor was not kept, and with data on disk the partner assumes it is current.
       partner.current.cursor = await partner.api.latestSequence();
       partner.note(`restarted without its cursor; resuming from the newest sequence ${partner.current.cursor}`);
+    } else if (loaded && partner.breakages.cursorFromZeroOnRestart) {
+      // BROKEN on purpose: the stored cursor is ignored; the whole retained log is read again (§6.8: from the stored cursor).
+      partner.current.cursor = 0;
+      partner.note('restarted; replaying from sequence 0, not from the stored cursor');
     }
     await partner.desk.resume();
     await partner.catchUp();
@@ -93,6 +104,9 @@ export class ReferencePartner {
   async stop(): Promise<void> {
     await this.receiver?.close();
     this.receiver = null;
+    this.stopped = true;
+    // A graceful stop writes what the ackBeforeStore batch still holds back; only a crash loses it.
+    if (this.breakages.ackBeforeStore) await this.persistBatch();
     await this.saving;
   }
 
@@ -377,11 +391,35 @@ export class ReferencePartner {
    * then answered 500 and retried) without blocking the saves after it.
    */
   private persist(): Promise<void> {
-    const next = this.saving.catch(() => undefined).then(() => this.config.store.save(this.current));
+    const next = this.saving.catch(() => undefined).then(() => this.save());
+    this.saving = next;
+    return next;
+  }
+
+  private save(): Promise<void> {
+    if (!this.breakages.ackBeforeStore) return this.config.store.save(this.current);
+    // BROKEN on purpose (ackBeforeStore): the cursor and bookkeeping are written now, the copy of the platform only
+    // by the batch once the partner has been quiet; a delivery is answered 2xx before its data is on disk.
+    const write = ++this.writes;
+    void this.config.sleep(WRITE_BEHIND_QUIET_MS).then(() => {
+      if (write === this.writes && !this.stopped) void this.persistBatch();
+    });
+    return this.config.store.save({ ...this.current, ...this.batched });
+  }
+
+  /** The `ackBeforeStore` breakage's write-behind batch: the copy of the platform as it is now. */
+  private persistBatch(): Promise<void> {
+    const next = this.saving.catch(() => undefined).then(() => {
+      this.batched = structuredClone({ properties: this.current.properties, bookings: this.current.bookings });
+      return this.config.store.save(this.current);
+    });
     this.saving = next;
     return next;
   }
 }
+
+/** The `ackBeforeStore` breakage writes its batch once the partner has written nothing for this long. */
+export const WRITE_BEHIND_QUIET_MS = 5_000;
 
 /** What a receiver that parses before it verifies would hash (the `reserialisedBodySignature` breakage). */
 function reserialised(raw: Buffer): Buffer {
