@@ -75,6 +75,13 @@ describe('recovery.crash-restart', () => {
     expect(g.summary).toMatch(/replay started at after_sequence 58 and covered 8 events .*59 to 66.*all 7 acknowledged nights were still held; the night changed twice never showed its older value/);
   });
 
+  it('the delivery in flight at the kill may have been stored before its 2xx was lost: resuming right after it passes', () => {
+    const journal = [page(14_600, 59, 60, true, '1'), page(14_700, 59, 66, false)];
+    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, journal, [], true).outcome).toBe('pass');
+    // One further is a skip.
+    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, [page(14_700, 60, 66, false)], [], true).summary).toMatch(/covered sequence 60 \(/);
+  });
+
   it('not run without --partner-command, saying so', () => {
     const g = gradeCrashRestart(null, NEEDS_PARTNER_COMMAND, [], [], true);
     expect(g.outcome).toBe('not_observed');
@@ -107,7 +114,7 @@ describe('recovery.crash-restart', () => {
     const skipped = (i: number, e: number) => (i >= 7 ? 9000 : e);
     const g = gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS, beforeResume: reads('before', skipped) }), null, journal, [], true);
     expect(g.outcome).toBe('fail');
-    expect(g.summary).toMatch(/^Received: its first GET \/events after the restart \(call #\d+\) read from after_sequence 0, no replay page followed; within 20 s no page or snapshot covered sequence 59, 60, .* \(recorded after its last acknowledgement, 58, and withheld from the webhook\): it resumed past its stored cursor/);
+    expect(g.summary).toMatch(/^Received: its first GET \/events after the restart \(call #\d+\) read from after_sequence 0, no replay page followed; within 20 s no page or snapshot covered sequence 60, 61, .* \(recorded after its last acknowledgement, 58, and withheld from the webhook\): it resumed past its stored cursor/);
     // The same without the whole wait is no evidence yet.
     expect(gradeCrashRestart(drill({ waitedMs: 5_000 }), null, journal, [], true)).toMatchObject({ outcome: 'not_observed', summary: expect.stringMatching(/could wait only 5 s/) });
   });

@@ -12,7 +12,8 @@
  * (b) the replay after the restart starts at the partner's stored cursor
  *     (§6.8): not below what it had acknowledged before the drill began
  *     (from 0: the whole log again), and it does read what it had not
- *     acknowledged (from "now": those events are skipped);
+ *     acknowledged, but for the one delivery the kill may have caught
+ *     after it was stored (from "now": those events are skipped);
  * (c) nothing is applied twice out of order: a night changed twice before
  *     the crash never shows its older value again (§6.4 apply-if-newer).
  */
@@ -89,6 +90,28 @@ function query(e: JournalEntry, name: string): string | undefined {
 
 const SNAPSHOT_TYPE_OF: Record<string, string> = { getRatesSnapshot: 'rates' };
 
+/**
+ * The sequences after the partner's last acknowledgement that it has not
+ * read since the kill: covered by no GET /events page, and by no rates
+ * snapshot of the drill's property whose watermark includes them for their
+ * night (§4.8: a snapshot includes every event at or below `data.sequence`).
+ * Superseded ones need no reading (§3.3). The one delivery in flight at the
+ * kill (acknowledged + 1, §6.2: one at a time) is left out: the partner may
+ * have stored it an instant before the kill took its 2xx, and then rightly
+ * resumes after it.
+ */
+export function notYetRead(d: Pick<CrashRestartDrill, 'propertyId' | 'killedAt' | 'acknowledged' | 'latest' | 'events'>, journal: JournalEntry[], superseded: number[]): number[] {
+  const after = journal.filter((e) => e.at >= d.killedAt && e.status === 200);
+  const pages = after.filter((e) => e.operation === 'listEvents' && e.cursor);
+  const snapshots = after.filter((e) => SNAPSHOT_TYPE_OF[e.operation] === 'rates' && typeof e.watermark === 'number' && e.path.includes(`/properties/${d.propertyId}/`));
+  const dateOf = new Map(d.events.map((e) => [e.sequence, e.date]));
+  const covered = (s: number) => pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence)
+    || snapshots.some((e) => e.watermark! >= s && dateOf.has(s) && (query(e, 'from') ?? '') <= dateOf.get(s)! && dateOf.get(s)! <= (query(e, 'to') ?? ''));
+  const out: number[] = [];
+  for (let s = d.acknowledged + 2; s <= d.latest; s++) if (!superseded.includes(s) && !covered(s)) out.push(s);
+  return out;
+}
+
 export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | null, journal: JournalEntry[] | null, superseded: number[], stateProbe: boolean): CrashGrade {
   const grade = (outcome: Outcome, summary: string, calls: JournalEntry[] = [], notes: string[] = []): CrashGrade =>
     ({ outcome, summary, calls, state: d ? [...d.duringReplay, ...d.beforeResume, ...d.final] : [], notes });
@@ -130,12 +153,7 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
       involved.push(first);
     }
     const snapshots = after.filter((e) => SNAPSHOT_TYPE_OF[e.operation] === 'rates' && typeof e.watermark === 'number' && e.path.includes(`/properties/${d.propertyId}/`));
-    const dateOf = new Map(d.events.map((e) => [e.sequence, e.date]));
-    const covered = (s: number) => pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence)
-      // §4.8: a snapshot includes every event at or below its watermark, for the nights of its window.
-      || snapshots.some((e) => e.watermark! >= s && dateOf.has(s) && (query(e, 'from') ?? '') <= dateOf.get(s)! && dateOf.get(s)! <= (query(e, 'to') ?? ''));
-    const skipped: number[] = [];
-    for (let s = d.acknowledged + 1; s <= d.latest; s++) if (!superseded.includes(s) && !covered(s)) skipped.push(s);
+    const skipped = notYetRead(d, journal.filter((e) => e.at <= d.resumedAt), superseded);
     if (skipped.length === 0) judgedReplay = true;
     else if (d.waitedMs >= CRASH_REPLAY_WAIT_MS) {
       judgedReplay = true;
