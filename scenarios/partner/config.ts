@@ -91,12 +91,12 @@ export interface Breakages {
   /** The replay cursor is not kept: after a restart the partner resumes from the newest sequence. */
   dropCursorOnRestart: boolean;
   /**
-   * A delivery is answered 2xx before its data is stored: the copy of the
-   * platform (properties, bookings) is written by a write-behind batch once
-   * the partner has written nothing for a few seconds, while the cursor
-   * (and the other bookkeeping) is written at once. A crash between the 2xx
-   * and the batch loses every event acknowledged since the last batch, and
-   * the cursor on disk is already past them, so no replay fetches them again.
+   * A delivery is answered 2xx before its data is stored: what deliveries
+   * write (nights, records, bookings) goes to disk in a write-behind batch
+   * once no delivery came for a few seconds, while the cursor is written at
+   * once (catch-up and bookings write through). A crash between the 2xx and
+   * the batch loses every event acknowledged since the last batch, and the
+   * cursor on disk is already past them, so no replay fetches them again.
    */
   ackBeforeStore: boolean;
   /** After a restart the partner replays from sequence 0 instead of its stored cursor (§6.8: from the stored cursor). */

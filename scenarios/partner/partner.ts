@@ -17,8 +17,8 @@
  *   onboards new properties and snapshots nights that came into its horizon.
  */
 import { PartnerApi } from './api-client.ts';
-import type { EventEnvelope } from './api-types.ts';
-import { applyEvent, applyRecord, forgetNights, type Applied } from './apply.ts';
+import type { EventEnvelope, JsonObject } from './api-types.ts';
+import { applyEvent, applyRecord, forgetNights, nightValues, type Applied } from './apply.ts';
 import { BookingDesk, pollBookings, type BookingRequest } from './bookings.ts';
 import { decideCatchUp, type CatchUpStep } from './catch-up.ts';
 import { NO_BREAKAGES, type Breakages, type PartnerConfig } from './config.ts';
@@ -45,15 +45,18 @@ export class ReferencePartner {
   /** The integration's horizon_days, once GET /me has told it. */
   private integrationHorizon: number | null = null;
 
-  /** The `ackBeforeStore` breakage: the copy of the platform as its last write-behind batch stored it. */
-  private batched: Pick<PartnerState, 'properties' | 'bookings'>;
-  /** The `ackBeforeStore` breakage: bumped by every write, so only the last one's quiet period writes the batch. */
-  private writes = 0;
+  /**
+   * The `ackBeforeStore` breakage: what deliveries wrote since the last
+   * write-behind batch, as the places they wrote (a path into the state) and
+   * the value each held before; saves write those old values.
+   */
+  private heldBack = new Map<string, { path: string[]; before: unknown }>();
+  /** The `ackBeforeStore` breakage: bumped by every delivery, so only the last one's quiet period writes the batch. */
+  private deliveries = 0;
   private stopped = false;
 
   private constructor(private readonly config: PartnerConfig, private readonly current: PartnerState) {
     this.breakages = { ...NO_BREAKAGES, ...config.breakages };
-    this.batched = structuredClone({ properties: current.properties, bookings: current.bookings });
     this.api = new PartnerApi({
       baseUrl: config.baseUrl, credentials: config.credentials, clock: config.clock, sleep: config.sleep,
       fetch: config.fetch, observer: config.observer,
@@ -366,6 +369,7 @@ export class ReferencePartner {
       this.report(d, { type: 'ping', sequence: null, status: 200, outcome: `ping: last_sequence ${body.last_sequence}, cursor ${this.current.cursor}` });
       return { status: 200 };
     }
+    if (this.breakages.ackBeforeStore) this.holdBack(body as EventEnvelope);
     const result = this.ingest(body as EventEnvelope);
     // Durable before the 2xx: an acknowledged event is never redelivered (§6.2).
     await this.persist();
@@ -397,28 +401,52 @@ export class ReferencePartner {
   }
 
   private save(): Promise<void> {
-    if (!this.breakages.ackBeforeStore) return this.config.store.save(this.current);
-    // BROKEN on purpose (ackBeforeStore): the cursor and bookkeeping are written now, the copy of the platform only
-    // by the batch once the partner has been quiet; a delivery is answered 2xx before its data is on disk.
-    const write = ++this.writes;
-    void this.config.sleep(WRITE_BEHIND_QUIET_MS).then(() => {
-      if (write === this.writes && !this.stopped) void this.persistBatch();
-    });
-    return this.config.store.save({ ...this.current, ...this.batched });
+    if (this.heldBack.size === 0) return this.config.store.save(this.current);
+    // BROKEN on purpose (ackBeforeStore): the cursor is written now, what deliveries wrote only by the batch.
+    const doc = structuredClone(this.current) as unknown as Record<string, unknown>;
+    for (const { path, before } of this.heldBack.values()) {
+      let at = doc;
+      for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+      if (before === undefined) delete at[path.at(-1)!];
+      else at[path.at(-1)!] = structuredClone(before);
+    }
+    return this.config.store.save(doc as unknown as PartnerState);
   }
 
-  /** The `ackBeforeStore` breakage's write-behind batch: the copy of the platform as it is now. */
-  private persistBatch(): Promise<void> {
-    const next = this.saving.catch(() => undefined).then(() => {
-      this.batched = structuredClone({ properties: this.current.properties, bookings: this.current.bookings });
-      return this.config.store.save(this.current);
+  /**
+   * BROKEN on purpose (ackBeforeStore): notes where a delivery is about to
+   * write, with what is there now, so saves leave it out until the
+   * write-behind batch, once no delivery came for a few seconds.
+   */
+  private holdBack(event: EventEnvelope): void {
+    const property = String(event.property?.doorloom_id);
+    const nightType = ({ 'availability.changed': 'availability', 'rates.changed': 'rates', 'restrictions.changed': 'restrictions' } as const)[event.type as string];
+    const paths: string[][] = [];
+    if (event.type === 'booking.changed') paths.push(['bookings', String((event.data as { id?: number }).id)]);
+    else if (this.current.properties[property] === undefined) paths.push(['properties', property]);
+    else if (nightType) for (const date of nightValues(nightType, event.data as JsonObject).keys()) paths.push(['properties', property, 'nights', nightType, date]);
+    else paths.push(['properties', property, event.type === 'inventory.changed' ? 'inventory' : 'record']);
+    for (const path of paths) {
+      const key = path.join('\u0000');
+      if (this.heldBack.has(key)) continue;
+      let value: unknown = this.current;
+      for (const k of path) value = (value as Record<string, unknown> | undefined)?.[k];
+      this.heldBack.set(key, { path, before: structuredClone(value) });
+    }
+    const delivery = ++this.deliveries;
+    void this.config.sleep(WRITE_BEHIND_QUIET_MS).then(() => {
+      if (delivery === this.deliveries && !this.stopped) void this.persistBatch();
     });
-    this.saving = next;
-    return next;
+  }
+
+  /** The `ackBeforeStore` breakage's write-behind batch: everything as it is now. */
+  private persistBatch(): Promise<void> {
+    this.heldBack.clear();
+    return this.persist();
   }
 }
 
-/** The `ackBeforeStore` breakage writes its batch once the partner has written nothing for this long. */
+/** The `ackBeforeStore` breakage writes its batch once no delivery came for this long. */
 export const WRITE_BEHIND_QUIET_MS = 5_000;
 
 /** What a receiver that parses before it verifies would hash (the `reserialisedBodySignature` breakage). */
