@@ -114,7 +114,7 @@ describe('recovery.crash-restart', () => {
     const skipped = (i: number, e: number) => (i >= 7 ? 9000 : e);
     const g = gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS, beforeResume: reads('before', skipped) }), null, journal, [], true);
     expect(g.outcome).toBe('fail');
-    expect(g.summary).toMatch(/^Received: its first GET \/events after the restart \(call #\d+\) read from after_sequence 0, no replay page followed; within 20 s no page or snapshot covered sequence 60, 61, .* \(recorded after its last acknowledgement, 58, and withheld from the webhook\): it resumed past its stored cursor/);
+    expect(g.summary).toMatch(/^Received: after the restart it read GET \/events #\d+ after_sequence 0 limit 1, #\d+ after_sequence 66 limit 1 \(no replay page, only peeks\); within 20 s no page or snapshot covered sequence 60, 61, .* \(recorded after its last acknowledgement, 58, and withheld from the webhook\): it resumed past its stored cursor/);
     // The same without the whole wait is no evidence yet.
     expect(gradeCrashRestart(drill({ waitedMs: 5_000 }), null, journal, [], true)).toMatchObject({ outcome: 'not_observed', summary: expect.stringMatching(/could wait only 5 s/) });
   });

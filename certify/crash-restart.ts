@@ -157,7 +157,8 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
     if (skipped.length === 0) judgedReplay = true;
     else if (d.waitedMs >= CRASH_REPLAY_WAIT_MS) {
       judgedReplay = true;
-      const read = firstRead ? `its first GET /events after the restart (call #${firstRead.n}) read from after_sequence ${firstRead.cursor!.after_sequence}${walk.length > 0 ? `, its replay pages reached ${Math.max(...walk.map((e) => e.cursor!.next_after_sequence))}` : ', no replay page followed'}` : 'it made no GET /events after the restart';
+      const shown = pages.slice(0, 3).map((e) => `#${e.n} after_sequence ${e.cursor!.after_sequence} limit ${query(e, 'limit') ?? '(default)'}`).join(', ');
+      const read = firstRead ? `after the restart it read GET /events ${shown}${pages.length > 3 ? ', …' : ''}${walk.length > 0 ? `, its replay pages reaching ${Math.max(...walk.map((e) => e.cursor!.next_after_sequence))}` : ' (no replay page, only peeks)'}` : 'it made no GET /events after the restart';
       problems.push(`${read}; within ${(d.waitedMs / 1000).toFixed(0)} s no page or snapshot covered sequence ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} (recorded after its last acknowledgement, ${d.acknowledged}, and withheld from the webhook): it resumed past its stored cursor`);
       if (firstRead) involved.push(firstRead);
     } else {
@@ -200,7 +201,10 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   const missing: string[] = [];
   if (!stateProbe) missing.push('whether acknowledged events survive is not observable without a state probe (--state-url)');
   else if (kept === 0) missing.push(`its state probe held nothing for the ${ackedNights.length} nights it had acknowledged (${d.final.find((s) => s.error)?.error ?? 'outside the window it keeps?'})`);
-  if (!replay) missing.push(journal === null && !stateProbe ? 'the replay is not observable without the call journal (in-process simulator) or a state probe' : notes[0] ?? 'the replay could not be judged');
+  if (!replay) {
+    const short = notes[0] ? notes[0].charAt(0).toLowerCase() + notes[0].slice(1).replace(/\.$/, '') : 'the replay could not be judged';
+    missing.push(journal === null && !stateProbe ? 'the replay is not observable without the call journal (in-process simulator) or a state probe' : `${short} (a longer --duration gives it the time)`);
+  }
   if (missing.length > 0) {
     return grade('not_observed', `Killed with SIGKILL and started again${replay ? `; ${replay}` : ''}, but ${missing.join('; ')}.`, involved, notes);
   }
