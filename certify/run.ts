@@ -681,7 +681,6 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   if (!c.partner) return notRun(NEEDS_PARTNER_COMMAND);
   if (remaining(c) < CRASH_MIN_MS) return notRun(`Not run: the run's --duration left ${Math.round(remaining(c) / 1000)} s, the drill needs ${CRASH_MIN_MS / 1000} s.`);
   await drained(c, 5_000);
-  const floor = (await integration(c)).webhook.last_sequence;
   const events: CrashEvent[] = [];
   const put = async (night: number, rate: number) => {
     await c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from: crashNights[night], to: crashNights[night], base_rate: rate });
@@ -690,6 +689,8 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
     return sequence;
   };
   const acknowledged = async () => new Set((await c.stage.deliveries(c.integrationId)).filter((x) => x.sequence !== null && x.status !== null && x.status >= 200 && x.status < 300).map((x) => x.sequence!));
+  // What the partner had acknowledged when the drill began (delivery is in order, §6.2): its stored cursor is not below it.
+  const floor = Math.max(0, ...await acknowledged());
   const allAcknowledged = async () => {
     const acked = await acknowledged();
     return events.every((e) => acked.has(e.sequence));
