@@ -208,6 +208,7 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   if (missing.length > 0) {
     return grade('not_observed', `Killed with SIGKILL and started again${replay ? `; ${replay}` : ''}, but ${missing.join('; ')}.`, involved, notes);
   }
-  const twice = d.duringReplay.length > 0 ? `; the night changed twice never showed its older value (${d.duringReplay.length} read${d.duringReplay.length === 1 ? '' : 's'} between replay pages)` : '';
+  const between = d.duringReplay.filter(readable).length;
+  const twice = between > 0 ? `; the night changed twice never showed its older value (${between} read${between === 1 ? '' : 's'} between replay pages)` : '';
   return grade('pass', `Killed with SIGKILL with sequence ${d.acknowledged} acknowledged and ${d.latest - d.acknowledged} more in flight or queued; started again, ${replay}; all ${kept} acknowledged nights were still held${twice}.`, involved, notes);
 }

@@ -85,7 +85,8 @@ const credentials: Credentials = {
   webhookSecrets: () => reread().webhookSecrets,
 };
 
-const partner = await ReferencePartner.start({
+// Opened first and caught up last, so the state probe answers during the catch-up (certify reads it between replay pages).
+const partner = await ReferencePartner.open({
   baseUrl: file.baseUrl,
   slug: file.integration.slug,
   credentials,
@@ -96,6 +97,20 @@ const partner = await ReferencePartner.start({
   breakages: Object.fromEntries(values.breakage.map((b) => [b, true])) as Partial<Breakages>,
   observer: { note: (m) => process.stderr.write(`partner: ${m}\n`) },
 });
+
+let stateUrl: string | null = null;
+const stateServer = values['state-port'] === undefined ? null : createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const night = url.pathname === '/state' && url.searchParams.get('type') === 'rates'
+    ? partner.state.properties[url.searchParams.get('property_id') ?? '']?.nights.rates[url.searchParams.get('date') ?? '']
+    : undefined;
+  res.writeHead(night ? 200 : 404, { 'Content-Type': 'application/json' }).end(night ? JSON.stringify(night.value) : '{}');
+});
+if (stateServer) {
+  await new Promise<void>((ok) => stateServer.listen(Number(values['state-port']), '127.0.0.1', ok));
+  stateUrl = `http://127.0.0.1:${(stateServer.address() as AddressInfo).port}/state`;
+}
+await partner.begin();
 
 let queue: Promise<unknown> = Promise.resolve();
 const enqueue = (what: string, work: () => Promise<unknown>) => {
@@ -119,18 +134,6 @@ const timers = [
   }, 250),
 ];
 
-let stateUrl: string | null = null;
-const stateServer = values['state-port'] === undefined ? null : createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const night = url.pathname === '/state' && url.searchParams.get('type') === 'rates'
-    ? partner.state.properties[url.searchParams.get('property_id') ?? '']?.nights.rates[url.searchParams.get('date') ?? '']
-    : undefined;
-  res.writeHead(night ? 200 : 404, { 'Content-Type': 'application/json' }).end(night ? JSON.stringify(night.value) : '{}');
-});
-if (stateServer) {
-  await new Promise<void>((ok) => stateServer.listen(Number(values['state-port']), '127.0.0.1', ok));
-  stateUrl = `http://127.0.0.1:${(stateServer.address() as AddressInfo).port}/state`;
-}
 process.stdout.write(`webhook ${partner.url}\n${stateUrl ? `state ${stateUrl}\n` : ''}`);
 
 let stopping = false;

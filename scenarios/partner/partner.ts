@@ -72,6 +72,17 @@ export class ReferencePartner {
    * reservations whose answer was never read, and catches up (§6.8).
    */
   static async start(config: PartnerConfig): Promise<ReferencePartner> {
+    const partner = await ReferencePartner.open(config);
+    await partner.begin();
+    return partner;
+  }
+
+  /**
+   * The first half of `start`: loads the saved state and opens the webhook
+   * listener, so a deployment can expose the partner's state (a state probe)
+   * before the catch-up of `begin` runs.
+   */
+  static async open(config: PartnerConfig): Promise<ReferencePartner> {
     const loaded = await config.store.load();
     const partner = new ReferencePartner(config, loaded ?? emptyState());
     await partner.listen();
@@ -84,9 +95,13 @@ export class ReferencePartner {
       partner.current.cursor = 0;
       partner.note('restarted; replaying from sequence 0, not from the stored cursor');
     }
-    await partner.desk.resume();
-    await partner.catchUp();
     return partner;
+  }
+
+  /** The second half of `start`: re-drives reservations whose answer was never read, and catches up (§6.8). */
+  async begin(): Promise<void> {
+    await this.desk.resume();
+    await this.catchUp();
   }
 
   /** The listener's own URL (loopback); the registered webhook URL may be a public one in front of it. */
