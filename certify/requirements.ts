@@ -115,9 +115,9 @@ export const REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'usage.snapshot-watermark',
     group: 'usage',
-    title: 'After a snapshot the next replay starts at its watermark',
-    clauses: ['4.8.R8', '4.8.R9'],
-    rule: 'After a snapshot the partner sets its cursor to data.sequence; events above it are replayed, none is skipped (§4.8).',
+    title: 'After a snapshot the cursor is its watermark, not "now": events made while it was served are replayed and applied',
+    clauses: ['4.8.R7', '4.8.R8', '4.8.R9', '6.R8a'],
+    rule: 'data.sequence is read before the snapshot is built; after a snapshot the partner sets its cursor for that property and type to data.sequence, never to the latest sequence read afterwards: events above it (the drill makes one while the answer is held) are replayed and applied on top (§4.8, cold start §6.8).',
     assumption: false,
   },
   {

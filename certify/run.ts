@@ -23,6 +23,9 @@ import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type Prob
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
 import { startPartnerProcess, type PartnerProcess } from './partner-process.ts';
 import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, notYetRead, type CrashEvent } from './crash-restart.ts';
+import { armSnapshotHold, type SnapshotHold } from './snapshot-hold.ts';
+import { evidenceBundle, type EvidenceBundle } from './evidence.ts';
+import { redactSecrets } from '../reports/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
@@ -40,6 +43,10 @@ const RESERVE_MS = 12_000;
 const CRASH_MIN_MS = 15_000;
 /** How long the partner started again gets to answer a signed ping. */
 const RESTART_READY_MS = 30_000;
+/** How long the webhook's registration waits for the partner's cold-start rates snapshot (a partner may take none). */
+const SNAPSHOT_HOLD_WAIT_MS = 15_000;
+/** How long a read of the partner's copy waits for it to show a value it was given. */
+const STATE_SETTLE_MS = 6_000;
 
 export interface CertifyOptions {
   /** The partner's receiver, registered as the integration's webhook. */
@@ -82,6 +89,8 @@ export interface CertifyResult {
   certificate: Certificate;
   credentialsPath: string;
   files: WrittenCertification | null;
+  /** What the grading read (evidence.json), sealed with its digest. */
+  evidence: EvidenceBundle;
 }
 
 interface Ctx {
@@ -169,6 +178,11 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   log(`  webhook secret    ${created.webhook_secret}`);
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
   log(`  webhook URL       ${options.webhookUrl}`);
+  // §4.8 drill: armed before the partner can start, so the rates snapshot of its cold start is the one held.
+  const snapshotHold = plan.steps.some((s) => s.id === 'drill.snapshot-watermark')
+    ? armSnapshotHold(stage, { integrationId: created.id, apiKey: () => file.current.apiKey, night: choices.watermarkNight, rate: choices.watermarkRate, log })
+    : null;
+  if (snapshotHold) run.cleanup.push(() => snapshotHold.disarm());
   await options.onCredentials?.(credentialsPath, file.current);
   let partner: Ctx['partner'] = null;
   if (options.partnerCommand) {
@@ -201,6 +215,8 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
 
   const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000);
   if (ready) {
+    // Before the webhook exists: the change made during the held snapshot can reach the partner only by its replay.
+    if (snapshotHold) await snapshotWatermarkDrill(ctx, snapshotHold);
     await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: options.webhookUrl });
     const steps: Array<[string, (c: Ctx) => Promise<void>]> = [
       ['first-booking', firstBooking],
@@ -283,16 +299,18 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   };
   // The certificate binds the evidence: it carries the digest of report.json exactly as written.
   const reportJson = renderReportJson(report);
+  // Everything the graders read, beside the reports, so a platform can grade it again (--regrade); redacted like them.
+  const evidence = evidenceBundle(JSON.parse(reportJson) as CertReport, JSON.parse(redactSecrets(JSON.stringify(obs))) as Observations, sha256Hex(reportJson));
   // Built from the redacted report, so nothing shaped like a secret is ever digested or signed.
-  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson)), options.signingKeyPem);
-  const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate);
+  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest), options.signingKeyPem);
+  const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate, evidence);
   for (const r of results) log(`  ${r.outcome === 'pass' ? 'PASS' : r.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${r.id}  ${r.summary}`);
   log(`verdict: ${report.verdict} (${report.summary.pass} pass, ${report.summary.fail} fail, ${report.summary.not_observed} not observed)`);
   if (files) log(`reports in ${files.dir} (and ${files.latest}); certificate ${files.certificate}`);
-  return { report, certificate, credentialsPath, files };
+  return { report, certificate, credentialsPath, files, evidence };
 }
 
-export function certificateBody(report: CertReport, reportDigest: string): Certificate['body'] {
+export function certificateBody(report: CertReport, reportDigest: string, evidenceDigest?: string): Certificate['body'] {
   return {
     runId: report.runId,
     issuedAt: report.finishedAt,
@@ -308,10 +326,12 @@ export function certificateBody(report: CertReport, reportDigest: string): Certi
     drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
     verdict: report.verdict,
     reportDigest,
+    ...(evidenceDigest === undefined ? {} : { evidenceDigest, issuance: { mode: 'run' as const } }),
   };
 }
 
 const DRILL_REQUIREMENT: Record<string, string> = {
+  'drill.snapshot-watermark': 'usage.snapshot-watermark',
   'drill.raw-body': 'receiver.raw-body-signature',
   'drill.lost-answer': 'usage.retry-same-key',
   'drill.rate-limit': 'usage.retry-after',
@@ -536,6 +556,55 @@ async function bookingEventWithEscapes(c: Ctx): Promise<string | null> {
     if (e && e.body.includes('"booking.changed"') && /[/\u0080-\uffff]/.test(e.body)) return reencode(e.body, 'escapes');
   }
   return null;
+}
+
+async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void> {
+  const { watermarkNight, watermarkRate } = c.choices;
+  const d = drill(c, 'drill.snapshot-watermark', 'Snapshot watermark',
+    `Before the webhook is registered, the answer of the partner's first rates snapshot is held once built (its data.sequence read) while the base_rate of one night of its window (${watermarkNight} when the window holds it, else its nearest night) changes to ${watermarkRate}: an event above the watermark, recorded before the partner can read the latest sequence. The webhook is registered only once the partner's replay after the snapshot has ended; its copy of the night is read then.`,
+    'Set the cursor to the snapshot\'s data.sequence, not to the latest sequence: the replay after the snapshot reads the change and the copy of the night ends with the new rate (§4.8 watermark rule, §6.8 cold start).');
+  const wait = Math.min(SNAPSHOT_HOLD_WAIT_MS, remaining(c));
+  const change = await Promise.race([hold.changed, sleep(wait).then(() => null)]);
+  hold.disarm();
+  if (!change) {
+    d.outcome = 'not_run';
+    return finish(c, d, `Not run: the partner took no rates snapshot within ${Math.round(wait / 1000)} s of answering the first ping (a cold start rebuilds from snapshots or POST /sync, §6.8); the webhook was registered without it.`);
+  }
+  // The walk after the snapshot: done once a page says has_more false.
+  let walk: JournalEntry[] = [];
+  await until(c, STEP_WAIT_MS, () => {
+    walk = journal(c).filter((e) => e.n > change.snapshotN && e.operation === 'listEvents' && e.status === 200 && e.cursor && e.query.limit !== '1');
+    return walk.some((e) => !e.cursor!.has_more);
+  });
+  const state: StateCheck[] = [];
+  if (c.stateProbe && walk.length > 0) {
+    // The page is applied after it is read, and a partner may open its probe only once its start is done: wait on the
+    // copy (bounded), not a fixed time; the last read is the evidence.
+    let check: StateCheck | null = null;
+    await until(c, STATE_SETTLE_MS, async () => {
+      check = await readNight(c, `after the replay that followed snapshot #${change.snapshotN}`, change.propertyId, change.night, change.after, change.before);
+      return check.held === change.after;
+    }, 200);
+    if (check) state.push(check);
+  }
+  c.obs.snapshotWatermark = { ...change, state };
+  const first = walk[0];
+  const held = state[0];
+  finish(c, d, `Snapshot #${change.snapshotN} of property ${change.propertyId} (${change.window.from}..${change.window.to}, watermark ${change.watermark}) held while ${change.night} changed ${JSON.stringify(change.before)} → ${change.after} (sequence ${change.changeSequence}); ${first
+    ? `the partner's next replay #${first.n} started at after_sequence ${first.cursor!.after_sequence} (${walk.length} page${walk.length === 1 ? '' : 's'})`
+    : `the partner sent no replay page within ${STEP_WAIT_MS / 1000} s`}${held ? `; its copy of ${change.night}: base_rate ${held.error ?? JSON.stringify(held.held)}` : ''}.`);
+}
+
+/** The partner's copy of one night's rates, through its state probe. */
+async function readNight(c: Ctx, when: string, propertyId: number, date: string, expected: unknown, older: unknown): Promise<StateCheck> {
+  const check: StateCheck = { when, property_id: propertyId, type: 'rates', date, field: 'base_rate', expected, older, held: undefined };
+  try {
+    const night = await c.stateProbe!({ property_id: propertyId, type: 'rates', date });
+    check.held = night === null ? undefined : night.base_rate;
+  } catch (e) {
+    check.error = (e as Error).message;
+  }
+  return check;
 }
 
 async function lostAnswerDrill(c: Ctx): Promise<void> {

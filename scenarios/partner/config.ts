@@ -82,6 +82,14 @@ export interface Breakages {
   reserialisedBodySignature: boolean;
   /** §4.8 broken: a snapshot is stamped with the latest sequence read after the payload, not its `data.sequence`. */
   ignoreWatermark: boolean;
+  /**
+   * §4.8 broken the way a cold start usually breaks it: the nights are
+   * stamped with the snapshot's `data.sequence`, but the cursor is set to
+   * "now" (latest_sequence read after the snapshots) instead of to their
+   * watermark, so the replay that follows skips every event made while the
+   * snapshots were being served.
+   */
+  snapshotWatermarkIgnored: boolean;
   /** Deliveries are applied without checking X-Service-Signature. */
   skipSignatureVerification: boolean;
   /** §4.5 rule 1 broken: each retry of a create gets a new Idempotency-Key. */
@@ -113,6 +121,7 @@ export interface Breakages {
 export const BREAKAGE_NAMES = [
   'applySuperseded', 'ignoreWatermark', 'skipSignatureVerification', 'newKeyPerRetry', 'reuseKeyForNewBooking', 'dropCursorOnRestart',
   'applySupersededInOrder', 'reserialisedBodySignature', 'ackBeforeStore', 'cursorFromZeroOnRestart', 'cursorFromNowOnRestart',
+  'snapshotWatermarkIgnored',
 ] as const satisfies readonly (keyof Breakages)[];
 
 export const NO_BREAKAGES: Breakages = {
@@ -120,6 +129,7 @@ export const NO_BREAKAGES: Breakages = {
   applySupersededInOrder: false,
   reserialisedBodySignature: false,
   ignoreWatermark: false,
+  snapshotWatermarkIgnored: false,
   skipSignatureVerification: false,
   newKeyPerRetry: false,
   reuseKeyForNewBooking: false,

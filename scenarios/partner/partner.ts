@@ -242,7 +242,8 @@ export class ReferencePartner {
       if (stamp !== null) lowest = lowest === null ? stamp : Math.min(lowest, stamp);
     }
     for (const id of Object.keys(s.properties)) if (!covered.includes(Number(id))) delete s.properties[id];
-    s.cursor = lowest ?? latest;
+    // BROKEN on purpose when set: the cursor goes to "now", past whatever happened while the snapshots were served.
+    s.cursor = this.breakages.snapshotWatermarkIgnored ? await this.api.latestSequence() : lowest ?? latest;
     await this.persist();
     this.note(`rebuilt ${covered.length} properties from snapshots; cursor ${s.cursor} (the lowest watermark, §4.8)`);
     await this.replay(s.cursor);
