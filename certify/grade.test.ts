@@ -4,6 +4,7 @@
  * journal that cannot be read), as the house style asks of every check.
  */
 import { describe, expect, it } from 'vitest';
+import { NEEDS_PARTNER_COMMAND, type CrashRestartDrill } from './crash-restart.ts';
 import { emptyObservations, gradeAll, verdictOf, type Observations } from './grade.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import type { DeliveryEvidence, JournalEntry, Outcome, StateCheck } from './types.ts';
@@ -60,6 +61,16 @@ function heldSnapshot(replayAfter: number | null, heldRate?: number, peekFrom?: 
 function grade(id: string, o: Partial<Observations>): { outcome: Outcome; summary: string } {
   const r = gradeAll({ ...emptyObservations(), ...o }).find((x) => x.id === id)!;
   return { outcome: r.outcome, summary: r.summary };
+}
+
+/** The crash drill's record (crash-restart.test.ts has the full table): sequence 58 acknowledged before the kill, 59..60 not. */
+function crashDrill(held: number): CrashRestartDrill {
+  const r = (when: string): StateCheck => ({ when, property_id: 101, type: 'rates', date: '2027-01-10', field: 'base_rate', expected: 5020, older: 5010, held });
+  return {
+    propertyId: 101, floor: 50, killedAt: T0 + 10_000, acknowledged: 58, latest: 60, restartedAt: T0 + 11_000, readyAt: T0 + 14_000, resumedAt: T0 + 20_000, waitedMs: 3_000,
+    events: [{ sequence: 58, date: '2027-01-10', base_rate: 5020, acknowledged: true }, { sequence: 60, date: '2027-01-11', base_rate: 5030, acknowledged: false }],
+    duringReplay: [], beforeResume: [r('before delivery resumed')], final: [r('at the end')],
+  };
 }
 
 type Case = [string, { id: string; given: Partial<Observations>; want: Outcome; says?: RegExp }];
@@ -152,6 +163,9 @@ const cases: Case[] = [
   // recovery
   ['the outage replayed', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 300 }, journal: [events(100, 9, 109, true), events(120, 109, 209, true), events(140, 209, 221, false)] }, want: 'pass' }],
   ['replayed only part, given long enough', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 80_000, before: 9, latest: 221, propertyId: 101, waitedMs: 75_000 }, journal: [events(100, 221, 221, false)] }, want: 'fail', says: /sequence 10/ }],
+  ['crash: restarted at its cursor, nothing lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(5020), journal: [events(14_700, 58, 60, false)] }, want: 'pass' }],
+  ['crash: an acknowledged event lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(4000), journal: [events(14_700, 58, 60, false)] }, want: 'fail', says: /answered 2xx before the SIGKILL are missing/ }],
+  ['crash: no --partner-command', { id: 'recovery.crash-restart', given: { crashNotRun: NEEDS_PARTNER_COMMAND }, want: 'not_observed', says: /--partner-command/ }],
   ['no replay, but too short a wait to tell', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 5_000 }, journal: [] }, want: 'not_observed', says: /--duration/ }],
 ];
 

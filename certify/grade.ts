@@ -9,6 +9,7 @@
  */
 import type { DeliveryEvidence, Evidence, JournalEntry, Outcome, RequirementResult, StateCheck } from './types.ts';
 import { REQUIREMENTS, requirement } from './requirements.ts';
+import { acrossCrash, cutOffByCrash, gradeCrashRestart, type CrashRestartDrill } from './crash-restart.ts';
 
 /** GET /me calls closer than this are a breach of §5.7 (a minute, less clock jitter). */
 export const ME_INTERVAL_MS = 60_000;
@@ -94,6 +95,9 @@ export interface Observations {
   rawBody: StateCheck[];
   /** Whether the partner exposes a state probe at all. */
   stateProbe: boolean;
+  /** The crash-and-restart drill's record, or null when it did not run (`crashNotRun` says why). */
+  crash: CrashRestartDrill | null;
+  crashNotRun: string | null;
   /** The snapshot-watermark drill, or null when it did not run. */
   snapshotWatermark: SnapshotWatermarkDrill | null;
 }
@@ -101,7 +105,7 @@ export interface Observations {
 export function emptyObservations(): Observations {
   return {
     journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
-    outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false,
+    outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false, crash: null, crashNotRun: null,
     snapshotWatermark: null,
   };
 }
@@ -133,6 +137,7 @@ const GRADERS: Record<string, Grader> = {
   'usage.rotated-key': rotatedKey,
   'usage.unavailable-final': unavailableFinal,
   'recovery.outage-replay': outageReplay,
+  'recovery.crash-restart': crashRestart,
 };
 
 // ------------------------------------------------------------ helpers
@@ -219,9 +224,13 @@ function missingBetween(from: number, to: number, seen: (s: number) => boolean):
 
 function acceptsValid(o: Observations): Graded {
   const id = 'receiver.accepts-valid';
-  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx within 10 s (§6.2)', o.platformDeliveries);
+  // Deliveries that met the partner killed by the crash drill (or were cut off by it) are the drill's, not the receiver's.
+  const cutOff = cutOffByCrash(o.crash);
+  const platform = o.platformDeliveries.filter((d) => !cutOff(d));
+  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx within 10 s (§6.2)', platform);
   if (graded.outcome !== 'pass') return graded;
-  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${o.platformDeliveries.length} platform deliveries, every one answered 2xx within the time-out.` };
+  const skipped = o.platformDeliveries.length - platform.length;
+  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${platform.length} platform deliveries, every one answered 2xx within the time-out${skipped > 0 ? ` (${skipped} more met the partner while the crash drill had it killed)` : ''}.` };
 }
 
 function refusesBadSignature(o: Observations): Graded {
@@ -403,6 +412,8 @@ function meInterval(o: Observations): Graded {
   if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me. To show it: poll GET /me during the run, at most once a minute (§5.7).');
   const close: JournalEntry[] = [];
   for (let i = 1; i < polls.length; i++) {
+    // §5.7 calls GET /me the first call: a partner started again after the crash drill's SIGKILL may make it at once.
+    if (acrossCrash(o.crash, polls[i - 1]!, polls[i]!)) continue;
     if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) close.push(polls[i - 1]!, polls[i]!);
   }
   if (close.length > 0) {
@@ -448,7 +459,8 @@ function replayWalk(o: Observations): Graded {
     const key = filterKey(e, ['property_id', 'types']);
     const prev = last.get(key);
     last.set(key, e);
-    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1') continue;
+    // A walk the crash drill's SIGKILL cut short is resumed from the stored cursor, not from the page it never finished.
+    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1' || acrossCrash(o.crash, prev, e)) continue;
     const next = prev.cursor!.next_after_sequence;
     const after = e.cursor!.after_sequence;
     continued += 1;
@@ -675,6 +687,11 @@ function outageReplay(o: Observations): Graded {
     return result(id, 'not_observed', `Within the ${(d.waitedMs / 1000).toFixed(0)} s the drill could wait, the partner made ${read}. A partner that notices a pause only by GET /me (once a minute) needs at least ${OUTAGE_FAIR_WAIT_MS / 1000} s: run with a longer --duration.`, { calls: pages, deliveries: gap });
   }
   return result(id, 'fail', `Received: in ${(d.waitedMs / 1000).toFixed(0)} s of withheld delivery (sequence ${d.before + 1} to ${d.latest}, one delivery of ${d.latest} revealing the gap, GET /me showing the pause) the partner made ${read} / Documented: ordinary outage: GET /events from the stored cursor (§6.8)`, { calls: pages, deliveries: gap });
+}
+
+function crashRestart(o: Observations): Graded {
+  const g = gradeCrashRestart(o.crash, o.crashNotRun, o.journal, o.superseded, o.stateProbe);
+  return result('recovery.crash-restart', g.outcome, g.summary, { calls: g.calls, state: g.state, notes: g.notes });
 }
 
 export function summarise(results: RequirementResult[]): { total: number; pass: number; fail: number; not_observed: number } {

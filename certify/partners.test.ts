@@ -43,12 +43,15 @@ const failed = (r: CertReport) => r.results.filter((x) => x.outcome === 'fail').
 const explain = (r: CertReport) => r.results.filter((x) => x.outcome !== 'pass').map((x) => `${x.outcome} ${x.id}: ${x.summary}`).join('\n');
 
 describe.concurrent('certification of partners', () => {
-  it('a partner doing everything the contract asks is certified on every requirement', async () => {
+  it('a partner doing everything the contract asks passes every requirement; without --partner-command the crash drill is not run, so certified-with-gaps', async () => {
     const report = await certifyDouble(null, 101);
-    expect(report.results.map((r) => [r.id, r.outcome]), explain(report)).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
-    expect(report.verdict).toBe('certified');
+    // Certify did not start it, so it cannot kill and restart it: that requirement is not observed, and says why.
+    expect(report.results.map((r) => [r.id, r.outcome]), explain(report)).toEqual(REQUIREMENTS.map((r) => [r.id, r.id === 'recovery.crash-restart' ? 'not_observed' : 'pass']));
+    expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.summary).toMatch(/^Not run: .*--partner-command/);
+    expect(report.verdict).toBe('certified-with-gaps');
+    expect(report.warnings.join('\n')).toMatch(/crash-and-restart drill did not run .*--partner-command.*certified-with-gaps/);
     expect(report.drills.map((d) => [d.id, d.outcome])).toEqual([
-      ['drill.snapshot-watermark', 'pass'], ['drill.raw-body', 'pass'], ['drill.lost-answer', 'pass'], ['drill.rate-limit', 'pass'], ['drill.unavailable', 'pass'],
+      ['drill.snapshot-watermark', 'pass'], ['drill.raw-body', 'pass'], ['drill.lost-answer', 'pass'], ['drill.rate-limit', 'pass'], ['drill.unavailable', 'pass'], ['drill.crash-restart', 'not_run'],
       ['drill.webhook-outage', 'pass'], ['drill.key-rotation', 'pass'], ['drill.secret-rotation', 'pass'],
     ]);
     for (const d of report.drills) expect(d.did, d.id).not.toBe('');

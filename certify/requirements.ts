@@ -153,6 +153,14 @@ export const REQUIREMENTS: readonly Requirement[] = [
     rule: 'Ordinary outage: use GET /events from the stored cursor (§6.8).',
     assumption: false,
   },
+  {
+    id: 'recovery.crash-restart',
+    group: 'recovery',
+    title: 'After a crash and restart nothing acknowledged is lost and replay resumes at the stored cursor',
+    clauses: ['6.R2', '6.R4a', '6.R8', '4.6.Q1', '4.6.R9', '4.6.R11'],
+    rule: 'An event answered 2xx is never sent again (§6.2) and cannot be asked for again (§4.6: no acknowledgement endpoint, no resend; the service does not track what the partner processed), so it is stored before the 2xx. A restarted partner replays GET /events from its stored cursor (§6.8), not from 0 and not from the newest sequence, applying only what is newer (§6.4). Graded by killing the partner (SIGKILL to its process group, --partner-command) while deliveries are in flight and starting it again with the same command.',
+    assumption: false,
+  },
 ];
 
 export function requirement(id: string): Requirement {

@@ -135,5 +135,7 @@ function describe(cert: Certificate): string[] {
     `issued by         ${issuedBy(b)}`,
     `verdict           ${b.verdict}: ${count('pass')} pass, ${count('fail')} fail, ${count('not_observed')} not observed`,
     ...(b.results ?? []).filter((r) => r.outcome !== 'pass').map((r) => `  ${r.outcome === 'fail' ? 'FAIL' : 'N/O '} ${r.id}`),
+    // Which drills ran (the crash drill only with --partner-command): a gap a verifier should see.
+    ...(b.drills ?? []).filter((d) => d.outcome === 'not_run').map((d) => `  drill not run: ${d.id}: ${d.did}`),
   ];
 }

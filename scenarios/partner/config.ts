@@ -98,11 +98,29 @@ export interface Breakages {
   reuseKeyForNewBooking: boolean;
   /** The replay cursor is not kept: after a restart the partner resumes from the newest sequence. */
   dropCursorOnRestart: boolean;
+  /**
+   * A delivery is answered 2xx before its data is stored: what deliveries
+   * write (nights, records, bookings) goes to disk in a write-behind batch
+   * once no delivery came for a few seconds, while the cursor is written at
+   * once (catch-up and bookings write through). A crash between the 2xx and
+   * the batch loses every event acknowledged since the last batch, and the
+   * cursor on disk is already past them, so no replay fetches them again.
+   */
+  ackBeforeStore: boolean;
+  /** After a restart the partner replays from sequence 0 instead of its stored cursor (§6.8: from the stored cursor). */
+  cursorFromZeroOnRestart: boolean;
+  /**
+   * After a restart the partner resumes from "now" (the newest sequence)
+   * instead of its stored cursor: what it had not acknowledged before the
+   * crash is skipped (certification's name for the mistake the scenarios
+   * call dropCursorOnRestart; the same behaviour).
+   */
+  cursorFromNowOnRestart: boolean;
 }
 
 export const BREAKAGE_NAMES = [
   'applySuperseded', 'ignoreWatermark', 'skipSignatureVerification', 'newKeyPerRetry', 'reuseKeyForNewBooking', 'dropCursorOnRestart',
-  'applySupersededInOrder', 'reserialisedBodySignature',
+  'applySupersededInOrder', 'reserialisedBodySignature', 'ackBeforeStore', 'cursorFromZeroOnRestart', 'cursorFromNowOnRestart',
   'snapshotWatermarkIgnored',
 ] as const satisfies readonly (keyof Breakages)[];
 
@@ -116,6 +134,9 @@ export const NO_BREAKAGES: Breakages = {
   newKeyPerRetry: false,
   reuseKeyForNewBooking: false,
   dropCursorOnRestart: false,
+  ackBeforeStore: false,
+  cursorFromZeroOnRestart: false,
+  cursorFromNowOnRestart: false,
 };
 
 export interface ReceiverConfig {
