@@ -53,14 +53,14 @@ export function codeBlocks(markdown: string): CodeBlock[] {
 export interface ShellCommand {
   /** 1-based line in the page. */
   line: number;
-  /** The command as the page shows it, continuation lines joined, trailing comment removed. */
+  /** The command as the page shows it (with its continuation lines), trailing comment removed. */
   text: string;
   /** The exit code the page says it ends with: `→ exit N` in its comment; 0 otherwise. */
   expectedExit: number;
 }
 
 /**
- * The command lines of a ```sh block: `\` continuations joined, comment-only
+ * The command lines of a ```sh block: `\` continuations kept together, comment-only
  * and blank lines left out. A trailing comment is removed (quote-aware) and
  * read for `→ exit N`.
  */
@@ -71,7 +71,8 @@ export function shellCommands(body: string, firstLine: number): ShellCommand[] {
     const line = firstLine + i;
     let text = lines[i]!;
     if (text.trim() === '' || text.trim().startsWith('#')) continue;
-    while (text.endsWith('\\') && i + 1 < lines.length) text = `${text.slice(0, -1)}\n${lines[++i]!}`;
+    // Kept as written: bash reads `\` and a newline as one command going on.
+    while (text.endsWith('\\') && i + 1 < lines.length) text = `${text}\n${lines[++i]!}`;
     if (/<<-?\s*['"]?\w+/.test(text)) throw new Error(`line ${line}: here-documents are not supported in examples (use printf)`);
     const { command, comment } = splitComment(text);
     const exit = /→ exit (\d+)/.exec(comment);
