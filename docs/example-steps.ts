@@ -14,7 +14,7 @@ export const PAGE_PORTS = [4010, 4011, 4020, 4030, 8787, 8788] as const;
 /** A command that keeps running: how to know it is ready, and whether it ends by itself. */
 interface LongRunning {
   match: RegExp;
-  /** An extended regular expression its output matches once it is ready. */
+  /** An extended regular expression its output matches once it is ready (a line of what it prints then, never of its usage). */
   ready: string;
   /** `server`: stopped at the end of the page; `run`: ends by itself, awaited before the next foreground command. */
   kind: 'server' | 'run';
@@ -23,10 +23,10 @@ interface LongRunning {
 }
 
 const LONG_RUNNING: LongRunning[] = [
-  { match: /^(npm start\b|npm run partner-api -- sim\b|npx partner-api sim\b)/, ready: 'base URL', kind: 'server', defaultPort: 4010 },
-  { match: /^(npm run receiver\b|npm run partner-api -- receiver\b|npx partner-api receiver\b)/, ready: 'receiving on', kind: 'server', defaultPort: 4020 },
-  { match: /certify\/reference-partner-cli\.ts/, ready: '^webhook ', kind: 'run' },
-  { match: /^(npm run certify\b|npm run partner-api -- certify\b|npx partner-api certify\b)/, ready: 'credentials file', kind: 'run' },
+  { match: /^(npm start\b|npm run partner-api -- sim\b|npx partner-api sim\b)/, ready: '^  base URL +http', kind: 'server', defaultPort: 4010 },
+  { match: /^(npm run receiver\b|npm run partner-api -- receiver\b|npx partner-api receiver\b)/, ready: '^receiving on http', kind: 'server', defaultPort: 4020 },
+  { match: /certify\/reference-partner-cli\.ts/, ready: '^webhook http', kind: 'run' },
+  { match: /^(npm run certify\b|npm run partner-api -- certify\b|npx partner-api certify\b)/, ready: '^  credentials file +/', kind: 'run' },
 ];
 
 export type Step =
