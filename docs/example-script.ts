@@ -14,6 +14,8 @@ const PRELUDE = `set -m
 LOGS=$1
 servers=(); runs=(); run_steps=(); run_expect=()
 result() { echo "$*" >> "$LOGS/results"; }
+# Seconds since the step started (EPOCHREALTIME: bash 5), for the summary of where a page's time goes.
+took() { local now=\${EPOCHREALTIME/[.,]/}; local t=$(( (now - started) / 100000 )); echo "$((t / 10)).$((t % 10))"; }
 stop_all() {
   local p
   for p in "\${servers[@]}" "\${runs[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
@@ -54,8 +56,9 @@ export function pageScript(steps: Step[]): string {
     out.push(`# line ${step.line}`);
     if (step.kind === 'foreground') {
       out.push('await_runs');
+      out.push('started=${EPOCHREALTIME/[.,]/}');
       out.push(`{ ${step.command}\n} > "$LOGS/${n}.log" 2>&1 < /dev/null`);
-      out.push(`rc=$?; if [ "$rc" -ne ${step.expectedExit} ]; then result "fail ${n} exit $rc"; exit 1; fi; result "ok ${n}"`);
+      out.push(`rc=$?; if [ "$rc" -ne ${step.expectedExit} ]; then result "fail ${n} exit $rc"; exit 1; fi; result "ok ${n} $(took)s"`);
     } else {
       out.push(`{ ${step.command}\n} > "$LOGS/${n}.log" 2>&1 < /dev/null &`);
       out.push(`pid=$!; echo "$pid" >> "$LOGS/pids"`);

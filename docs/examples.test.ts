@@ -245,7 +245,9 @@ describe('every page\'s examples run as written', () => {
     for (const f of plan.files) writeFileSync(join(dir, f.name), f.content);
     const run = await runScript(dir, logs, pageScript(plan.steps), environment(setup), PAGE_TIMEOUT_MS);
     stopLeftovers(logs);
-    const summary = `${plan.steps.length} command(s) run${plan.notAsWritten.map((b) => `; line ${b.line} ${b.mode === 'help' ? 'with --help' : 'not run'}: ${b.reason}`).join('')}`;
+    const slowest = run.results.map((r) => /^ok (\d+) ([\d.]+)s$/.exec(r)).filter((m) => m !== null).sort((a, b) => Number(b[2]) - Number(a[2])).slice(0, 3)
+      .map((m) => `${m[2]} s ${page}:${plan.steps[Number(m[1])]!.line}`);
+    const summary = `${plan.steps.length} command(s) run (slowest: ${slowest.join(', ')})${plan.notAsWritten.map((b) => `; line ${b.line} ${b.mode === 'help' ? 'with --help' : 'not run'}: ${b.reason}`).join('')}`;
     console.log(`${page}: ${summary}`);
     expect(run.results.at(-1), describeFailure(plan, page, run)).toBe('done');
     expect(run.results.filter((r) => r.startsWith('ok ')).length, describeFailure(plan, page, run)).toBe(plan.steps.length);
