@@ -94,5 +94,6 @@ describe('the plan of a page', () => {
     expect(() => planPage(codeBlocks('```python\nprint(1)\n```'), ports)).toThrow(/not "python"/);
     expect(() => planPage(codeBlocks('```js\n// a.mjs\n```'), ports)).toThrow(/a.mjs is written but no command of the page runs it/);
     expect(() => planPage(codeBlocks('<!-- example: background -->\n```sh\nsleep 100\n```'), ports)).toThrow(/no rule says when/);
+    expect(() => planPage(codeBlocks('```sh\nX=1; curl -s http://127.0.0.1:4010/x\n```'), ports)).toThrow(/curl needs --fail-with-body/);
   });
 });

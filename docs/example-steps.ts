@@ -77,6 +77,8 @@ export function planPage(blocks: CodeBlock[], ports: ReadonlyMap<number, number>
     }
     if (b.mode === 'help') plan.notAsWritten.push({ line: b.line, mode: 'help', reason: b.reason });
     for (const c of shellCommands(b.body, b.line + 1)) {
+      // curl exits 0 on a 4xx or 5xx: without --fail-with-body a wrong example would pass.
+      if (/(^|[\s;|&(])curl\s/.test(c.text) && !/\s--fail(-with-body)?\b/.test(c.text)) throw new Error(`line ${c.line}: curl needs --fail-with-body, or its example cannot fail`);
       let command = withPorts(c.text, ports);
       if (b.mode === 'help') {
         const npmScript = /^npm (start|run \S+)\b/.test(command) && !/ -- /.test(command);

@@ -7,6 +7,8 @@
  * - A ```sh block's command lines each run (continuation lines joined), in
  *   one bash per page, so variables set by one command serve the next. A
  *   command must exit 0, or the code its comment names: `# … → exit 2`.
+ *   A curl must carry --fail-with-body (curl exits 22 on a 4xx or 5xx), or
+ *   a wrong request would pass.
  * - `<!-- example: background -->`: the block's commands keep running (a
  *   simulator, a receiver, a certification run waiting for its partner, the
  *   reference partner). Each is started in the background and the next
