@@ -3,7 +3,7 @@
  * dist/), the tarball installed with `--omit=dev` into an empty project in a
  * temporary directory, then every subcommand's --help, `sim --memory --port
  * 0`, a read-only live `conformance` run against it with the fixtures' key,
- * `spec lint`, a scenario, and the README's library example, all from that
+ * `spec lint`, a scenario, and the library example of docs/library.md, all from that
  * project. A file missing from the tarball or a runtime import left in
  * devDependencies fails here.
  */
@@ -22,11 +22,11 @@ let bin: string;
 let installed: string;
 const children: ChildProcess[] = [];
 
-/** The README's example, exactly as shown: the ```js block that starts with `// example.mjs`. */
-function readmeExample(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.startsWith('// example.mjs'));
-  if (blocks.length !== 1) throw new Error(`README.md must show exactly one \`\`\`js block starting with "// example.mjs", found ${blocks.length}`);
+/** docs/library.md's example, exactly as shown: the ```js block that starts with `// example.mjs`. */
+function libraryExample(): string {
+  const page = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
+  const blocks = [...page.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.startsWith('// example.mjs'));
+  if (blocks.length !== 1) throw new Error(`docs/library.md must show exactly one \`\`\`js block starting with "// example.mjs", found ${blocks.length}`);
   return blocks[0]!;
 }
 
@@ -119,8 +119,8 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     expect(existsSync(join(installed, 'reports'))).toBe(false);
   });
 
-  it('the README\'s library example runs from the project and passes', async () => {
-    writeFileSync(join(project, 'example.mjs'), readmeExample());
+  it('docs/library.md\'s library example runs from the project and passes', async () => {
+    writeFileSync(join(project, 'example.mjs'), libraryExample());
     const { code, out, err } = await run(process.execPath, ['example.mjs'], project);
     expect(out + err).toMatch(/^passed: [1-9]\d* passed, 0 failed$/m);
     expect(code).toBe(0);

@@ -42,7 +42,7 @@ const USAGE = `Usage:   (installed: partner-api certify, with the same options)
                        (default DIR/certify/credentials.json)
   --base-url URL       use a running simulator (its API root) instead of an in-process one
   --staff-token T      the running simulator's staff token (with --base-url)
-  --state-url URL      the partner's optional state probe (README: Certify your integration)
+  --state-url URL      the partner's optional state probe (docs/certification.md)
   --ready-timeout S    seconds to wait for the receiver's first 2xx (default: half the duration, at most 60)
   --partner-command C  start your system with this shell command once the certification file is written
                        (its path in CERTIFY_CREDENTIALS); stopped, with all it started, when the run ends

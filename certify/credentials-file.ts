@@ -1,7 +1,7 @@
 /**
  * The certification file: what the partner system is handed for a run, and
- * how the certifier talks to it while the run goes on (a contract, README
- * "Certify your integration"):
+ * how the certifier talks to it while the run goes on (a contract,
+ * docs/certification.md):
  *
  * - `baseUrl`, `apiKey`: the API and the key to call it with;
  * - `webhookSecrets`: every secret a delivery may be signed with now, newest

@@ -159,7 +159,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
 
   const credentialsPath = resolve(options.credentialsOut ?? join(options.reportDir ?? 'reports', 'certify', 'credentials.json'));
   const file = new CertificationFileWriter(credentialsPath, {
-    certification: { runId, apiVersion: API_VERSION, readme: 'README.md, "Certify your integration"' },
+    certification: { runId, apiVersion: API_VERSION, readme: 'docs/certification.md' },
     baseUrl: stage.baseUrl,
     integration: { id: created.id, slug },
     apiKey: created.api_key,

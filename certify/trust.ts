@@ -40,7 +40,7 @@ export interface Assessment {
   trust: 'trusted' | 'self-signed' | 'unsigned' | 'untrusted' | 'broken';
 }
 
-/** `sha256:<hex>` of the key's SubjectPublicKeyInfo: how the README and messages name a key. */
+/** `sha256:<hex>` of the key's SubjectPublicKeyInfo: how docs/certification.md and messages name a key. */
 export function keyFingerprint(key: KeyObject | string): string {
   const object = typeof key === 'string' ? createPublicKey(key) : key;
   return `sha256:${createHash('sha256').update(object.export({ type: 'spki', format: 'der' })).digest('hex')}`;

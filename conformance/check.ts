@@ -14,7 +14,7 @@ import { SyncAllowance } from './sync-allowance.ts';
 import type { Target } from './targets.ts';
 import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
 
-/** Cases of a booking property on a live target: partners cannot cancel what a run books (README "What a live run leaves behind"). */
+/** Cases of a booking property on a live target: partners cannot cancel what a run books (docs/conformance.md "What a live run leaves behind"). */
 export const LIVE_BOOKING_RUNS = 5;
 
 export class CheckFailure extends Error {

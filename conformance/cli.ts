@@ -2,7 +2,7 @@
  * `npm run conformance -- [options]`: runs the suites against the in-process
  * simulator or a live deployment, prints a line per check, writes the
  * reports and exits 0 only when every applicable check passed. The options
- * are a public contract (README "Conformance").
+ * are a public contract (docs/conformance.md).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The README's library example is examples/staging-gate.test.ts, run here as
+ * docs/library.md's CI gate example is examples/staging-gate.test.ts, run here as
  * written: against `npm start` it passes; with API_ROOT unset it fails
  * instead of quietly testing the built-in simulator.
  */
@@ -43,8 +43,8 @@ afterAll(async () => {
 });
 
 describe('the library refuses to guess', () => {
-  it('the README shows examples/staging-gate.test.ts as it is', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  it('docs/library.md shows examples/staging-gate.test.ts as it is', () => {
+    const readme = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8');
     expect(readme).toContain(readFileSync(new URL('../examples/staging-gate.test.ts', import.meta.url), 'utf8').trim());
   });
 

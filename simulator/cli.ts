@@ -1,6 +1,6 @@
 /**
  * `npm start -- [flags]`: serves the simulator. The flags and the fixtures
- * file are a public contract (README "CLI"); keep them stable.
+ * file are a public contract (docs/simulator.md); keep them stable.
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -33,7 +33,7 @@ const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [opti
   --enable-faults      confirm that --fault may break the simulator
   --reading NAME       read a tension of the document the other way (repeatable): events-foreign-property-404,
                        probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap
-                       (README "Running the simulator")
+                       (docs/simulator.md)
   --help               this text
 `;
 
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
   sim.webhooks.start();
-  // Request and header time-outs (README "CLI"): a slow client never holds a socket for Node's default 300 s.
+  // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s.
   const server = applyTimeouts(createServer(sim.app.callback()));
   server.listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
@@ -236,7 +236,7 @@ function savedFixtures(path: string): Fixtures | null {
   return saved;
 }
 
-// Every start-up failure is `error: …` and exit 2 (README "CLI"), never a stack trace and exit 1 (issue 17).
+// Every start-up failure is `error: …` and exit 2 (docs/simulator.md), never a stack trace and exit 1 (issue 17).
 // main() resolves once the banner is out: what fails later is not a start-up failure.
 await main().catch(async (e: Error) => {
   await opened?.close().catch(() => undefined);

@@ -3,7 +3,7 @@
  * held for Node's default 300 s, so a few slow clients could pin sockets and
  * memory). Whole request (headers and body) within 30 s, headers within
  * 10 s, an idle keep-alive socket closed after 5 s. Node answers a request
- * that overruns with 408 and closes the socket. README "CLI" documents them.
+ * that overruns with 408 and closes the socket. docs/simulator.md documents them.
  */
 import type { Server } from 'node:http';
 

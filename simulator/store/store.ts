@@ -54,7 +54,7 @@ export type TableName = keyof Tables;
  * Tables a durable store keeps in memory only: a restart starts them empty.
  * Rate-limit windows last a minute and every call charges one, so keeping
  * them on disk would turn every read into a synced write; a restart opening
- * fresh windows is the documented price (README, "Running the simulator"; ARCHITECTURE.md "What survives what").
+ * fresh windows is the documented price (docs/simulator.md, "The data directory"; ARCHITECTURE.md "What survives what").
  */
 export const VOLATILE_TABLES: ReadonlySet<TableName> = new Set<TableName>(['rateWindows']);
 
