@@ -79,9 +79,9 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
 
 export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean; checkId?: string; syncAllowance?: SyncAllowance }): CheckContext {
   const log = new ExchangeLog();
-  const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, retryAfterBudgetSeconds: options.live ? 60 : 0 });
+  const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, time: target.time, retryAfterBudgetSeconds: options.live ? 60 : 0 });
   const control = target.control ? new ControlClient(target.control, api, log, target.secrets) : null;
-  const now = () => (control?.offers('clock.advance') ? control.platformNow() : Date.now());
+  const now = () => (control?.offers('clock.advance') ? control.platformNow() : target.time.now());
   let counter = 0;
   const random = seeded(options.seed ^ hash(options.checkId ?? ''));
   // Ids stay unique across the checks of a run (each check counts from 1) and across runs (the run id).

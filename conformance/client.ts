@@ -7,6 +7,7 @@ import { loadContract, type Contract, type Operation } from '../spec/contract.ts
 import type { Exchange } from './types.ts';
 import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
+import type { PlatformTime } from './platform-time.ts';
 
 export interface Response {
   status: number;
@@ -39,6 +40,8 @@ export interface ClientOptions {
   secrets: string[];
   /** Shared across the clients of a check so exchanges are numbered in order. */
   log: ExchangeLog;
+  /** Told the platform's clock from every answer's `Date` header. */
+  time?: PlatformTime;
   /** Wait and retry once on 429 with Retry-After (live targets), within this many seconds. */
   retryAfterBudgetSeconds?: number;
   contract?: Contract;
@@ -123,6 +126,7 @@ export class ApiClient {
       let res: globalThis.Response;
       try {
         res = await fetch(url, { method, headers, body, redirect: 'manual' });
+        this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
         throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: ${unreachableCause(e)}`);
       }

@@ -22,6 +22,8 @@ export interface PreflightResult {
   other: MeView | null;
   /** Actions the control plane offers, when one is configured. */
   controlActions: string[] | null;
+  /** The `Date` header of the main `GET /me` (the platform's clock), when it had one. */
+  date: string | null;
 }
 
 export interface MeView {
@@ -167,5 +169,5 @@ export async function preflight(config: PreflightConfig): Promise<PreflightResul
     }
     controlActions = actions;
   }
-  return { me: main.view, other, controlActions };
+  return { me: main.view, other, controlActions, date: main.answer.headers.get('date') };
 }

@@ -14,6 +14,7 @@ import { VirtualClock } from '../simulator/domain/clock.ts';
 import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
 import { CONTROL_ACTIONS, control, type ControlPlane } from './control.ts';
+import { PlatformTime } from './platform-time.ts';
 
 /** The in-process simulator lets checks do everything, on a fresh world each, its control plane offering every action. */
 const IN_PROCESS: Capability[] = ['read', 'write', 'sync', 'burst', ...CONTROL_ACTIONS.map(control)];
@@ -78,6 +79,8 @@ export interface Target {
   credentialRotated(kind: RotatedCredential, value: string): void;
   /** Secrets to redact from every exchange. */
   secrets: string[];
+  /** The platform's clock as its answers show it (their `Date` header), shared by the run's checks. */
+  time: PlatformTime;
   /** In-process only. */
   simulator: Simulator | null;
   close(): Promise<void>;
@@ -126,6 +129,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
         me: null,
         control: { url: origin + CONTROL_ROOT, token: fixtures.staffToken, actions: [...CONTROL_ACTIONS] },
         secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
+        time: new PlatformTime(),
         simulator: sim,
         credentialRotated(kind, value) {
           target.secrets.push(value);
@@ -158,6 +162,8 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
   // Credentials a check rotated hold for the rest of the run.
   const current = { apiKey: config.apiKey, webhookSecret: config.webhookSecret ?? null };
   const rotated: string[] = [];
+  const time = new PlatformTime();
+  time.observe(setup?.date);
   return {
     kind: 'live',
     baseUrl,
@@ -185,6 +191,7 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
           current[kind] = value;
           config.onCredentialRotated?.(kind, value);
         },
+        time,
         simulator: null,
         async close() {},
       };

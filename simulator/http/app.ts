@@ -6,6 +6,7 @@
 import Koa, { type Context } from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
 import { loadContract, type Contract, type Operation } from '../../spec/contract.ts';
+import { httpDateHeader } from './date-header.ts';
 import { DomainError } from '../domain/errors.ts';
 import { failure, type Reply } from '../domain/envelope.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
@@ -64,8 +65,10 @@ export function createApp(options: AppOptions): Koa {
   app.silent = true;
   for (const m of options.before ?? []) app.use(m);
 
+  const dateHeader = httpDateHeader(() => platform.deps.clock.now());
   // Any error becomes an envelope (a DomainError keeps its status and code); unknown routes under the API root answer one too.
   app.use(async (ctx, next) => {
+    ctx.set('Date', dateHeader());
     let inHandler = true;
     try {
       await next();
