@@ -36,18 +36,44 @@ import { BREAKAGE_NAMES, FileStateStore, MemoryStateStore, ReferencePartner, rea
 import type { BookingRequest } from '../scenarios/partner/bookings.ts';
 import type { CertificationFile } from './credentials-file.ts';
 
-const { values } = parseArgs({
-  options: {
-    credentials: { type: 'string' },
-    port: { type: 'string', default: '0' },
-    'state-port': { type: 'string' },
-    'state-dir': { type: 'string' },
-    'reconcile-seconds': { type: 'string' },
-    breakage: { type: 'string', multiple: true, default: [] },
-    // The scenarios' name for the same switch (npm run scenario -- --break NAME).
-    break: { type: 'string', multiple: true, default: [] },
-  },
-});
+const USAGE = `Usage: tsx certify/reference-partner-cli.ts --credentials FILE [options]
+  --credentials FILE       the certification file certify writes (required)
+  --port N                 the webhook receiver's port (default 0: a free one; path /webhook)
+  --state-port N           serve the state probe (GET /state?property_id&type=rates&date) on this port
+  --state-dir DIR          keep the state in DIR/<slug>.json so a restart continues
+  --reconcile-seconds N    poll bookings by updated_since every N s (at least 1)
+  --break NAME             switch on a deliberate mistake (repeatable; also --breakage): ${BREAKAGE_NAMES.join(', ')}
+  --help                   this text
+`;
+
+function usageError(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      credentials: { type: 'string' },
+      port: { type: 'string', default: '0' },
+      'state-port': { type: 'string' },
+      'state-dir': { type: 'string' },
+      'reconcile-seconds': { type: 'string' },
+      breakage: { type: 'string', multiple: true, default: [] },
+      // The scenarios' name for the same switch (npm run scenario -- --break NAME).
+      break: { type: 'string', multiple: true, default: [] },
+      help: { type: 'boolean', default: false },
+    },
+  });
+} catch (e) {
+  usageError((e as Error).message);
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 values.breakage.push(...values.break);
 if (!values.credentials) {
   process.stderr.write('error: --credentials FILE (the certification file) is required\n');
@@ -69,7 +95,13 @@ if (reconcileSeconds !== null && !(Number.isFinite(reconcileSeconds) && reconcil
 }
 const path = values.credentials;
 const read = (): CertificationFile => JSON.parse(readFileSync(path, 'utf8')) as CertificationFile;
-let file = read();
+let file: CertificationFile;
+try {
+  file = read();
+} catch (e) {
+  // Start it once certify has written the file (or let certify start it: --partner-command).
+  usageError(`--credentials cannot read "${path}": ${(e as Error).message}`);
+}
 const reread = (): CertificationFile => {
   try {
     file = read();
