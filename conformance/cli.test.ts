@@ -117,7 +117,8 @@ describe('npm run conformance -- --merge', () => {
     }, /error: --merge: the runs test different API versions/],
     ['two runs of one deployment', (root: string) => ['--merge', join(root, 'eu'), join(root, 'eu', 'latest')], /error: --merge: .* both name the deployment "staging-eu" \(the same run given twice\)/],
     ['a word without --merge', () => ['reports/latest'], /error: unexpected argument "reports\/latest"/],
-    ['an empty --label', () => ['--label', ' '], /error: --label must name the deployment/],
+    ['an empty --label', () => ['--label', ' '], /error: --label is empty/],
+    ['an empty --target (an unset CI variable)', () => ['--target', ''], /error: --target is empty \(an unset variable\?\)/],
   ])('refuses %s with exit code 2 and a message naming the flag', (_name, args, message) => {
     const { root } = twoRuns();
     const { code, err } = run(...args(root));

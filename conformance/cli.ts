@@ -94,13 +94,19 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  // A flag given an empty value is almost always an unset CI variable ("--target $UNSET"): never read it as absent
+  // (an empty --target would quietly test the in-process simulator).
+  for (const [name, value] of Object.entries(values)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'string' && item.trim() === '') return usageError(`--${name} is empty (an unset variable?)`);
+    }
+  }
   if (values.merge) {
     const others = Object.keys(values).filter((k) => k !== 'merge' && k !== 'report-dir' && values[k as keyof typeof values] !== undefined);
     if (others.length > 0) return usageError(`--merge combines finished runs and takes only --report-dir; drop ${others.map((k) => `--${k}`).join(', ')}`);
     return merge([...values.merge, ...positionals], values['report-dir']!);
   }
   if (positionals.length > 0) return usageError(`unexpected argument "${positionals[0]}" (only --merge takes several values; options start with --)`);
-  if (values.label !== undefined && values.label.trim() === '') return usageError('--label must name the deployment, got an empty name');
   if (values.list) {
     process.stdout.write(`${'CHECK'.padEnd(48)} ${'SUITE'.padEnd(12)} ${'LEVEL'.padEnd(10)} ${'NEEDS'.padEnd(17)} CLAUSES\n`);
     for (const c of catalogue()) process.stdout.write(`${c.id.padEnd(48)} ${c.suite.padEnd(12)} ${c.level.padEnd(10)} ${c.needs.join('+').padEnd(17)} ${c.clauses.join(' ')}\n`);
@@ -121,7 +127,8 @@ async function main(): Promise<number> {
   try {
     const file = values.config ? readConfig(values.config) : {};
     const properties = values.property?.map((p) => int('property', p)!) ?? file.properties;
-    const env = process.env;
+    // CI systems hand an unset secret over as an empty variable: empty is unset.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
     const baseUrl = values.target ?? file.target;
     options = {
       ...(baseUrl ? { baseUrl } : { target: 'in-process' as const }),
