@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{protocol,spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build}/**/*.test.ts'],
+    include: ['{protocol,spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build,docs}/**/*.test.ts'],
     testTimeout: 120_000,
     // The work tree after the run is what it was before (git status, ignored files included).
     globalSetup: ['./build/work-tree-guard.ts'],
