@@ -1,9 +1,9 @@
 /** `npm run conformance`: options, exit codes, progress lines and report files. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sampleReport } from '../reports/sample-report.ts';
 import { writeReports } from '../reports/write.ts';
 
@@ -58,9 +58,15 @@ describe('npm run conformance', () => {
 });
 
 describe('npm run conformance -- --merge', () => {
+  const roots: string[] = [];
+  afterAll(() => {
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  });
+
   /** Two deployments' report directories as runs leave them: one failed (the sample), one passed. */
   function twoRuns() {
     const root = mkdtempSync(join(tmpdir(), 'conf-merge-'));
+    roots.push(root);
     const failed = sampleReport();
     failed.target.label = 'staging-eu';
     writeReports(failed, join(root, 'eu'));

@@ -169,4 +169,14 @@ describe('docs/ci recipes', () => {
   it('runs every recipe in docs/ci/', () => {
     expect(readdirSync(RECIPES).sort()).toEqual([...RUN].sort());
   });
+
+  it('docs/ci.md shows only commands the recipes run (so the tests above run them)', () => {
+    const page = readFileSync(new URL('./ci.md', import.meta.url), 'utf8');
+    const blocks = [...page.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+    expect(blocks.length).toBeGreaterThan(0);
+    const recipes = RUN.map(recipe).join('\n');
+    for (const block of blocks) for (const line of block.split('\n')) expect(recipes, line).toContain(line.trim());
+    // The install line the page gives is the recipes' one.
+    expect(page).toContain(`\`${/npm install --no-save --no-audit --no-fund \S+/.exec(recipes)![0]}\``);
+  });
 });

@@ -1,9 +1,9 @@
 /** `conformance --merge`: several deployments' runs as one report, a column per deployment. */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { summarise } from '../conformance/runner.ts';
 import type { CheckResult, ClauseCoverage, Outcome, RunReport } from '../conformance/types.ts';
 import { renderMergedJson } from './json.ts';
@@ -166,6 +166,7 @@ describe('merged report writers', () => {
 describe('finding the report.json of a --merge DIR', () => {
   const root = mkdtempSync(join(tmpdir(), 'merge-sources-'));
   const written = writeReports(run({ label: 'eu', outcomes: ['passed', 'passed', 'passed'] }), join(root, 'reports'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it.each([
     ['a run directory', () => written.dir, () => written.files.json],
