@@ -57,6 +57,8 @@ export function mergeReports(inputs: readonly MergeInput[], mergeId: string): Me
   const bySource = new Map<string, string>();
   for (const { report, source } of inputs) {
     const label = deploymentLabel(report);
+    // Labels key the per-deployment maps of the merged report.
+    if (label === '__proto__') throw new MergeError(`--merge ${source}: "__proto__" cannot name a deployment; run it with another --label`);
     const earlier = bySource.get(label);
     if (earlier !== undefined) {
       throw new MergeError(`--merge: ${earlier} and ${source} both name the deployment "${label}"${report.runId === deployments.find((d) => d.label === label)?.runId ? ' (the same run given twice)' : ''}; merge one run per deployment, or give each run its own --label`);
