@@ -344,8 +344,12 @@ export async function runGitlabPipeline(text: string, o: Emulation): Promise<Job
   for (const stage of stages) {
     for (const [id, job] of jobs.filter(([, j]) => (j.stage ?? 'test') === stage)) {
       for (const matrix of gitlabMatrix(job.parallel?.matrix)) {
-        const envName = job.environment === undefined ? undefined : typeof job.environment === 'string' ? job.environment : job.environment.name;
-        const project = o.environments[envName ?? '*'];
+        const named = job.environment === undefined ? undefined : typeof job.environment === 'string' ? job.environment : job.environment.name;
+        // An environment name may use the job's variables (a matrix value: `environment: $DEPLOYMENT`).
+        const known: Vars = { ...stringVars(doc.variables), ...stringVars(job.variables), ...matrix };
+        const envName = named?.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_all, n: string) => known[n] ?? '');
+        // Variables without an environment scope are '*'; a job without an environment sees only those.
+        const project = envName === undefined ? o.environments['*'] ?? {} : o.environments[envName];
         if (project === undefined) throw new RecipeFailure(`job ${id}: environment "${envName ?? '*'}" is not one the test provides`);
         const workdir = freshDir(`gl-${id.replace(/\W+/g, '-')}-`, o.checkout);
         // Artifacts of the jobs named in needs:, else of every job of an earlier stage.

@@ -19,7 +19,7 @@ import { holds, RecipeFailure, removeScratch, runGithubWorkflow, runGitlabPipeli
 
 const RECIPES = new URL('./ci/', import.meta.url).pathname;
 /** Every recipe of docs/ci/, each run by a test below. */
-const RUN = ['github-release-gate.yml', 'github-partner-ci.yml', 'github-matrix.yml', 'gitlab-release-gate.gitlab-ci.yml', 'gitlab-partner-ci.gitlab-ci.yml'] as const;
+const RUN = ['github-release-gate.yml', 'github-partner-ci.yml', 'github-matrix.yml', 'gitlab-release-gate.gitlab-ci.yml', 'gitlab-partner-ci.gitlab-ci.yml', 'gitlab-matrix.gitlab-ci.yml'] as const;
 const recipe = (name: (typeof RUN)[number]) => readFileSync(join(RECIPES, name), 'utf8');
 
 /** Credentials the conformance runner reads from the environment by itself (its --help). */
@@ -151,6 +151,23 @@ describe('docs/ci recipes', () => {
     expect(merged.summary.verdict).toBe('passed');
     expect(merged.coverage.find((c: { id: string }) => c.id === '5.R5b').deployments).toEqual({ 'production-eu': 'passed', 'production-us': 'passed' });
     expect(runs[2]!.output).toContain('JUnit published: merged/latest/junit.xml');
+  }, 180_000);
+
+  it.concurrent('gitlab-matrix.gitlab-ci.yml: a parallel job per deployment, their artifacts merged by the next stage', async () => {
+    const environments = {
+      'production-eu': await deployment({ webhooks: false, control: false, platform: false }),
+      'production-us': await deployment({ webhooks: false, control: false, platform: false }),
+    };
+    const runs = await runGitlabPipeline(recipe('gitlab-matrix.gitlab-ci.yml'), { environments });
+    expect(runs.map((r) => `${r.job} ${Object.values(r.matrix).join()}`)).toEqual(['conformance production-eu', 'conformance production-us', 'merge ']);
+    const text = recipe('gitlab-matrix.gitlab-ci.yml');
+    for (const name of Object.keys(environments['production-eu'])) expect(runs[0]!.read.has(name) || (RUNNER_READS.includes(name) && text.includes(name)), name).toBe(true);
+    const merged = report(runs[2]!, 'merged');
+    expect(merged.deployments.map((d: { label: string; target: { baseUrl: string } }) => [d.label, d.target.baseUrl])).toEqual([
+      ['production-eu', environments['production-eu'].PARTNER_API_TARGET],
+      ['production-us', environments['production-us'].PARTNER_API_TARGET],
+    ]);
+    expect(merged.summary.verdict).toBe('passed');
   }, 180_000);
 
   it('a wrong command fails the recipe: a misspelt flag exits 2 and the run stops there', async () => {
