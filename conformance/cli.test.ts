@@ -110,18 +110,20 @@ describe('npm run conformance -- --merge', () => {
   });
 
   it.each([
-    ['a DIR without report.json', (root: string) => ['--merge', root], /error: --merge .*: no report\.json/],
-    ['a DIR that does not exist', (root: string) => ['--merge', join(root, 'nope')], /error: --merge .*nope: no such directory/],
-    ['--merge with a run flag', (root: string) => ['--merge', join(root, 'eu'), '--target', 'http://x', '--allow-writes'], /error: --merge combines finished runs and takes only --report-dir; drop --target, --allow-writes/],
+    ['a DIR without report.json', (root: string) => ['--merge', root, '--report-dir', join(root, 'out')], /error: --merge .*: no report\.json/],
+    ['a DIR that does not exist', (root: string) => ['--merge', join(root, 'nope'), '--report-dir', join(root, 'out')], /error: --merge .*nope: no such directory/],
+    ['--merge with a run flag', (root: string) => ['--merge', join(root, 'eu'), '--target', 'http://x', '--allow-writes', '--report-dir', join(root, 'out')], /error: --merge combines finished runs and takes only --report-dir; drop --target, --allow-writes/],
     ['--merge with no DIR', () => ['--merge'], /error: Option '--merge <value>' argument missing/],
+    ['--merge without --report-dir', (root: string) => ['--merge', join(root, 'eu')], /error: --merge needs --report-dir OUT/],
+    ['--report-dir that is one of the DIRs', (root: string) => ['--merge', join(root, 'eu'), '--report-dir', join(root, 'eu')], /error: --report-dir .* is also a directory to merge/],
     ['runs of different API versions', (root: string) => {
       const other = sampleReport();
       other.apiVersion = '2027-01';
       other.target.label = 'next';
       writeReports(other, join(root, 'next'));
-      return ['--merge', join(root, 'eu'), join(root, 'next')];
+      return ['--merge', join(root, 'eu'), join(root, 'next'), '--report-dir', join(root, 'out')];
     }, /error: --merge: the runs test different API versions/],
-    ['two runs of one deployment', (root: string) => ['--merge', join(root, 'eu'), join(root, 'eu', 'latest')], /error: --merge: .* both name the deployment "staging-eu" \(the same run given twice\)/],
+    ['two runs of one deployment', (root: string) => ['--merge', join(root, 'eu'), join(root, 'eu', 'latest'), '--report-dir', join(root, 'out')], /error: --merge: .* both name the deployment "staging-eu" \(the same run given twice\)/],
     ['a word without --merge', () => ['reports/latest'], /error: unexpected argument "reports\/latest"/],
     ['an empty --label', () => ['--label', ' '], /error: --label is empty/],
     ['an empty --target (an unset CI variable)', () => ['--target', ''], /error: --target is empty \(an unset variable\?\)/],

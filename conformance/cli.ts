@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { MergeError, mergeReports } from '../reports/merge.ts';
@@ -57,7 +57,7 @@ Output
   --list                  list the checks and exit
 Merging (no run: combines finished runs, one per deployment)
   --merge DIR [DIR…]      one report.json, junit.xml and index.html with a column per deployment, written to
-                          --report-dir (<merge-id>/ and latest/); DIR is a run directory holding report.json
+                          --report-dir OUT, required (<merge-id>/ and latest/); DIR is a run directory holding report.json
                           or a --report-dir (its latest/, or its only run); exit 0 only when every run passed
 Mutation testing
   --fault NAME            run against a simulator with one deliberate breach (needs --enable-faults)
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
         'require-applicable': { type: 'string' }, 'fail-on-not-applicable': { type: 'boolean' },
         suite: { type: 'string', multiple: true }, check: { type: 'string', multiple: true }, 'normative-only': { type: 'boolean' },
         runs: { type: 'string' }, seed: { type: 'string' }, path: { type: 'string' }, 'time-budget': { type: 'string' },
-        'report-dir': { type: 'string', default: 'reports' }, list: { type: 'boolean' }, label: { type: 'string' },
+        'report-dir': { type: 'string' }, list: { type: 'boolean' }, label: { type: 'string' },
         merge: { type: 'string', multiple: true },
         fault: { type: 'string' }, 'enable-faults': { type: 'boolean' }, mutants: { type: 'boolean' }, live: { type: 'boolean' }, help: { type: 'boolean' },
       },
@@ -104,7 +104,13 @@ async function main(): Promise<number> {
   if (values.merge) {
     const others = Object.keys(values).filter((k) => k !== 'merge' && k !== 'report-dir' && values[k as keyof typeof values] !== undefined);
     if (others.length > 0) return usageError(`--merge combines finished runs and takes only --report-dir; drop ${others.map((k) => `--${k}`).join(', ')}`);
-    return merge([...values.merge, ...positionals], values['report-dir']!);
+    // No default here: the merged report must not replace a run's own reports/latest/.
+    if (values['report-dir'] === undefined) return usageError('--merge needs --report-dir OUT, the directory the merged report goes to');
+    const dirs = [...values.merge, ...positionals];
+    const out = resolve(values['report-dir']);
+    const clash = dirs.find((d) => resolve(d) === out);
+    if (clash !== undefined) return usageError(`--report-dir ${values['report-dir']} is also a directory to merge (${clash}); write the merged report elsewhere`);
+    return merge(dirs, values['report-dir']);
   }
   if (positionals.length > 0) return usageError(`unexpected argument "${positionals[0]}" (only --merge takes several values; options start with --)`);
   if (values.list) {
@@ -181,6 +187,7 @@ async function main(): Promise<number> {
   const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
+  const reportDir = values['report-dir'] ?? 'reports';
   let report: RunReport;
   const rotated: Record<string, string> = {};
   try {
@@ -190,8 +197,8 @@ async function main(): Promise<number> {
       // A check rotated a credential through the control plane: the old one is gone, so the new one is kept for the partner.
       onCredentialRotated: (kind, value) => {
         rotated[kind] = value;
-        const file = join(values['report-dir']!, 'rotated-credentials.json');
-        mkdirSync(values['report-dir']!, { recursive: true });
+        const file = join(reportDir, 'rotated-credentials.json');
+        mkdirSync(reportDir, { recursive: true });
         writeFileSync(file, `${JSON.stringify(rotated, null, 2)}\n`, { mode: 0o600 });
         process.stderr.write(`note: a check rotated the integration's ${kind === 'apiKey' ? 'API key' : 'webhook secret'} through the control plane; the new value is in ${file} (mode 0600)\n`);
       },
@@ -203,7 +210,7 @@ async function main(): Promise<number> {
     }
     throw e;
   }
-  const written = writeReports(report, values['report-dir']!);
+  const written = writeReports(report, reportDir);
   process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
   if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') && options.baseUrl) {
     process.stdout.write('replay commands read the credentials from PARTNER_API_KEY, PARTNER_WEBHOOK_SECRET, PARTNER_OTHER_API_KEY, PARTNER_DISABLED_API_KEY, PARTNER_NON_INTEGRATION_TOKEN and PARTNER_CONTROL_TOKEN (or --config)\n');
