@@ -436,7 +436,7 @@ function pre(content: string, cls = ''): string {
   return `<pre${cls ? ` class="${cls}"` : ''}>${text(content)}</pre>`;
 }
 
-export function pct(n: number, total: number): string {
+function pct(n: number, total: number): string {
   return total === 0 ? '0%' : `${Math.round((n / total) * 1000) / 10}%`;
 }
 
