@@ -3,22 +3,33 @@
  * receiver and API usage, or `--verify FILE` to check a certificate. Only
  * this file exits the process.
  *
+ * `--regrade BUNDLE --sign-key KEY` grades a run's evidence bundle again
+ * with this certifier and signs the certificate with the platform's key.
+ *
  * Exit codes: 0 no requirement failed (verify: a certified certificate
  * signed by a trusted key); 1 a requirement failed (verify: anything else,
- * with the reason); 2 bad flags or setup.
+ * with the reason; regrade: the bundle refused, with the reasons); 2 bad
+ * flags or setup.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createPublicKey } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { signingKey } from './certificate.ts';
+import { timestamp } from '../protocol/calendar.ts';
+import { issueCertificate, signingKey } from './certificate.ts';
+import { certifierIdentity } from './certifier-identity.ts';
+import { regradeCertificateBody, regradeEvidence } from './evidence.ts';
+import { renderCertificateJson } from './write.ts';
 import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
-import { assessCertificate, readTrustedKey, type TrustedKey } from './trust.ts';
+import { assessCertificate, keyFingerprint, readTrustedKey, type TrustedKey } from './trust.ts';
 
 const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   npm run certify -- --webhook-url URL [options]     certify a partner integration
   npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps]
                                                       trust a certificate
+  npm run certify -- --regrade BUNDLE --sign-key FILE [--out FILE]
+                                                      grade a run's evidence again and sign it (platform)
 
   --webhook-url URL    the partner's webhook receiver (http or https)
   --duration SECONDS   the time the run may take to observe every requirement (default ${DEFAULT_DURATION_SECONDS}, which fits
@@ -45,6 +56,11 @@ const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   --allow-self-signed  accept a signature checked only with the key the certificate carries
                        (integrity only, not trust)
   --allow-gaps         accept certified-with-gaps (some requirements not observed)
+
+  --regrade BUNDLE     a run's evidence.json (written beside its report.json): refused (exit 1, with the reasons) when
+                       it was edited or its recorded grade is not what this certifier makes of its evidence; else a
+                       certificate of this certifier's grade, binding the bundle's digest, signed with --sign-key
+  --out FILE           where the re-grade's certificate goes (default platform-certificate.json beside the bundle)
   --help               this text
 `;
 
@@ -100,6 +116,51 @@ function verify(path: string, values: { 'public-key'?: string; 'trust-dir'?: str
   process.exit(a.ok ? 0 : 1);
 }
 
+function readSigningKey(path: string): string {
+  const pem = readText('--sign-key', path);
+  // Checked now, not after the run: a run that cannot be signed is not started.
+  try {
+    signingKey(pem);
+  } catch (e) {
+    fail(`--sign-key "${path}" is ${(e as Error).message}`);
+  }
+  return pem;
+}
+
+function regrade(path: string, values: { 'sign-key'?: string; out?: string }): never {
+  if (values['sign-key'] === undefined) fail('--regrade needs --sign-key FILE: the platform\'s Ed25519 private key (PEM) to sign the certificate with');
+  const pem = readSigningKey(values['sign-key']);
+  const text = readText('--regrade', path);
+  const out = values.out ?? join(dirname(path), 'platform-certificate.json');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    process.stdout.write(`REFUSED ${path}: not JSON (${(e as Error).message})\n`);
+    process.exit(1);
+  }
+  const r = regradeEvidence(parsed);
+  if (!r.ok) {
+    process.stdout.write(`REFUSED ${path}: ${r.reasons[0]}\n${r.reasons.slice(1).map((l) => `  ${l}\n`).join('')}no certificate written\n`);
+    process.exit(1);
+  }
+  const certificate = issueCertificate(regradeCertificateBody(r, certifierIdentity(), timestamp(Date.now())), pem);
+  try {
+    writeFileSync(out, renderCertificateJson(certificate), 'utf8');
+  } catch (e) {
+    fail(`--out cannot write "${out}": ${(e as Error).message}`);
+  }
+  const count = (o: string) => r.results.filter((x) => x.outcome === o).length;
+  process.stdout.write([
+    `regraded ${path} (evidence sha256 ${r.bundle.digest}, run ${r.bundle.runId})`,
+    ...r.results.filter((x) => x.outcome !== 'pass').map((x) => `  ${x.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${x.id}  ${x.summary}`),
+    `verdict: ${r.verdict} (${count('pass')} pass, ${count('fail')} fail, ${count('not_observed')} not observed), as recorded`,
+    `certificate ${out}, signed by ${keyFingerprint(createPublicKey(signingKey(pem)))}`,
+    '',
+  ].join('\n'));
+  process.exit(r.verdict === 'not-certified' ? 1 : 0);
+}
+
 async function main(): Promise<void> {
   let values;
   try {
@@ -118,6 +179,8 @@ async function main(): Promise<void> {
         'ready-timeout': { type: 'string' },
         'partner-command': { type: 'string' },
         verify: { type: 'string' },
+        regrade: { type: 'string' },
+        out: { type: 'string' },
         'public-key': { type: 'string' },
         'trust-dir': { type: 'string' },
         'allow-self-signed': { type: 'boolean', default: false },
@@ -134,7 +197,13 @@ async function main(): Promise<void> {
   }
   if (values.help) return void process.stdout.write(USAGE);
 
+  if (values.verify !== undefined && values.regrade !== undefined) fail('--verify and --regrade are two commands: give one');
   if (values.verify !== undefined) return verify(values.verify, values);
+  if (values.regrade !== undefined) {
+    for (const flag of ['webhook-url', 'public-key', 'trust-dir'] as const) if (values[flag] !== undefined) fail(`--${flag} does not go with --regrade`);
+    return regrade(values.regrade, values);
+  }
+  if (values.out !== undefined) fail('--out goes with --regrade');
   for (const flag of ['public-key', 'trust-dir', 'allow-self-signed', 'allow-gaps'] as const) {
     if (values[flag] !== undefined && values[flag] !== false) fail(`--${flag} goes with --verify`);
   }
@@ -163,15 +232,7 @@ async function main(): Promise<void> {
   }
   if (values['partner-commit'] !== undefined && !/^[0-9a-f]{7,64}$/i.test(values['partner-commit'])) fail(`--partner-commit must be a commit id (7 to 64 hex digits), got "${values['partner-commit']}"`);
   if (values['partner-command'] !== undefined && values['partner-command'].trim() === '') fail('--partner-command must be a shell command, got ""');
-  const signingKeyPem = values['sign-key'] === undefined ? null : readText('--sign-key', values['sign-key']);
-  if (signingKeyPem !== null) {
-    // Checked now, not after the run: a run that cannot be signed is not started.
-    try {
-      signingKey(signingKeyPem);
-    } catch (e) {
-      fail(`--sign-key "${values['sign-key']}" is ${(e as Error).message}`);
-    }
-  }
+  const signingKeyPem = values['sign-key'] === undefined ? null : readSigningKey(values['sign-key']);
 
   try {
     const { report } = await runCertification({

@@ -4,6 +4,7 @@
  * journal that cannot be read), as the house style asks of every check.
  */
 import { describe, expect, it } from 'vitest';
+import { NEEDS_PARTNER_COMMAND, type CrashRestartDrill } from './crash-restart.ts';
 import { emptyObservations, gradeAll, verdictOf, type Observations } from './grade.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import type { DeliveryEvidence, JournalEntry, Outcome, StateCheck } from './types.ts';
@@ -40,9 +41,36 @@ function delivered(sequence: number, at: number, status: number | null = 200): D
   return { source: 'platform', name: 'delivery', at: new Date(T0 + at).toISOString(), type: 'event', sequence, status };
 }
 
+/**
+ * The snapshot-watermark drill: snapshot #n (watermark 7) held while event 8
+ * changed 2027-01-10 from 6000 to 5120; then a replay from `replayAfter`
+ * (none when null) and the partner's copy of the night (not read when undefined).
+ */
+function heldSnapshot(replayAfter: number | null, heldRate?: number, peekFrom?: number): Partial<Observations> {
+  const snap = snapshot(0, 7);
+  const peek = peekFrom === undefined ? [] : [events(5, peekFrom, peekFrom + 1, false, '1')];
+  const journal = [snap, snapshot(2, 8), ...peek, ...(replayAfter === null ? [] : [events(10, replayAfter, Math.max(replayAfter, 8), false)])];
+  const state: StateCheck[] = heldRate === undefined ? [] : [{ when: 'after the replay', property_id: 101, type: 'rates', date: '2027-01-10', field: 'base_rate', expected: 5120, older: 6000, held: heldRate }];
+  return {
+    journal,
+    stateProbe: heldRate !== undefined,
+    snapshotWatermark: { snapshotN: snap.n, watermark: 7, propertyId: 101, window: { from: '2026-11-21', to: '2027-02-20' }, night: '2027-01-10', before: 6000, after: 5120, changeSequence: 8, state },
+  };
+}
+
 function grade(id: string, o: Partial<Observations>): { outcome: Outcome; summary: string } {
   const r = gradeAll({ ...emptyObservations(), ...o }).find((x) => x.id === id)!;
   return { outcome: r.outcome, summary: r.summary };
+}
+
+/** The crash drill's record (crash-restart.test.ts has the full table): sequence 58 acknowledged before the kill, 59..60 not. */
+function crashDrill(held: number): CrashRestartDrill {
+  const r = (when: string): StateCheck => ({ when, property_id: 101, type: 'rates', date: '2027-01-10', field: 'base_rate', expected: 5020, older: 5010, held });
+  return {
+    propertyId: 101, floor: 50, killedAt: T0 + 10_000, acknowledged: 58, latest: 60, restartedAt: T0 + 11_000, readyAt: T0 + 14_000, resumedAt: T0 + 20_000, waitedMs: 3_000,
+    events: [{ sequence: 58, date: '2027-01-10', base_rate: 5020, acknowledged: true }, { sequence: 60, date: '2027-01-11', base_rate: 5030, acknowledged: false }],
+    duringReplay: [], beforeResume: [r('before delivery resumed')], final: [r('at the end')],
+  };
 }
 
 type Case = [string, { id: string; given: Partial<Observations>; want: Outcome; says?: RegExp }];
@@ -111,6 +139,15 @@ const cases: Case[] = [
   ['only peeks', { id: 'usage.replay-walk', given: { journal: [events(0, 0, 1, true, '1')] }, want: 'not_observed' }],
   ['replay from the watermark', { id: 'usage.snapshot-watermark', given: { journal: [snapshot(0, 7), snapshot(5, 9), events(10, 7, 20, false)] }, want: 'pass' }],
   ['replay from past the watermark', { id: 'usage.snapshot-watermark', given: { journal: [snapshot(0, 7), events(10, 12, 20, false)] }, want: 'fail', says: /skipping sequence 8/ }],
+  ['replays with nothing above the watermark prove nothing', { id: 'usage.snapshot-watermark', given: { journal: [snapshot(0, 7), events(10, 7, 7, false)] }, want: 'not_observed', says: /look alike/ }],
+  ['drill: the change made while the snapshot was held is replayed and held', { id: 'usage.snapshot-watermark', given: heldSnapshot(7, 5120), want: 'pass', says: /event 8 .* the replay #\d+ from after_sequence 7 read it, and its copy holds the new base_rate 5120/ }],
+  ['drill: the change replayed, no state probe', { id: 'usage.snapshot-watermark', given: heldSnapshot(7), want: 'pass' }],
+  ['drill: cursor set to "now" after the snapshot', { id: 'usage.snapshot-watermark', given: heldSnapshot(8, 6000), want: 'fail', says: /replay #\d+ started at after_sequence 8, skipping it; afterwards the partner still held base_rate 6000/ }],
+  ['drill: cursor "now" read by a peek that held the change', { id: 'usage.snapshot-watermark', given: heldSnapshot(8, undefined, 7), want: 'fail', says: /skipping it/ }],
+  ['drill: cursor "now", no state probe', { id: 'usage.snapshot-watermark', given: heldSnapshot(8), want: 'fail', says: /watermark 7.*skipping it \// }],
+  ['drill: replayed, but the snapshot\'s value kept', { id: 'usage.snapshot-watermark', given: heldSnapshot(7, 6000), want: 'fail', says: /holds base_rate 6000 for 2027-01-10, the snapshot's value, not 5120/ }],
+  ['drill: the change delivered before the replay skipped it is no gap', { id: 'usage.snapshot-watermark', given: { ...heldSnapshot(8, 5120), platformDeliveries: [delivered(8, 5)] }, want: 'not_observed' }],
+  ['drill: no replay after the held snapshot', { id: 'usage.snapshot-watermark', given: heldSnapshot(null), want: 'not_observed', says: /sent no GET \/events covering it/ }],
   ['no snapshot', { id: 'usage.snapshot-watermark', given: { journal: [events(10, 12, 20, false)] }, want: 'not_observed' }],
   ['updated_since moves forward', { id: 'usage.updated-since', given: { journal: [bookings(0, undefined, '2026-11-21T11:00:00.000+05:30'), bookings(3000, '2026-11-21T11:00:00.000+05:30', '2026-11-21T11:05:00.000+05:30'), bookings(6000, '2026-11-21T11:05:00.000+05:30', null)] }, want: 'pass' }],
   ['polls from the beginning every time', { id: 'usage.updated-since', given: { journal: [bookings(0, undefined, '2026-11-21T11:00:00.000+05:30'), bookings(3000, undefined, '2026-11-21T11:00:00.000+05:30')] }, want: 'fail', says: /from the beginning/ }],
@@ -126,6 +163,9 @@ const cases: Case[] = [
   // recovery
   ['the outage replayed', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 300 }, journal: [events(100, 9, 109, true), events(120, 109, 209, true), events(140, 209, 221, false)] }, want: 'pass' }],
   ['replayed only part, given long enough', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 80_000, before: 9, latest: 221, propertyId: 101, waitedMs: 75_000 }, journal: [events(100, 221, 221, false)] }, want: 'fail', says: /sequence 10/ }],
+  ['crash: restarted at its cursor, nothing lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(5020), journal: [events(14_700, 58, 60, false)] }, want: 'pass' }],
+  ['crash: an acknowledged event lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(4000), journal: [events(14_700, 58, 60, false)] }, want: 'fail', says: /answered 2xx before the SIGKILL are missing/ }],
+  ['crash: no --partner-command', { id: 'recovery.crash-restart', given: { crashNotRun: NEEDS_PARTNER_COMMAND }, want: 'not_observed', says: /--partner-command/ }],
   ['no replay, but too short a wait to tell', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 5_000 }, journal: [] }, want: 'not_observed', says: /--duration/ }],
 ];
 

@@ -9,6 +9,7 @@
  */
 import type { DeliveryEvidence, Evidence, JournalEntry, Outcome, RequirementResult, StateCheck } from './types.ts';
 import { REQUIREMENTS, requirement } from './requirements.ts';
+import { acrossCrash, cutOffByCrash, gradeCrashRestart, type CrashRestartDrill } from './crash-restart.ts';
 
 /** GET /me calls closer than this are a breach of §5.7 (a minute, less clock jitter). */
 export const ME_INTERVAL_MS = 60_000;
@@ -47,6 +48,30 @@ export interface UnavailableDrill {
   afterN: number;
 }
 
+/**
+ * The snapshot-watermark drill (§4.8): the answer of the partner's first rates
+ * snapshot was held after it was built, while one night of its window
+ * changed, so an event above the snapshot's watermark exists before the
+ * partner can read any "now". Nothing delivers it by webhook until the
+ * partner's replay after the snapshot has run.
+ */
+export interface SnapshotWatermarkDrill {
+  /** The journal entry of the held snapshot, and the watermark (`data.sequence`) it carried. */
+  snapshotN: number;
+  watermark: number;
+  propertyId: number;
+  window: { from: string; to: string };
+  /** The night changed while the answer was held (inside the window). */
+  night: string;
+  /** The night's base_rate in the snapshot, and the one the change set. */
+  before: unknown;
+  after: number;
+  /** The rates event the change recorded: above the watermark, so not in the snapshot. */
+  changeSequence: number;
+  /** The partner's copy of the night once its replay after the snapshot had ended (expected: `after`, older: `before`). */
+  state: StateCheck[];
+}
+
 export interface Observations {
   /** The partner's API calls during the run, oldest first; null when the journal cannot be read (a running simulator). */
   journal: JournalEntry[] | null;
@@ -70,12 +95,18 @@ export interface Observations {
   rawBody: StateCheck[];
   /** Whether the partner exposes a state probe at all. */
   stateProbe: boolean;
+  /** The crash-and-restart drill's record, or null when it did not run (`crashNotRun` says why). */
+  crash: CrashRestartDrill | null;
+  crashNotRun: string | null;
+  /** The snapshot-watermark drill, or null when it did not run. */
+  snapshotWatermark: SnapshotWatermarkDrill | null;
 }
 
 export function emptyObservations(): Observations {
   return {
     journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
-    outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false,
+    outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false, crash: null, crashNotRun: null,
+    snapshotWatermark: null,
   };
 }
 
@@ -106,6 +137,7 @@ const GRADERS: Record<string, Grader> = {
   'usage.rotated-key': rotatedKey,
   'usage.unavailable-final': unavailableFinal,
   'recovery.outage-replay': outageReplay,
+  'recovery.crash-restart': crashRestart,
 };
 
 // ------------------------------------------------------------ helpers
@@ -192,9 +224,13 @@ function missingBetween(from: number, to: number, seen: (s: number) => boolean):
 
 function acceptsValid(o: Observations): Graded {
   const id = 'receiver.accepts-valid';
-  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx within 10 s (§6.2)', o.platformDeliveries);
+  // Deliveries that met the partner killed by the crash drill (or were cut off by it) are the drill's, not the receiver's.
+  const cutOff = cutOffByCrash(o.crash);
+  const platform = o.platformDeliveries.filter((d) => !cutOff(d));
+  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx within 10 s (§6.2)', platform);
   if (graded.outcome !== 'pass') return graded;
-  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${o.platformDeliveries.length} platform deliveries, every one answered 2xx within the time-out.` };
+  const skipped = o.platformDeliveries.length - platform.length;
+  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${platform.length} platform deliveries, every one answered 2xx within the time-out${skipped > 0 ? ` (${skipped} more met the partner while the crash drill had it killed)` : ''}.` };
 }
 
 function refusesBadSignature(o: Observations): Graded {
@@ -376,6 +412,8 @@ function meInterval(o: Observations): Graded {
   if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me. To show it: poll GET /me during the run, at most once a minute (§5.7).');
   const close: JournalEntry[] = [];
   for (let i = 1; i < polls.length; i++) {
+    // §5.7 calls GET /me the first call: a partner started again after the crash drill's SIGKILL may make it at once.
+    if (acrossCrash(o.crash, polls[i - 1]!, polls[i]!)) continue;
     if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) close.push(polls[i - 1]!, polls[i]!);
   }
   if (close.length > 0) {
@@ -421,7 +459,8 @@ function replayWalk(o: Observations): Graded {
     const key = filterKey(e, ['property_id', 'types']);
     const prev = last.get(key);
     last.set(key, e);
-    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1') continue;
+    // A walk the crash drill's SIGKILL cut short is resumed from the stored cursor, not from the page it never finished.
+    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1' || acrossCrash(o.crash, prev, e)) continue;
     const next = prev.cursor!.next_after_sequence;
     const after = e.cursor!.after_sequence;
     continued += 1;
@@ -444,11 +483,68 @@ function replayWalk(o: Observations): Graded {
     : `${walks.length} replay page${walks.length === 1 ? '' : 's'}, each walk ended on has_more false (no continuation needed).`, { calls: walks });
 }
 
+/** A replay page: GET /events answered 200 with more than one row asked for (a page of one is a peek at latest_sequence). */
+function isWalkPage(e: JournalEntry): boolean {
+  return e.operation === 'listEvents' && e.status === 200 && e.cursor !== undefined && query(e, 'limit') !== '1';
+}
+
+function covers(e: JournalEntry, sequence: number): boolean {
+  return sequence > e.cursor!.after_sequence && sequence <= e.cursor!.next_after_sequence;
+}
+
+const WATERMARK_DOCUMENTED = 'after a snapshot the cursor for its property and type is its data.sequence; events above it are not in the snapshot and are applied on top (§4.8)';
+
+/**
+ * §4.8 on the drill: the change made while the snapshot's answer was held is
+ * above its watermark, so the replay after the snapshot must read it and the
+ * partner's copy must end with it. A partner that set its cursor to "now"
+ * (latest_sequence read after the snapshot) starts its replay past it, and
+ * holds the snapshot's value.
+ */
+function watermarkDrill(o: Observations, d: SnapshotWatermarkDrill): { problem: string | null; proof: string | null; calls: JournalEntry[]; note: string } {
+  const journal = o.journal ?? [];
+  const held = journal.filter((e) => e.n === d.snapshotN);
+  const replays = journal.filter((e) => e.n > d.snapshotN && isWalkPage(e));
+  const first = replays[0];
+  const change = `event ${d.changeSequence} (base_rate ${JSON.stringify(d.before)} → ${d.after} for ${d.night}, property ${d.propertyId}) was recorded while the answer of snapshot #${d.snapshotN} (watermark ${d.watermark}) was held`;
+  const regressed = d.state.find((s) => s.error === undefined && s.held !== undefined && s.held === s.older);
+  const applied = d.state.find((s) => s.error === undefined && s.held === s.expected);
+  // Given before that replay: acknowledged by webhook, or read in a replay page. Not a peek (a page of one, how
+  // latest_sequence is read): right after a snapshot at watermark W a peek from W holds the change itself, and a partner
+  // reading "now" from it is the breach, whatever row came with it.
+  const given = (at: number) => o.platformDeliveries.some((x) => x.sequence === d.changeSequence && is2xx(x) && Date.parse(x.at) <= at)
+    || journal.some((e) => e.at <= at && isWalkPage(e) && covers(e, d.changeSequence));
+  if (first && first.cursor!.after_sequence >= d.changeSequence && !given(first.at)) {
+    const state = regressed ? `; afterwards the partner still held base_rate ${JSON.stringify(regressed.held)}` : '';
+    return { problem: `${change}; the partner's next replay #${first.n} started at after_sequence ${first.cursor!.after_sequence}, skipping it${state}`, proof: null, calls: [...held, first], note: change };
+  }
+  if (regressed) {
+    return { problem: `${change}; after its replay the partner holds base_rate ${JSON.stringify(regressed.held)} for ${d.night}, the snapshot's value, not ${d.after}`, proof: null, calls: [...held, ...replays.slice(0, 3)], note: change };
+  }
+  const covering = replays.find((e) => covers(e, d.changeSequence));
+  if (!covering) {
+    return { problem: null, proof: null, calls: held, note: `${change}; the partner sent no GET /events covering it afterwards (${replays.length} replay page${replays.length === 1 ? '' : 's'} after the snapshot)` };
+  }
+  const confirmed = applied ? `, and its copy holds the new base_rate ${d.after}` : o.stateProbe ? ' (its copy of the night could not be confirmed)' : '';
+  return { problem: null, proof: `${change}; the replay #${covering.n} from after_sequence ${covering.cursor!.after_sequence} read it${confirmed}`, calls: [...held, covering], note: change };
+}
+
 function snapshotWatermark(o: Observations): Graded {
   const id = 'usage.snapshot-watermark';
   if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
   const problems: string[] = [];
+  const proofs: string[] = [];
+  const notes: string[] = [];
   const involved: JournalEntry[] = [];
+  const drill = o.snapshotWatermark;
+  if (drill) {
+    const r = watermarkDrill(o, drill);
+    if (r.problem) problems.push(r.problem);
+    if (r.proof) proofs.push(r.proof);
+    if (!r.problem && !r.proof) notes.push(r.note);
+    involved.push(...r.calls);
+  }
+  // Every other snapshot followed by a replay: the replay starts at or below the lowest watermark, or skips only events already given.
   let judged = 0;
   let batch: JournalEntry[] = [];
   for (const e of o.journal) {
@@ -456,26 +552,32 @@ function snapshotWatermark(o: Observations): Graded {
       batch.push(e);
       continue;
     }
-    if (e.operation !== 'listEvents' || !e.cursor || batch.length === 0) continue;
-    if (query(e, 'limit') === '1') continue;
+    if (!isWalkPage(e) || batch.length === 0) continue;
     const lowest = Math.min(...batch.map((s) => s.watermark!));
-    const after = e.cursor.after_sequence;
+    const after = e.cursor!.after_sequence;
+    const from = batch.find((s) => s.watermark === lowest)!;
     judged += 1;
     if (after > lowest) {
       const missing = missingBetween(lowest, after, seenBy(o, e.at));
-      if (missing.length > 0) {
-        problems.push(`after snapshots with watermark ${lowest} (call #${batch.find((s) => s.watermark === lowest)!.n}) the replay #${e.n} started at after_sequence ${after}, skipping sequence ${missing.join(', ')}`);
+      if (missing.length > 0 && !(drill && batch.some((s) => s.n === drill.snapshotN) && problems.length > 0)) {
+        problems.push(`after snapshots with watermark ${lowest} (call #${from.n}) the replay #${e.n} started at after_sequence ${after}, skipping sequence ${missing.join(', ')}`);
         involved.push(...batch, e);
       }
+    } else if (e.cursor!.last !== null && e.cursor!.last > lowest) {
+      // Only a replay that read events above the watermark tells a watermark cursor from a cursor set to "now".
+      proofs.push(`replay #${e.n} from after_sequence ${after} read events above the watermark ${lowest} of snapshot #${from.n}`);
     }
     batch = [];
   }
+  const evidence = { calls: [...new Set(involved)], state: drill?.state ?? [] };
   if (problems.length > 0) {
-    return result(id, 'fail', `Received: ${problems[0]} / Documented: after a snapshot the cursor is its data.sequence; events above it are applied on top (§4.8)`, { calls: involved, notes: problems });
+    return result(id, 'fail', `Received: ${problems[0]} / Documented: ${WATERMARK_DOCUMENTED}`, { ...evidence, notes: [...problems, ...notes] });
   }
-  if (judged === 0) return result(id, 'not_observed', 'The partner took no snapshot followed by a replay. To show it: rebuild from snapshots and replay from the watermark during the run (a cold start with an empty store does both, §4.8).');
-  const snapshots = o.journal.filter((e) => e.operation.endsWith('Snapshot'));
-  return result(id, 'pass', `${judged} replay${judged === 1 ? '' : 's'} after snapshots, each from at or below the watermark (or past it only over events already delivered).`, { calls: snapshots });
+  if (proofs.length > 0) {
+    return result(id, 'pass', `${proofs[0]}${proofs.length > 1 ? ` (and ${proofs.length - 1} more replay${proofs.length === 2 ? '' : 's'} from at or below a watermark)` : ''}.`, { ...evidence, notes: [...proofs, ...notes] });
+  }
+  const what = drill ? `${notes[0] ?? 'the drill found nothing'}. ` : judged > 0 ? `${judged} replay${judged === 1 ? '' : 's'} after snapshots, but no event above a snapshot's watermark existed by then, so a cursor set to the watermark and one set to "now" look alike. ` : 'The partner took no snapshot followed by a replay. ';
+  return result(id, 'not_observed', `${what.charAt(0).toUpperCase()}${what.slice(1)}To show it: rebuild from snapshots and replay from their watermark during the run (a cold start with an empty store does both, §4.8, §6.8); the drill holds the first rates snapshot taken before the webhook is registered.`, { ...evidence, notes });
 }
 
 function updatedSince(o: Observations): Graded {
@@ -585,6 +687,11 @@ function outageReplay(o: Observations): Graded {
     return result(id, 'not_observed', `Within the ${(d.waitedMs / 1000).toFixed(0)} s the drill could wait, the partner made ${read}. A partner that notices a pause only by GET /me (once a minute) needs at least ${OUTAGE_FAIR_WAIT_MS / 1000} s: run with a longer --duration.`, { calls: pages, deliveries: gap });
   }
   return result(id, 'fail', `Received: in ${(d.waitedMs / 1000).toFixed(0)} s of withheld delivery (sequence ${d.before + 1} to ${d.latest}, one delivery of ${d.latest} revealing the gap, GET /me showing the pause) the partner made ${read} / Documented: ordinary outage: GET /events from the stored cursor (§6.8)`, { calls: pages, deliveries: gap });
+}
+
+function crashRestart(o: Observations): Graded {
+  const g = gradeCrashRestart(o.crash, o.crashNotRun, o.journal, o.superseded, o.stateProbe);
+  return result('recovery.crash-restart', g.outcome, g.summary, { calls: g.calls, state: g.state, notes: g.notes });
 }
 
 export function summarise(results: RequirementResult[]): { total: number; pass: number; fail: number; not_observed: number } {

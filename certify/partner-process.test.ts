@@ -47,4 +47,20 @@ describe('partner process', () => {
     await p.stop();
     expect(lines).toContain('  partner | file=/tmp/certify.json');
   });
+
+  it('kill() is a crash: SIGKILL to the whole group at once, no SIGTERM handler runs', async () => {
+    const lines: string[] = [];
+    const p = startPartnerProcess('trap "echo got TERM" TERM; sh -c \'echo "child $$"; while :; do sleep 0.1; done\' & wait', {}, (l) => lines.push(l));
+    for (const end = Date.now() + 10_000; !lines.some((l) => l.includes('child ')); await new Promise((ok) => setTimeout(ok, 20))) {
+      if (Date.now() > end) throw new Error(`no output: ${lines.join('\n')}`);
+    }
+    const grandchild = Number(/child (\d+)/.exec(lines.join('\n'))![1]);
+    await p.kill();
+    expect(await p.exited).toBe('SIGKILL');
+    expect(alive(grandchild)).toBe(false);
+    expect(groupRunning(p.pid)).toBe(false);
+    expect(lines.join('\n')).not.toMatch(/got TERM/);
+    // Stopping what is already gone is a no-op.
+    await p.stop();
+  });
 });

@@ -19,6 +19,12 @@ export interface PartnerProcess {
   exited: Promise<number | string>;
   /** Stops the whole process group; resolves once no process of it is left. */
   stop(): Promise<void>;
+  /**
+   * A crash, as the crash-and-restart drill makes one: SIGKILL to the whole
+   * process group at once (nothing gets to run a handler or flush a buffer);
+   * resolves once no process of it is left.
+   */
+  kill(): Promise<void>;
 }
 
 const live = new Set<number>();
@@ -79,10 +85,23 @@ export function startPartnerProcess(command: string, env: Record<string, string>
   }
   const exited = new Promise<number | string>((ok) => child.once('exit', (code, signal) => ok(code ?? signal ?? -1)));
   let stopping: Promise<void> | null = null;
+  const killGroup = async () => {
+    signalGroup(pid, 'SIGKILL');
+    // SIGKILL is delivered asynchronously: wait until the kernel has taken them down.
+    for (const killEnd = Date.now() + 2_000; groupRunning(pid) && Date.now() < killEnd;) await new Promise((ok) => setTimeout(ok, 20));
+  };
   return {
     pid,
     command,
     exited,
+    kill() {
+      stopping ??= (async () => {
+        await killGroup();
+        await exited;
+        live.delete(pid);
+      })();
+      return stopping;
+    },
     stop() {
       stopping ??= (async () => {
         signalGroup(pid, 'SIGTERM');
@@ -90,9 +109,7 @@ export function startPartnerProcess(command: string, env: Record<string, string>
         while (groupRunning(pid) && Date.now() < end) await new Promise((ok) => setTimeout(ok, 50));
         if (groupRunning(pid)) {
           log(`  partner did not stop within ${STOP_GRACE_MS / 1000} s of SIGTERM: SIGKILL`);
-          signalGroup(pid, 'SIGKILL');
-          // SIGKILL is delivered asynchronously: wait until the kernel has taken them down.
-          for (const killEnd = Date.now() + 2_000; groupRunning(pid) && Date.now() < killEnd;) await new Promise((ok) => setTimeout(ok, 20));
+          await killGroup();
         }
         await exited;
         live.delete(pid);

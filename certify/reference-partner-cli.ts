@@ -3,7 +3,7 @@
  * for a certification run: the deployment glue a partner writes around it,
  * and nothing more. It changes none of the reference partner's behaviour.
  *
- *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--reconcile-seconds N] [--break NAME]...
+ *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--state-dir DIR] [--reconcile-seconds N] [--break NAME]...
  *
  * - credentials come from the certification file, read again whenever the
  *   partner asks its vault (after a 401, and for every delivery's secrets);
@@ -13,6 +13,12 @@
  *   without it the partner polls them only on a cold start;
  *   all API work (orders, ticks) goes through one queue, so no call of one
  *   overtakes a Retry-After another was told to wait;
+ * - `--state-dir DIR` keeps the partner's state (cursor, copy, reservations)
+ *   on disk in `DIR/<integration slug>.json`, written before every 2xx, so a
+ *   process started again with the same command (certify's crash-and-restart
+ *   drill kills it with SIGKILL) continues where it was; a new run's
+ *   integration has a new slug and starts cold. Without it the state is in
+ *   memory and a restart is a cold start;
  * - `--state-port` serves the state probe (GET /state?property_id&type=rates&date)
  *   from the partner's copy;
  * - `--breakage` switches on the reference partner's own deliberate
@@ -22,10 +28,11 @@
  * and once the certification file says the run is `finished`.
  */
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { BREAKAGE_NAMES, MemoryStateStore, ReferencePartner, realSleep, systemClock, type Breakages, type Credentials } from '../scenarios/partner/index.ts';
+import { BREAKAGE_NAMES, FileStateStore, MemoryStateStore, ReferencePartner, realSleep, systemClock, type Breakages, type Credentials } from '../scenarios/partner/index.ts';
 import type { BookingRequest } from '../scenarios/partner/bookings.ts';
 import type { CertificationFile } from './credentials-file.ts';
 
@@ -34,6 +41,7 @@ const { values } = parseArgs({
     credentials: { type: 'string' },
     port: { type: 'string', default: '0' },
     'state-port': { type: 'string' },
+    'state-dir': { type: 'string' },
     'reconcile-seconds': { type: 'string' },
     breakage: { type: 'string', multiple: true, default: [] },
     // The scenarios' name for the same switch (npm run scenario -- --break NAME).
@@ -48,6 +56,10 @@ if (!values.credentials) {
 const bad = values.breakage.filter((b) => !(BREAKAGE_NAMES as readonly string[]).includes(b));
 if (bad.length > 0) {
   process.stderr.write(`error: --breakage must be one of ${BREAKAGE_NAMES.join(', ')}; got ${bad.join(', ')}\n`);
+  process.exit(2);
+}
+if (values['state-dir'] !== undefined && values['state-dir'].trim() === '') {
+  process.stderr.write('error: --state-dir must name a directory, got ""\n');
   process.exit(2);
 }
 const reconcileSeconds = values['reconcile-seconds'] === undefined ? null : Number(values['reconcile-seconds']);
@@ -73,17 +85,32 @@ const credentials: Credentials = {
   webhookSecrets: () => reread().webhookSecrets,
 };
 
-const partner = await ReferencePartner.start({
+// Opened first and caught up last, so the state probe answers during the catch-up (certify reads it between replay pages).
+const partner = await ReferencePartner.open({
   baseUrl: file.baseUrl,
   slug: file.integration.slug,
   credentials,
   clock: systemClock,
   sleep: realSleep,
-  store: new MemoryStateStore(),
+  store: values['state-dir'] === undefined ? new MemoryStateStore() : new FileStateStore(join(resolve(values['state-dir']), `${file.integration.slug}.json`)),
   receiver: { port: Number(values.port), path: '/webhook' },
   breakages: Object.fromEntries(values.breakage.map((b) => [b, true])) as Partial<Breakages>,
   observer: { note: (m) => process.stderr.write(`partner: ${m}\n`) },
 });
+
+let stateUrl: string | null = null;
+const stateServer = values['state-port'] === undefined ? null : createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const night = url.pathname === '/state' && url.searchParams.get('type') === 'rates'
+    ? partner.state.properties[url.searchParams.get('property_id') ?? '']?.nights.rates[url.searchParams.get('date') ?? '']
+    : undefined;
+  res.writeHead(night ? 200 : 404, { 'Content-Type': 'application/json' }).end(night ? JSON.stringify(night.value) : '{}');
+});
+if (stateServer) {
+  await new Promise<void>((ok) => stateServer.listen(Number(values['state-port']), '127.0.0.1', ok));
+  stateUrl = `http://127.0.0.1:${(stateServer.address() as AddressInfo).port}/state`;
+}
+await partner.begin();
 
 let queue: Promise<unknown> = Promise.resolve();
 const enqueue = (what: string, work: () => Promise<unknown>) => {
@@ -107,18 +134,6 @@ const timers = [
   }, 250),
 ];
 
-let stateUrl: string | null = null;
-const stateServer = values['state-port'] === undefined ? null : createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const night = url.pathname === '/state' && url.searchParams.get('type') === 'rates'
-    ? partner.state.properties[url.searchParams.get('property_id') ?? '']?.nights.rates[url.searchParams.get('date') ?? '']
-    : undefined;
-  res.writeHead(night ? 200 : 404, { 'Content-Type': 'application/json' }).end(night ? JSON.stringify(night.value) : '{}');
-});
-if (stateServer) {
-  await new Promise<void>((ok) => stateServer.listen(Number(values['state-port']), '127.0.0.1', ok));
-  stateUrl = `http://127.0.0.1:${(stateServer.address() as AddressInfo).port}/state`;
-}
 process.stdout.write(`webhook ${partner.url}\n${stateUrl ? `state ${stateUrl}\n` : ''}`);
 
 let stopping = false;

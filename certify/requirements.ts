@@ -115,9 +115,9 @@ export const REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'usage.snapshot-watermark',
     group: 'usage',
-    title: 'After a snapshot the next replay starts at its watermark',
-    clauses: ['4.8.R8', '4.8.R9'],
-    rule: 'After a snapshot the partner sets its cursor to data.sequence; events above it are replayed, none is skipped (§4.8).',
+    title: 'After a snapshot the cursor is its watermark, not "now": events made while it was served are replayed and applied',
+    clauses: ['4.8.R7', '4.8.R8', '4.8.R9', '6.R8a'],
+    rule: 'data.sequence is read before the snapshot is built; after a snapshot the partner sets its cursor for that property and type to data.sequence, never to the latest sequence read afterwards: events above it (the drill makes one while the answer is held) are replayed and applied on top (§4.8, cold start §6.8).',
     assumption: false,
   },
   {
@@ -151,6 +151,14 @@ export const REQUIREMENTS: readonly Requirement[] = [
     title: 'After a webhook outage the partner catches up by replay from its cursor',
     clauses: ['6.R8', '3.1.R2', '4.6.Q1'],
     rule: 'Ordinary outage: use GET /events from the stored cursor (§6.8).',
+    assumption: false,
+  },
+  {
+    id: 'recovery.crash-restart',
+    group: 'recovery',
+    title: 'After a crash and restart nothing acknowledged is lost and replay resumes at the stored cursor',
+    clauses: ['6.R2', '6.R4a', '6.R8', '4.6.Q1', '4.6.R9', '4.6.R11'],
+    rule: 'An event answered 2xx is never sent again (§6.2) and cannot be asked for again (§4.6: no acknowledgement endpoint, no resend; the service does not track what the partner processed), so it is stored before the 2xx. A restarted partner replays GET /events from its stored cursor (§6.8), not from 0 and not from the newest sequence, applying only what is newer (§6.4). Graded by killing the partner (SIGKILL to its process group, --partner-command) while deliveries are in flight and starting it again with the same command.',
     assumption: false,
   },
 ];

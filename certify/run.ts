@@ -17,11 +17,15 @@ import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
 import { CertificationFileWriter, type CertificationFile, type CoveredProperty } from './credentials-file.ts';
 import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
-import { buildPlan, choose, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
+import { buildPlan, choose, CRASH_IN_FLIGHT, CRASH_WHILE_DOWN, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
 import { RAW_BODY_DESCRIPTIONS, RAW_BODY_VARIANTS, reencode } from './raw-body.ts';
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
-import { startPartnerProcess } from './partner-process.ts';
+import { startPartnerProcess, type PartnerProcess } from './partner-process.ts';
+import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, notYetRead, type CrashEvent } from './crash-restart.ts';
+import { armSnapshotHold, type SnapshotHold } from './snapshot-hold.ts';
+import { evidenceBundle, type EvidenceBundle } from './evidence.ts';
+import { redactSecrets } from '../reports/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
@@ -35,6 +39,14 @@ const QUIET_MS = 2_500;
 const OUTAGE_WAIT_MS = 75_000;
 /** Kept for the steps after the outage drill. */
 const RESERVE_MS = 12_000;
+/** The crash drill starts only with this much of the run left: a restart, a replay, a drain. */
+const CRASH_MIN_MS = 15_000;
+/** How long the partner started again gets to answer a signed ping. */
+const RESTART_READY_MS = 30_000;
+/** How long the webhook's registration waits for the partner's cold-start rates snapshot (a partner may take none). */
+const SNAPSHOT_HOLD_WAIT_MS = 15_000;
+/** How long a read of the partner's copy waits for it to show a value it was given. */
+const STATE_SETTLE_MS = 6_000;
 
 export interface CertifyOptions {
   /** The partner's receiver, registered as the integration's webhook. */
@@ -77,6 +89,8 @@ export interface CertifyResult {
   certificate: Certificate;
   credentialsPath: string;
   files: WrittenCertification | null;
+  /** What the grading read (evidence.json), sealed with its digest. */
+  evidence: EvidenceBundle;
 }
 
 interface Ctx {
@@ -97,6 +111,8 @@ interface Ctx {
   /** The superseded rates event of the outage drill, re-sent afterwards as an older event. */
   xSequence: number | null;
   log: (line: string) => void;
+  /** The partner's processes when certify started them (--partner-command): the crash drill kills and restarts them. */
+  partner: { current: PartnerProcess; start(): PartnerProcess } | null;
 }
 
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
@@ -162,15 +178,25 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   log(`  webhook secret    ${created.webhook_secret}`);
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
   log(`  webhook URL       ${options.webhookUrl}`);
+  // §4.8 drill: armed before the partner can start, so the rates snapshot of its cold start is the one held.
+  const snapshotHold = plan.steps.some((s) => s.id === 'drill.snapshot-watermark')
+    ? armSnapshotHold(stage, { integrationId: created.id, apiKey: () => file.current.apiKey, night: choices.watermarkNight, rate: choices.watermarkRate, log })
+    : null;
+  if (snapshotHold) run.cleanup.push(() => snapshotHold.disarm());
   await options.onCredentials?.(credentialsPath, file.current);
+  let partner: Ctx['partner'] = null;
   if (options.partnerCommand) {
     log(`  partner command   ${options.partnerCommand}`);
-    const partner = startPartnerProcess(options.partnerCommand, {
+    const command = options.partnerCommand;
+    const start = () => startPartnerProcess(command, {
       CERTIFY_CREDENTIALS: credentialsPath,
       CERTIFY_WEBHOOK_URL: options.webhookUrl,
       ...(options.stateUrl ? { CERTIFY_STATE_URL: options.stateUrl } : {}),
     }, log);
-    run.cleanup.push(() => partner.stop());
+    const handle = { current: start(), start };
+    partner = handle;
+    // The crash drill replaces the process: whichever runs when the run ends is stopped.
+    run.cleanup.push(() => handle.current.stop());
   }
 
   const ctx: Ctx = {
@@ -184,10 +210,13 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     otherSlug,
     xSequence: null,
     log,
+    partner,
   };
 
   const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000);
   if (ready) {
+    // Before the webhook exists: the change made during the held snapshot can reach the partner only by its replay.
+    if (snapshotHold) await snapshotWatermarkDrill(ctx, snapshotHold);
     await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: options.webhookUrl });
     const steps: Array<[string, (c: Ctx) => Promise<void>]> = [
       ['first-booking', firstBooking],
@@ -196,6 +225,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
       ['drill.lost-answer', lostAnswerDrill],
       ['drill.rate-limit', rateLimitDrill],
       ['drill.unavailable', unavailableDrill],
+      ['drill.crash-restart', crashRestartDrill],
       ['drill.webhook-outage', outageDrill],
       ['older-event', olderEvent],
       ['drill.key-rotation', keyRotationDrill],
@@ -236,6 +266,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
     ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: 'Not run.', outcome: 'not_run', startedAt: null, finishedAt: null });
   }
+  if (obs.crash === null) {
+    warnings.push(`The crash-and-restart drill did not run (${(obs.crashNotRun ?? 'the run ended before it').replace(/^Not run: /, '').replace(/\.$/, '')}): recovery.crash-restart is not observed, so the verdict is at best certified-with-gaps.`);
+  }
   if (!options.partner?.name || !options.partner?.version) {
     warnings.push('The certificate names no partner software: run with --partner-name and --partner-version (and --partner-commit) so it says what was tested.');
   }
@@ -266,16 +299,18 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   };
   // The certificate binds the evidence: it carries the digest of report.json exactly as written.
   const reportJson = renderReportJson(report);
+  // Everything the graders read, beside the reports, so a platform can grade it again (--regrade); redacted like them.
+  const evidence = evidenceBundle(JSON.parse(reportJson) as CertReport, JSON.parse(redactSecrets(JSON.stringify(obs))) as Observations, sha256Hex(reportJson));
   // Built from the redacted report, so nothing shaped like a secret is ever digested or signed.
-  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson)), options.signingKeyPem);
-  const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate);
+  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest), options.signingKeyPem);
+  const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate, evidence);
   for (const r of results) log(`  ${r.outcome === 'pass' ? 'PASS' : r.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${r.id}  ${r.summary}`);
   log(`verdict: ${report.verdict} (${report.summary.pass} pass, ${report.summary.fail} fail, ${report.summary.not_observed} not observed)`);
   if (files) log(`reports in ${files.dir} (and ${files.latest}); certificate ${files.certificate}`);
-  return { report, certificate, credentialsPath, files };
+  return { report, certificate, credentialsPath, files, evidence };
 }
 
-export function certificateBody(report: CertReport, reportDigest: string): Certificate['body'] {
+export function certificateBody(report: CertReport, reportDigest: string, evidenceDigest?: string): Certificate['body'] {
   return {
     runId: report.runId,
     issuedAt: report.finishedAt,
@@ -291,15 +326,18 @@ export function certificateBody(report: CertReport, reportDigest: string): Certi
     drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
     verdict: report.verdict,
     reportDigest,
+    ...(evidenceDigest === undefined ? {} : { evidenceDigest, issuance: { mode: 'run' as const } }),
   };
 }
 
 const DRILL_REQUIREMENT: Record<string, string> = {
+  'drill.snapshot-watermark': 'usage.snapshot-watermark',
   'drill.raw-body': 'receiver.raw-body-signature',
   'drill.lost-answer': 'usage.retry-same-key',
   'drill.rate-limit': 'usage.retry-after',
   'drill.unavailable': 'usage.unavailable-final',
   'drill.webhook-outage': 'recovery.outage-replay',
+  'drill.crash-restart': 'recovery.crash-restart',
   'drill.key-rotation': 'usage.rotated-key',
   'drill.secret-rotation': 'receiver.rotation',
 };
@@ -520,6 +558,55 @@ async function bookingEventWithEscapes(c: Ctx): Promise<string | null> {
   return null;
 }
 
+async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void> {
+  const { watermarkNight, watermarkRate } = c.choices;
+  const d = drill(c, 'drill.snapshot-watermark', 'Snapshot watermark',
+    `Before the webhook is registered, the answer of the partner's first rates snapshot is held once built (its data.sequence read) while the base_rate of one night of its window (${watermarkNight} when the window holds it, else its nearest night) changes to ${watermarkRate}: an event above the watermark, recorded before the partner can read the latest sequence. The webhook is registered only once the partner's replay after the snapshot has ended; its copy of the night is read then.`,
+    'Set the cursor to the snapshot\'s data.sequence, not to the latest sequence: the replay after the snapshot reads the change and the copy of the night ends with the new rate (§4.8 watermark rule, §6.8 cold start).');
+  const wait = Math.min(SNAPSHOT_HOLD_WAIT_MS, remaining(c));
+  const change = await Promise.race([hold.changed, sleep(wait).then(() => null)]);
+  hold.disarm();
+  if (!change) {
+    d.outcome = 'not_run';
+    return finish(c, d, `Not run: the partner took no rates snapshot within ${Math.round(wait / 1000)} s of answering the first ping (a cold start rebuilds from snapshots or POST /sync, §6.8); the webhook was registered without it.`);
+  }
+  // The walk after the snapshot: done once a page says has_more false.
+  let walk: JournalEntry[] = [];
+  await until(c, STEP_WAIT_MS, () => {
+    walk = journal(c).filter((e) => e.n > change.snapshotN && e.operation === 'listEvents' && e.status === 200 && e.cursor && e.query.limit !== '1');
+    return walk.some((e) => !e.cursor!.has_more);
+  });
+  const state: StateCheck[] = [];
+  if (c.stateProbe && walk.length > 0) {
+    // The page is applied after it is read, and a partner may open its probe only once its start is done: wait on the
+    // copy (bounded), not a fixed time; the last read is the evidence.
+    let check: StateCheck | null = null;
+    await until(c, STATE_SETTLE_MS, async () => {
+      check = await readNight(c, `after the replay that followed snapshot #${change.snapshotN}`, change.propertyId, change.night, change.after, change.before);
+      return check.held === change.after;
+    }, 200);
+    if (check) state.push(check);
+  }
+  c.obs.snapshotWatermark = { ...change, state };
+  const first = walk[0];
+  const held = state[0];
+  finish(c, d, `Snapshot #${change.snapshotN} of property ${change.propertyId} (${change.window.from}..${change.window.to}, watermark ${change.watermark}) held while ${change.night} changed ${JSON.stringify(change.before)} → ${change.after} (sequence ${change.changeSequence}); ${first
+    ? `the partner's next replay #${first.n} started at after_sequence ${first.cursor!.after_sequence} (${walk.length} page${walk.length === 1 ? '' : 's'})`
+    : `the partner sent no replay page within ${STEP_WAIT_MS / 1000} s`}${held ? `; its copy of ${change.night}: base_rate ${held.error ?? JSON.stringify(held.held)}` : ''}.`);
+}
+
+/** The partner's copy of one night's rates, through its state probe. */
+async function readNight(c: Ctx, when: string, propertyId: number, date: string, expected: unknown, older: unknown): Promise<StateCheck> {
+  const check: StateCheck = { when, property_id: propertyId, type: 'rates', date, field: 'base_rate', expected, older, held: undefined };
+  try {
+    const night = await c.stateProbe!({ property_id: propertyId, type: 'rates', date });
+    check.held = night === null ? undefined : night.base_rate;
+  } catch (e) {
+    check.error = (e as Error).message;
+  }
+  return check;
+}
+
 async function lostAnswerDrill(c: Ctx): Promise<void> {
   const d = drill(c, 'drill.lost-answer', 'Lost answer of a create',
     'The next POST /bookings (order 2) is processed and the booking made, then its connection is dropped before the answer leaves.',
@@ -647,6 +734,114 @@ async function outageDrill(c: Ctx): Promise<void> {
     : `Sequence ${before + 1} to ${latest} recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
       ? `the partner replayed them in ${pages.length} GET /events page${pages.length === 1 ? '' : 's'} within ${(waitedMs / 1000).toFixed(1)} s.`
       : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}${perPage ? ` Its state was read before each of its ${reads} GET /events call${reads === 1 ? '' : 's'}.` : ''}`);
+}
+
+async function crashRestartDrill(c: Ctx): Promise<void> {
+  const { propertyId, crashNights, crashRates, crashSecondRate } = c.choices;
+  const acknowledgedFirst = crashNights.length - CRASH_IN_FLIGHT - CRASH_WHILE_DOWN;
+  const d = drill(c, 'drill.crash-restart', 'Crash and restart',
+    `Rates change on ${crashNights.length} nights of property ${propertyId} (${crashNights[0]} to ${crashNights.at(-1)}): the first night to ${crashRates[0]}, then ${acknowledgedFirst - 1} more nights and the first night again (${crashSecondRate}), each acknowledged; then ${CRASH_IN_FLIGHT} more while delivery flows, and at once SIGKILL to the partner's process group. Delivery is withheld, ${CRASH_WHILE_DOWN} more are recorded, and the same --partner-command is started again; its state probe is read before each GET /events it sends, after it has had time to replay, and once delivery is given back and drained.`,
+    'Every event answered 2xx before the kill is still held; the replay after the restart starts at the stored cursor (not at 0, not at the newest sequence) and reads what was not acknowledged; no older value is applied over a newer one (§6.2, §4.6, §6.8, §6.4).');
+  const notRun = (why: string) => {
+    c.obs.crashNotRun = why;
+    d.outcome = 'not_run';
+    finish(c, d, why);
+  };
+  if (!c.partner) return notRun(NEEDS_PARTNER_COMMAND);
+  if (remaining(c) < CRASH_MIN_MS) return notRun(`Not run: the run's --duration left ${Math.round(remaining(c) / 1000)} s, the drill needs ${CRASH_MIN_MS / 1000} s.`);
+  await drained(c, 5_000);
+  const events: CrashEvent[] = [];
+  const put = async (night: number, rate: number) => {
+    await c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from: crashNights[night], to: crashNights[night], base_rate: rate });
+    const sequence = (await integration(c)).webhook.last_sequence;
+    events.push({ sequence, date: crashNights[night]!, base_rate: rate, acknowledged: false });
+    return sequence;
+  };
+  const acknowledged = async () => new Set((await c.stage.deliveries(c.integrationId)).filter((x) => x.sequence !== null && x.status !== null && x.status >= 200 && x.status < 300).map((x) => x.sequence!));
+  // What the partner had acknowledged when the drill began (delivery is in order, §6.2): its stored cursor is not below it.
+  const floor = Math.max(0, ...await acknowledged());
+  const allAcknowledged = async () => {
+    const acked = await acknowledged();
+    return events.every((e) => acked.has(e.sequence));
+  };
+  // The first night acknowledged before it changes again, so its first event is delivered, not superseded (§3.3).
+  await put(0, crashRates[0]!);
+  let ok = await until(c, STEP_WAIT_MS, allAcknowledged, 100);
+  for (let i = 1; ok && i < acknowledgedFirst; i++) await put(i, crashRates[i]!);
+  if (ok) await put(0, crashSecondRate);
+  ok = ok && await until(c, STEP_WAIT_MS, allAcknowledged, 100);
+  if (!ok) return notRun(`Not run: the partner did not acknowledge the drill's first ${events.length} deliveries within ${STEP_WAIT_MS / 1000} s.`);
+  for (let i = acknowledgedFirst; i < acknowledgedFirst + CRASH_IN_FLIGHT; i++) await put(i, crashRates[i]!);
+  const killedAt = c.stage.now();
+  await c.partner.current.kill();
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  c.log(`  SIGKILL sent to the partner's process group; delivery withheld`);
+  // The delivery the kill cut off ends in an error; then what was acknowledged is settled.
+  const inFlight = events.slice(-CRASH_IN_FLIGHT).map((e) => e.sequence);
+  await until(c, 12_000, async () => {
+    for (const s of inFlight) if ((await c.stage.event(c.integrationId, s, c.file.current.apiKey))?.status === 'delivering') return false;
+    return true;
+  }, 100);
+  for (let i = acknowledgedFirst + CRASH_IN_FLIGHT; i < crashNights.length; i++) await put(i, crashRates[i]!);
+  const acked = await acknowledged();
+  for (const e of events) e.acknowledged = acked.has(e.sequence);
+  const highest = Math.max(floor, ...[...acked].filter((s) => s <= events.at(-1)!.sequence));
+  const latest = (await integration(c)).webhook.last_sequence;
+
+  const newest = (date: string) => [...events].reverse().find((e) => e.date === date)!;
+  const read = async (night: number, when: string): Promise<StateCheck> => {
+    const date = crashNights[night]!;
+    const check: StateCheck = { when, property_id: propertyId, type: 'rates', date, field: 'base_rate', expected: newest(date).base_rate, older: night === 0 ? crashRates[0] : null, held: undefined };
+    try {
+      const held = await c.stateProbe!({ property_id: propertyId, type: 'rates', date });
+      check.held = held === null ? undefined : held.base_rate;
+    } catch (e) {
+      check.error = (e as Error).message;
+    }
+    return check;
+  };
+  const readAll = async (when: string) => Promise.all(crashNights.map((_, i) => read(i, when)));
+  const duringReplay: StateCheck[] = [];
+  if (c.stateProbe) {
+    c.stage.beforeEventsPage(async () => {
+      duringReplay.push(await read(0, `before GET /events call ${duringReplay.length + 1} after the restart`));
+    });
+  }
+
+  const restartedAt = c.stage.now();
+  c.partner.current = c.partner.start();
+  let readyAt: number | null = null;
+  await until(c, RESTART_READY_MS, async () => {
+    const body = pingBody({ id: c.integrationId, slug: c.slug }, latest, c.stage.stamp());
+    const answer = await deliver({ ...c.probeCtx, timeoutMs: 2_000 }, { name: 'restart-ping', body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), body), integrationHeader: c.slug });
+    if (answer.status !== null && answer.status >= 200 && answer.status < 300) readyAt = c.stage.now();
+    return readyAt !== null;
+  }, 250);
+  const waitStart = performance.now();
+  const unacknowledged = crashNights.map((_, i) => i).filter((i) => !newest(crashNights[i]!).acknowledged);
+  if (readyAt !== null) {
+    // Until it has read what it had not acknowledged (journal) and holds it (state probe), or the fair wait is over.
+    const record = { propertyId, killedAt, acknowledged: highest, latest, events };
+    await until(c, CRASH_REPLAY_WAIT_MS, async () => {
+      const log = c.stage.journal(c.integrationId, killedAt);
+      if (log !== null && notYetRead(record, log, []).length > 0) return false;
+      if (!c.stateProbe) return log !== null;
+      return (await Promise.all(unacknowledged.map((i) => read(i, '')))).every((x) => x.held === x.expected);
+    }, 250);
+  }
+  const waitedMs = Math.round(performance.now() - waitStart);
+  const beforeResume = c.stateProbe ? await readAll('after the restart, before delivery resumed') : [];
+  c.stage.beforeEventsPage(null);
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+  const resumedAt = c.stage.now();
+  await drained(c, 15_000);
+  const final = c.stateProbe ? await readAll('at the end of the drill (delivery resumed and drained)') : [];
+  c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, duringReplay, beforeResume, final };
+  const ackedCount = events.filter((e) => e.acknowledged).length;
+  const first = c.stage.journal(c.integrationId, restartedAt)?.find((e) => e.operation === 'listEvents' && e.cursor);
+  finish(c, d, `Killed with ${ackedCount} of the drill's ${events.length} events acknowledged (up to sequence ${highest}) and ${latest - highest} not (to ${latest}); ${readyAt === null
+    ? `started again, it did not answer a signed ping within ${RESTART_READY_MS / 1000} s.`
+    : `started again, it answered a ping after ${((readyAt - restartedAt) / 1000).toFixed(1)} s${first ? `; its first GET /events read from after_sequence ${first.cursor!.after_sequence}` : c.stage.kind === 'running' ? '' : '; it sent no GET /events'}${c.stateProbe ? `; at the end it held ${final.filter((x) => x.held === x.expected).length} of ${final.length} nights as the platform does` : ''}.`}`);
 }
 
 async function olderEvent(c: Ctx): Promise<void> {

@@ -19,6 +19,9 @@ import type { JournalEntry } from '../simulator/call-journal.ts';
 import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';
 
+/** GET {API_ROOT}/properties/{property}/{kind}: the snapshots of §4.8. */
+const SNAPSHOT_PATH = new RegExp(`^${API_ROOT.replace(/[/.]/g, (c) => `\\${c}`)}/properties/[^/]+/(availability|rates|restrictions)$`);
+
 /** A staff-plane call that was not answered 2xx. */
 export class StaffError extends Error {
   override name = 'StaffError';
@@ -31,6 +34,17 @@ export interface StoredEventView {
   sequence: number;
   status: string;
   /** The envelope exactly as the platform posts it. */
+  body: string;
+}
+
+/** A snapshot answer built and journaled, held before it leaves (`Stage.holdSnapshotAnswers`). */
+export interface HeldSnapshot {
+  /** `availability`, `rates` or `restrictions`. */
+  kind: string;
+  /** The bearer key the call carried. */
+  apiKey: string | null;
+  status: number;
+  /** The body exactly as it is about to leave. */
   body: string;
 }
 
@@ -66,6 +80,14 @@ export interface Stage {
    * when the stage cannot (a running simulator).
    */
   beforeEventsPage(hook: (() => Promise<void>) | null): boolean;
+  /**
+   * Runs `hook` once a snapshot answer is built (its watermark read, its
+   * payload made, the call journaled) and before it leaves, holding the
+   * answer until the hook is done (null removes it): what the platform does
+   * meanwhile lands above the watermark the partner is about to receive
+   * (§4.8). False when the stage cannot (a running simulator).
+   */
+  holdSnapshotAnswers(hook: ((answer: HeldSnapshot) => Promise<void>) | null): boolean;
   /** Disarms a withheld answer that never happened. */
   disarm(): void;
   close(): Promise<void>;
@@ -83,7 +105,21 @@ export async function startInProcessStage(options: InProcessOptions = {}): Promi
   const app = sim.app.callback();
   let withhold: { integrationId: number; resolve: (e: JournalEntry | null) => void } | null = null;
   let pageHook: (() => Promise<void>) | null = null;
+  let snapshotHook: ((answer: HeldSnapshot) => Promise<void>) | null = null;
   const server: Server = createServer((req, res) => {
+    const held = snapshotHook;
+    const snapshotKind = held && req.method === 'GET' ? SNAPSHOT_PATH.exec((req.url ?? '').split('?')[0]!)?.[1] : undefined;
+    if (held && snapshotKind) {
+      // The answer leaves only once the hook is done; the app has built and journaled it by the time it calls end.
+      const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+      res.end = ((...args: unknown[]) => {
+        const chunk = args[0];
+        const body = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+        const apiKey = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
+        void held({ kind: snapshotKind, apiKey, status: res.statusCode, body }).catch(() => undefined).then(() => end(...args));
+        return res;
+      }) as typeof res.end;
+    }
     const hook = pageHook;
     if (hook && req.method === 'GET' && (req.url ?? '').split('?')[0] === `${API_ROOT}/events`) {
       void hook().catch(() => undefined).then(() => app(req, res));
@@ -144,6 +180,10 @@ export async function startInProcessStage(options: InProcessOptions = {}): Promi
       pageHook = hook;
       return true;
     },
+    holdSnapshotAnswers(hook) {
+      snapshotHook = hook;
+      return true;
+    },
     disarm() {
       withhold?.resolve(null);
       withhold = null;
@@ -199,6 +239,7 @@ export async function connectRunningStage(baseUrl: string, staffToken: string): 
     },
     withholdNextCreateAnswer: () => null,
     beforeEventsPage: () => false,
+    holdSnapshotAnswers: () => false,
     disarm: () => undefined,
     close: async () => undefined,
   };

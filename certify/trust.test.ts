@@ -43,6 +43,17 @@ const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const certified = () => clone(issueCertificate(body(['pass', 'pass']), platform.privateKey));
 const notCertified = () => clone(issueCertificate(body(['pass', 'fail']), platform.privateKey));
 
+describe('--verify: what a certificate says', () => {
+  it('names every drill that did not run, with why', () => {
+    const b = body(['pass', 'not_observed']);
+    b.drills = [{ id: 'drill.raw-body', outcome: 'pass', expected: '2xx', did: 'answered 2xx' }, { id: 'drill.crash-restart', outcome: 'not_run', expected: 'kept', did: 'Not run: needs --partner-command.' }];
+    const a = assessCertificate(clone(issueCertificate(b, platform.privateKey)), { trusted, allowGaps: true });
+    expect(a.ok).toBe(true);
+    expect(a.details).toContain('  drill not run: drill.crash-restart: Not run: needs --partner-command.');
+    expect(a.details.join('\n')).not.toMatch(/drill\.raw-body/);
+  });
+});
+
 describe('--verify: trust', () => {
   it('a certified certificate signed by the platform\'s key is accepted with that key, and says what was tested', () => {
     const a = assessCertificate(certified(), { trusted });

@@ -99,11 +99,24 @@ export function assessCertificate(file: unknown, options: TrustOptions): Assessm
   if (typeof body.planDigest === 'string' && body.planDigest !== sha256Hex(canonicalJson(body.plan))) {
     return { ok: false, message: `${whose}, but the plan digest does not match the plan it carries`, details, trust };
   }
+  if (body.issuance?.mode === 'regrade' && typeof body.evidenceDigest !== 'string') {
+    return { ok: false, message: `${whose}, but it says it re-graded an evidence bundle and names none`, details, trust };
+  }
   if (body.verdict === 'not-certified') return { ok: false, message: `${whose}; the verdict is not-certified`, details, trust };
   if (body.verdict === 'certified-with-gaps' && !options.allowGaps) {
     return { ok: false, message: `${whose}; the verdict is certified-with-gaps (some requirements not observed): accept it with --allow-gaps`, details, trust };
   }
   return { ok: true, message: `${body.verdict}; ${whose}`, details, trust };
+}
+
+/** Who graded what: a certify run, or a platform's re-grade of a run's evidence bundle. */
+function issuedBy(b: Certificate['body']): string {
+  const evidence = b.evidenceDigest ? `evidence sha256 ${b.evidenceDigest}` : 'no evidence bundle named';
+  if (b.issuance?.mode === 'regrade') {
+    const run = b.issuance.runCertifier;
+    return `a re-grade of a run's evidence (${evidence}) by the certifier above, ${b.issuance.regradedAt}; the run was graded by ${run?.version ?? '?'}, sources sha256 ${run?.sourceDigest ?? '?'}`;
+  }
+  return `a certify run (${evidence})`;
 }
 
 /** What a verifier learns from a certificate whose digest holds. */
@@ -119,7 +132,10 @@ function describe(cert: Certificate): string[] {
     `API               ${b.apiVersion}, spec sha256 ${b.specDigest}`,
     `certifier         ${b.certify ? `${b.certify.version}, sources sha256 ${b.certify.sourceDigest}` : 'not recorded (an older certificate)'}`,
     `plan              seed ${b.seed}${b.planDigest ? `, sha256 ${b.planDigest}` : ''}`,
+    `issued by         ${issuedBy(b)}`,
     `verdict           ${b.verdict}: ${count('pass')} pass, ${count('fail')} fail, ${count('not_observed')} not observed`,
     ...(b.results ?? []).filter((r) => r.outcome !== 'pass').map((r) => `  ${r.outcome === 'fail' ? 'FAIL' : 'N/O '} ${r.id}`),
+    // Which drills ran (the crash drill only with --partner-command): a gap a verifier should see.
+    ...(b.drills ?? []).filter((d) => d.outcome === 'not_run').map((d) => `  drill not run: ${d.id}: ${d.did}`),
   ];
 }

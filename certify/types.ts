@@ -182,4 +182,19 @@ export interface CertificateBody {
   verdict: Verdict;
   /** SHA-256 of report.json as written beside the certificate (binds the evidence). */
   reportDigest: string;
+  /** The `digest` of the evidence bundle (evidence.json) the results were graded from; absent in older certificates. */
+  evidenceDigest?: string;
+  /** How the certificate came to be; absent in older certificates (a run). */
+  issuance?: Issuance;
 }
+
+/**
+ * `run`: certify carried out the plan against the partner and graded what it
+ * saw (signed by whoever ran it: the partner itself, or the platform running
+ * certify against the partner's deployment). `regrade`: a platform graded a
+ * run's evidence bundle again with its own certifier (`certify`) and signed
+ * that; the run's own certifier is `runCertifier`.
+ */
+export type Issuance =
+  | { mode: 'run' }
+  | { mode: 'regrade'; runCertifier: CertifierIdentity; regradedAt: string };

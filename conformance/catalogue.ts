@@ -18,10 +18,11 @@ import { syncChecks } from './suites/sync.ts';
 import { webhookChecks } from './suites/webhooks.ts';
 import { autoPauseChecks } from './suites/auto-pause.ts';
 import { modelChecks } from './suites/model.ts';
+import { integrationRecordChecks } from './suites/integration-record.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
     ...schemaChecks, ...errorMappingChecks, ...authChecks, ...validationChecks, ...fieldRuleChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
-    ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...autoPauseChecks, ...modelChecks,
+    ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...integrationRecordChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

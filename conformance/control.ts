@@ -10,7 +10,7 @@ import { ApiClient, ExchangeLog } from './client.ts';
 
 /** The actions of spec/control-openapi.yaml (conformance/control.test.ts keeps the two equal). */
 export const CONTROL_ACTIONS = [
-  'delivery.pause', 'delivery.resume', 'delivery.ping', 'webhook.set-url', 'rate-limit.set', 'api-key.rotate', 'webhook-secret.rotate',
+  'delivery.pause', 'delivery.resume', 'delivery.ping', 'webhook.set-url', 'webhook.set-event-types', 'integration.disable', 'integration.enable', 'rate-limit.set', 'api-key.rotate', 'webhook-secret.rotate',
   'nights.set', 'rates.set', 'restrictions.set', 'booking.status', 'booking.dates', 'clock.advance', 'api.switch',
 ] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
@@ -59,8 +59,21 @@ export class ControlClient {
     return this.integration('delivery.ping', 'POST', 'ping');
   }
 
-  setWebhookUrl(url: string): Promise<unknown> {
+  /** `null` removes the URL (§2.1: `webhook.configured` false, nothing delivered until one is set). */
+  setWebhookUrl(url: string | null): Promise<unknown> {
     return this.integration('webhook.set-url', 'PUT', 'webhook', { url });
+  }
+
+  setEventTypes(eventTypes: string[]): Promise<unknown> {
+    return this.integration('webhook.set-event-types', 'PUT', 'webhook/event-types', { event_types: eventTypes });
+  }
+
+  disableIntegration(): Promise<unknown> {
+    return this.integration('integration.disable', 'POST', 'disable');
+  }
+
+  enableIntegration(): Promise<unknown> {
+    return this.integration('integration.enable', 'POST', 'enable');
   }
 
   setRateLimit(limit: number, windowSeconds: number): Promise<unknown> {
@@ -83,7 +96,7 @@ export class ControlClient {
     return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate });
   }
 
-  setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number }): Promise<unknown> {
+  setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number; closed_to_arrival?: boolean; closed_to_departure?: boolean; stop_sell?: boolean }): Promise<unknown> {
     return this.call('restrictions.set', 'PUT', `/properties/${property}/restrictions`, body);
   }
 

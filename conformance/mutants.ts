@@ -63,6 +63,15 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'event-id-reused': 'sequencing.strictly-increasing',
   'cap-not-applied': 'watermark.cap-and-block',
   'sync-property-cap-100': 'sync.property-cap',
+  'disabled-records-events': 'integration.disabled-by-staff',
+  'subscription-ignored': 'integration.subscription-narrowed',
+  'unconfigured-events-dropped': 'integration.no-webhook-no-delivery',
+  'sync-events-log-only': 'sync.pushed-to-webhook',
+  'sync-reposts-old-events': 'sync.pushed-to-webhook',
+  'sync-omits-inventory-and-property': 'sync.pushed-to-webhook',
+  'sync-default-types-availability-only': 'sync.empty-body-means-everything',
+  'covered-count-brand-wide': 'sync.empty-body-means-everything',
+  'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
 };
 
 export interface MutantResult {

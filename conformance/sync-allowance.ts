@@ -5,14 +5,29 @@
  * validation refusals (422, which charge nothing, §4.7), then the run's first
  * valid sync, and every later check reads that answer. In-process each check
  * gets a fresh world, so each gets its own allowance (full strength).
+ *
+ * The valid sync has one of two bodies (§4.7). `named`: the run's property
+ * and all five types in mixed spellings, so the answer shows normalisation.
+ * `everything`: no body at all ("an empty body means everything"), which
+ * queues every covered property. Live, a run sends the empty body only when
+ * the integration covers at most SYNC_EVERYTHING_MAX_PROPERTIES properties
+ * (`covered_properties` of GET /me), so a run never queues a large estate;
+ * in-process each check asks for the body it judges.
  */
 import type { ApiClient, Response } from './client.ts';
 import { NotApplicable, type CheckContext } from './check.ts';
 
-/** §4.7: the `.changed` spelling and the short one, mixed, so the answer shows normalisation and document order. */
-export const ALLOWANCE_TYPES = ['rates', 'availability.changed', 'restrictions'] as const;
-/** What a correct deployment answers for ALLOWANCE_TYPES (§4.7: `.changed` names). */
-export const ALLOWANCE_TYPES_NORMALISED = ['availability.changed', 'rates.changed', 'restrictions.changed'];
+/** §4.7: all five types, the `.changed` spelling and the short one mixed, so the answer shows normalisation. */
+export const ALLOWANCE_TYPES = ['rates', 'availability.changed', 'restrictions', 'inventory.changed', 'property'] as const;
+/** What a correct deployment answers for ALLOWANCE_TYPES, and for types omitted (§4.7: `.changed` names, all five). */
+export const ALLOWANCE_TYPES_NORMALISED = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed'];
+/** The unknown-type refusal: two valid spellings before the unknown one, so its errors can show which entry was refused. */
+export const INVALID_TYPES = ['rates.changed', 'availability', 'bookings'] as const;
+/** Live, the run's sync has an empty body only for an integration covering at most this many properties. */
+export const SYNC_EVERYTHING_MAX_PROPERTIES = 5;
+
+/** The body of the run's valid sync: a named property and mixed spellings, or none at all (everything). */
+export type SyncBodyMode = 'named' | 'everything';
 /** A platform property id no integration covers (a 422 PROPERTY_NOT_MAPPED). */
 export const UNCOVERED_PROPERTY = 2_000_000_000;
 /** §8 L12: up to 500 properties per sync. */
@@ -36,9 +51,15 @@ export const SYNC_INTERVAL_SECONDS = 86_400;
 export type AllowanceState = 'accepted' | 'spent-before' | 'spent-by-refusals' | 'capped' | 'other';
 
 export interface AllowanceAnswer {
-  /** The property the sync names, or null when the run named none (then it covers everything). */
+  mode: SyncBodyMode;
+  /** The property the sync names, or null when it names none (then it covers everything). */
   property: number | null;
-  body: { property_ids?: number[]; types: string[] };
+  /** The body sent, or null when none was (`everything`). */
+  body: { property_ids?: number[]; types: string[] } | null;
+  /** `covered_properties` of GET /me before the sync. */
+  covered: number;
+  /** How many 422 refusals the allowance sent before its valid sync (8.L11 note: a reading counts them). */
+  refusals: number;
   /** The refusals sent first: an uncovered property, an unknown type, one property over the cap (§8 L12), exactly the cap. */
   notMapped: Response;
   invalid: Response;
@@ -65,9 +86,14 @@ export class SyncAllowance {
 
   constructor(readonly live: boolean) {}
 
-  /** The run's first valid sync, spent by the first check that asks (its exchanges go to that check's log). */
-  take(ctx: CheckContext): Promise<AllowanceAnswer> {
-    this.answer ??= this.spend(syncClient(ctx), knownProperty(ctx));
+  /**
+   * The run's first valid sync, spent by the first check that asks (its
+   * exchanges go to that check's log). `prefer` is the body the check judges:
+   * honoured in-process (its own fresh allowance); live the run's body is
+   * decided by the coverage (see the module comment).
+   */
+  take(ctx: CheckContext, prefer: SyncBodyMode = 'named'): Promise<AllowanceAnswer> {
+    this.answer ??= this.spend(syncClient(ctx), knownProperty(ctx), prefer);
     return this.answer;
   }
 
@@ -77,23 +103,29 @@ export class SyncAllowance {
     return syncClient(ctx).post('/sync', { body });
   }
 
-  private async spend(api: ApiClient, property: number | null): Promise<AllowanceAnswer> {
+  private async spend(api: ApiClient, property: number | null, prefer: SyncBodyMode): Promise<AllowanceAnswer> {
+    const me = await api.get('/me');
+    if (me.status !== 200) throw new Error(`GET /me answered ${me.status} before the sync: cannot read the coverage`);
+    const covered = me.body.data.covered_properties as number;
+    const mode: SyncBodyMode = this.live ? (covered <= SYNC_EVERYTHING_MAX_PROPERTIES ? 'everything' : 'named') : prefer;
     const refusalsSentAt = Date.now();
     const notMapped = await api.post('/sync', { body: { property_ids: [UNCOVERED_PROPERTY] } });
-    const invalid = await api.post('/sync', { body: { types: ['bookings'] } });
+    const invalid = await api.post('/sync', { body: { types: [...INVALID_TYPES] } });
     // 501 distinct ids, the run's own property first: past the cap whatever the integration covers.
     const overCap = await api.post('/sync', { body: { property_ids: overCapIds(property) } });
     const atCap = await api.post('/sync', { body: { property_ids: overCapIds(property).slice(0, SYNC_PROPERTY_CAP) } });
     const events = await api.get('/events', { query: { limit: 1 } });
     if (events.status !== 200) throw new Error(`GET /events answered ${events.status} before the sync: cannot read the cursor`);
     const before = events.body.cursor.latest_sequence as number;
-    const body = { ...(property === null ? {} : { property_ids: [property] }), types: [...ALLOWANCE_TYPES] };
+    const named = mode === 'named' ? property : null;
+    const body = mode === 'everything' ? null : { ...(named === null ? {} : { property_ids: [named] }), types: [...ALLOWANCE_TYPES] };
     const sentAt = Date.now();
     this.validCalls += 1;
-    const sync = await api.post('/sync', { body });
+    // §4.7 "empty body": nothing at all, no Content-Type either.
+    const sync = await api.post('/sync', body === null ? {} : { body });
     const receivedAt = Date.now();
     const { state, reopensAt } = this.judge(sync, { refusalsSentAt, sentAt, receivedAt });
-    return { property, body, notMapped, invalid, overCap, atCap, refusalsSentAt, sync, sentAt, receivedAt, before, state, reopensAt };
+    return { mode, property: named, body, covered, refusals: [notMapped, invalid, overCap, atCap].filter((r) => r.status === 422).length, notMapped, invalid, overCap, atCap, refusalsSentAt, sync, sentAt, receivedAt, before, state, reopensAt };
   }
 
   private judge(sync: Response, t: { refusalsSentAt: number; sentAt: number; receivedAt: number }): { state: AllowanceState; reopensAt: string | null } {
@@ -118,8 +150,8 @@ export class SyncAllowance {
 }
 
 /** The run's sync answer, or NotApplicable when the allowance was spent before this run (a 202-needing check). */
-export async function acceptedSync(ctx: CheckContext): Promise<AllowanceAnswer> {
-  const answer = await ctx.syncAllowance.take(ctx);
+export async function acceptedSync(ctx: CheckContext, prefer?: SyncBodyMode): Promise<AllowanceAnswer> {
+  const answer = await ctx.syncAllowance.take(ctx, prefer);
   if (answer.state === 'spent-before') throw new NotApplicable(`the 24-hour full-sync window was spent before this run (429 SYNC_TOO_SOON, errors.retry_after ${answer.sync.body.errors.retry_after} s): the sync checks that need a 202 can run again after ${answer.reopensAt} (§8 L10)`);
   if (answer.state === 'capped') throw new NotApplicable(`the day's six sync calls were spent before this run (429 RATE_LIMITED${answer.reopensAt ? `, Retry-After until ${answer.reopensAt}` : ''}): the sync checks that need a 202 can run again ${answer.reopensAt ? `after ${answer.reopensAt}` : 'tomorrow'} (§8 L11)`);
   if (answer.state === 'spent-by-refusals') throw new NotApplicable(`this run's 422 refusals consumed the full-sync window (see sync.validation-before-charge), so no sync was accepted; it reopens after ${answer.reopensAt}`);

@@ -32,7 +32,8 @@ const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [opti
   --fault NAME         break one rule on purpose (mutation testing; repeatable; needs --enable-faults)
   --enable-faults      confirm that --fault may break the simulator
   --reading NAME       read a tension of the document the other way (repeatable): events-foreign-property-404,
-                       probe-resumes-any-pause, six-hours-from-last-success (README "Running the simulator")
+                       probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap
+                       (README "Running the simulator")
   --help               this text
 `;
 

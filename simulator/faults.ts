@@ -64,6 +64,15 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'event-id-reused': 'events recorded in the same second share one id (ids made from the clock\'s seconds, no randomness; §2.5)',
   'cap-not-applied': 'availability reports units_cap but counts every free unit as sellable (§2.4)',
   'sync-property-cap-100': 'POST /sync refuses more than 100 properties instead of 500 (§8)',
+  'disabled-records-events': 'a disabled integration still gets events recorded for the changes it covers (§3.1: no events are recorded)',
+  'subscription-ignored': 'events of every type are recorded whatever webhook.event_types says (§2.1, §6: subscription is by webhook.event_types)',
+  'unconfigured-events-dropped': 'with no webhook URL the queue is marked delivered, so nothing reaches the endpoint registered later (§2.1: nothing is delivered until one is)',
+  'sync-events-log-only': "a full sync's events are written to the log as delivered but never posted to the webhook (§1, §4.7: delivered through the normal webhook path)",
+  'sync-reposts-old-events': "a full sync re-posts the property's already-delivered events under their old ids and sequences (§4.6: a redelivery is always a new event with a new sequence)",
+  'sync-omits-inventory-and-property': 'a full sync answers all five types but emits only availability, rates and restrictions events (§1: six event types pushed; §4.7)',
+  'sync-default-types-availability-only': 'a sync with types omitted syncs availability only (§4.7: omit for all five)',
+  'covered-count-brand-wide': "covered_properties counts every property of the brand, uncovered and cohosted ones too (§2.1, §1 coverage)",
+  'sync-changed-spelling-refused': 'POST /sync accepts only the short type names: a .changed spelling is 422 VALIDATION_FAILED (§4.7: also accepted)',
 };
 
 export { FAULT_NAMES };

@@ -8,8 +8,10 @@
 import { endOfMonth, addDays } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
-import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP } from '../sync-allowance.ts';
-import { allEvents, describe } from './support.ts';
+import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
+import { allEvents, bookingBody, createBooking, describe, horizonStay } from './support.ts';
+import { backlogAhead, deliveredThrough, deliveryBreach, partnerReceiver } from './receiver.ts';
+import { EVENT_TYPES } from './integration-record.ts';
 
 const suite = 'sync';
 
@@ -20,9 +22,107 @@ const DAILY_CAP = 6;
 const EVENT_WAIT_MS = { live: 60_000, inProcess: 10_000 };
 
 export const syncChecks = [
+  // First of the suite: live, the run's one sync is spent while its receiver listens.
+  defineCheck({
+    id: 'sync.pushed-to-webhook', title: "Every event of the run's sync reaches the webhook as a new event with a new sequence; all six types are pushed", suite,
+    clauses: ['1.R3', '1.R4', '4.6.R10'], level: 'normative', needs: ['read', 'write', 'sync'],
+    async run(ctx) {
+      const started = Date.now();
+      const { receiver, me, waitFor } = await partnerReceiver(ctx);
+      const wanted = EVENT_TYPES.filter((t) => !(me.webhook?.event_types ?? []).includes(t));
+      if (wanted.length > 0) throw new NotApplicable(`the integration is not subscribed to ${wanted.join(', ')} (webhook.event_types ${JSON.stringify(me.webhook?.event_types)}): all six types cannot be pushed to it`);
+      // booking.changed (and an availability.changed) from a create, delivered before the sync.
+      const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      await deliveredThrough(ctx, receiver, 60);
+      // What the receiver accepted and the platform recorded as delivered before the sync: sending one of these
+      // again is a redelivery of an old event (a retry of an attempt the platform saw fail is not).
+      const took = receiver.received.filter((d) => d.answered === 200 && d.sequence !== null);
+      const settled = took.length === 0 ? [] : await allEvents(ctx, { include_superseded: true }, Math.min(...took.map((d) => d.sequence!)) - 1);
+      const delivered = new Set(settled.filter((r) => r.status === 'delivered').map((r) => r.sequence as number));
+      const accepted = new Map<number, string>(took.filter((d) => delivered.has(d.sequence!)).map((d) => [d.sequence!, eventId(d.body)]));
+      const heard = receiver.received.length;
+      const answer = await acceptedSync(ctx);
+      if (answer.receivedAt < started) throw new NotApplicable(`the run's sync was spent by an earlier check before this check's receiver listened; run sync.pushed-to-webhook first (--check sync.pushed-to-webhook)`);
+      expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's sync ${JSON.stringify(answer.body)}`);
+      const rows = (await syncRows(ctx, answer, ALLOWANCE_TYPES_NORMALISED)).filter((r) => r.status !== 'superseded');
+      if (rows.length === 0) throw new NotApplicable(`no event of the run's sync reached GET /events within ${waitMs(ctx) / 1000} s (events arrive later, §4.7); nothing to follow to the webhook`);
+      const pushed = () => rows.every((r) => receiver.received.some((d) => d.sequence === r.sequence && d.answered === 200));
+      const later = () => receiver.received.slice(heard);
+      const oldIds = new Set(accepted.values());
+      const reposted = () => later().find((d) => d.sequence !== null && (accepted.has(d.sequence) || oldIds.has(eventId(d.body))));
+      await waitFor(() => pushed() || reposted() !== undefined, 120);
+      // §4.6: what a sync re-sends is a new event; an old envelope posted again is not.
+      const old = reposted();
+      if (old) ctx.fail('RedeliveryReusedSequence', `after the sync the webhook got ${old.type} sequence ${old.sequence} (id ${eventId(old.body)}) again, accepted before the sync (latest sequence then ${answer.before})`, 'a redelivery is always a new event with a new sequence (and a new id)', '4.6.R10');
+      deliveryBreach(ctx, later());
+      if (!pushed()) {
+        const missing = rows.filter((r) => !receiver.received.some((d) => d.sequence === r.sequence && d.answered === 200));
+        const ahead = await backlogAhead(ctx, missing.map((r) => r.sequence));
+        if (ahead > 0) throw new NotApplicable(`${ahead} older undelivered events are queued ahead of the sync's; the retry schedule is not shown, so the wait proves nothing`);
+        ctx.fail('SyncEventNotPushed', `${missing.length} of the sync's ${rows.length} events in GET /events never reached the webhook (first: ${missing[0]!.event.type} ${missing[0]!.sequence}, row status ${missing[0]!.status})`, "the sync's events are delivered through the normal webhook path, not only written to the log", '1.R4');
+      }
+      const types = new Set(receiver.received.filter((d) => d.answered === 200).map((d) => d.type));
+      const never = EVENT_TYPES.filter((t) => !types.has(t));
+      if (never.length > 0) ctx.fail('EventTypeNeverPushed', `the webhook got ${[...types].sort().join(', ')}: never ${never.join(', ')}, after a create and a sync of all five types`, 'all six event types are pushed to the webhook', '1.R3');
+    },
+  }),
+  defineCheck({
+    id: 'sync.empty-body-means-everything', title: 'A sync with an empty body queues every covered property and all five types, and their events follow', suite,
+    // 2.1.R8 too: an empty-body sync is the one normative way to count the covered properties
+    // (the property list that names them is not shown, §4.8), by the events it sends.
+    clauses: ['4.7.Q1', '4.7.Q3', '2.1.R8'], level: 'normative', needs: ['read', 'sync'],
+    async run(ctx) {
+      const answer = await acceptedSync(ctx, 'everything');
+      if (answer.mode !== 'everything') throw new NotApplicable(`the run's one sync named a property: the integration covers ${answer.covered} properties, and a live run sends the empty body (which queues every covered property) only for at most ${SYNC_EVERYTHING_MAX_PROPERTIES}; run with an integration covering fewer`);
+      expectStatus(ctx, answer.sync, 202, null, '4.7.Q1', 'a sync with an empty body');
+      const got = answer.sync.body.data;
+      if (!sameSet(got.types, ALLOWANCE_TYPES_NORMALISED)) ctx.fail('NotAllTypes', `types ${JSON.stringify(got.types)} with types omitted`, `omit for all five: ${ALLOWANCE_TYPES_NORMALISED.join(', ')}`, '4.7.Q3');
+      const me = (await ctx.api.get('/me')).body.data;
+      const subscribed = ALLOWANCE_TYPES_NORMALISED.filter((t) => (me.webhook?.event_types ?? []).includes(t));
+      const rows = await syncRows(ctx, answer, subscribed);
+      const seen = new Map<number, Set<string>>();
+      for (const r of rows) seen.set(r.event.property.doorloom_id, (seen.get(r.event.property.doorloom_id) ?? new Set()).add(r.event.type));
+      // When the queued count and covered_properties differ, a property the run knows to be covered
+      // without an event says the sync left it out; events for every one of them say the count is wrong.
+      const unsynced = ctx.target.properties.map((p) => p.doorloom_id).filter((id) => !seen.has(id));
+      if (got.queued_properties !== answer.covered && unsynced.length > 0) {
+        ctx.fail('NotEverything', `queued_properties ${got.queued_properties} for an empty body; covered_properties is ${answer.covered}; no event for covered propert${unsynced.length === 1 ? 'y' : 'ies'} ${unsynced.join(', ')}`, 'an empty body means everything: every covered property', '4.7.Q1');
+      }
+      if (got.queued_properties !== answer.covered || seen.size > answer.covered) {
+        ctx.fail('CoveredCountWrong', `covered_properties ${answer.covered}, but an empty-body sync queued ${got.queued_properties} properties and sent events for ${seen.size} (every covered property this run knows among them)`, 'covered_properties is the count of covered properties (an empty body queues every covered property, §4.7)', '2.1.R8');
+      }
+      if (seen.size < answer.covered) ctx.fail('NotEverything', `events for ${seen.size} of ${answer.covered} covered properties within ${waitMs(ctx) / 1000} s of an empty-body sync`, 'an empty body means everything: events for every covered property', '4.7.Q1');
+      for (const [property, types] of seen) {
+        const missing = subscribed.filter((t) => !types.has(t));
+        if (missing.length > 0) ctx.fail('NotAllTypes', `property ${property}: no ${missing.join(', ')} event within ${waitMs(ctx) / 1000} s of a sync with types omitted`, 'omit for all five: an event of every type the integration subscribes to', '4.7.Q3');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'sync.changed-spellings-accepted', title: 'The .changed spellings of the sync types are accepted beside the short ones', suite,
+    clauses: ['4.7.Q3a'], level: 'normative', needs: ['read', 'sync'],
+    async run(ctx) {
+      const answer = await ctx.syncAllowance.take(ctx);
+      const keys = Object.keys(answer.invalid.body?.errors ?? {});
+      // The refusal of [rates.changed, availability, bookings]: an entry before the unknown one named refused.
+      const refused = keys.filter((k) => k === 'types.0' || k === 'types.1');
+      if (refused.length > 0) ctx.fail('SpellingRefused', `errors ${JSON.stringify(answer.invalid.body.errors)} for types ${JSON.stringify(INVALID_TYPES)}`, 'rates.changed and availability are both accepted; only bookings is refused', '4.7.Q3a');
+      if (answer.mode === 'named') {
+        // The valid sync mixed both spellings: its 202 accepted them.
+        const typesRefused = Object.keys(answer.sync.body?.errors ?? {}).some((k) => k === 'types' || k.startsWith('types.'));
+        if (answer.sync.status === 422 && typesRefused) ctx.fail('SpellingRefused', `${describe(answer.sync)} ${JSON.stringify(answer.sync.body.errors)} for types ${JSON.stringify(answer.body?.types)}`, 'the short and the .changed spellings are both accepted', '4.7.Q3a');
+        await acceptedSync(ctx);
+        if (answer.sync.status !== 202) throw new NotApplicable(`the run's sync answered ${describe(answer.sync)}: no 202 shows its mixed spellings accepted`);
+        return;
+      }
+      // The run's sync had no body: the refusal shows it, if its errors name the entries.
+      if (!keys.includes('types.2')) throw new NotApplicable(`the run's sync had an empty body, and the refusal of types ${JSON.stringify(INVALID_TYPES)} names ${JSON.stringify(keys)}, not the entry types.2: which spellings were accepted does not show`);
+    },
+  }),
   defineCheck({
     id: 'sync.normalised-202', title: 'POST /sync answers 202 with the queued properties, horizon and types normalised to .changed names', suite,
-    clauses: ['4.7.R1', '4.7.R2', '4.7.Q3a'], level: 'normative', needs: ['read', 'sync'],
+    clauses: ['4.7.R1', '4.7.R2'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await acceptedSync(ctx);
       expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's first valid sync ${JSON.stringify(answer.body)}`);
@@ -86,12 +186,17 @@ export const syncChecks = [
         const res = await allowance.call(ctx);
         refused.push([allowance.validCalls, res]);
       }
-      for (const [n, res] of refused) judgeRefusal(ctx, n, res, first.state === 'accepted');
+      // 8.L11 note: whether the allowance's 422 refusals count toward the six is read both ways.
+      const refusals = first.refusals;
+      for (const [n, res] of refused) judgeRefusal(ctx, n, res, first.state === 'accepted', refusals);
       const capAt = refused.find(([, r]) => r.body?.code === 'RATE_LIMITED')?.[0];
       if (capAt === undefined) ctx.fail('CapNotEnforced', `${allowance.validCalls} valid sync calls in this run, none refused RATE_LIMITED`, 'at most six sync calls a day: the seventh is 429 RATE_LIMITED', '8.L11');
-      // In-process the world is fresh: this run's calls are the day's only ones, so the cap falls exactly on the seventh.
+      // In-process the world is fresh: this run's calls are the day's only ones, so the cap falls exactly on the
+      // seventh valid call, or on the seventh call counting the run's 422 refusals (the other reading of the note).
       // Live, calls made earlier in the day count too ("refusals included"), so it may come sooner.
-      if (ctx.target.kind === 'in-process' && capAt !== DAILY_CAP + 1) ctx.fail('CapMiscounted', `RATE_LIMITED on sync call ${capAt} of the day`, 'six calls a day: the seventh is 429 RATE_LIMITED, the second to sixth SYNC_TOO_SOON', '8.L11');
+      if (ctx.target.kind === 'in-process' && capAt !== DAILY_CAP + 1 && capAt !== DAILY_CAP + 1 - refusals) {
+        ctx.fail('CapMiscounted', `RATE_LIMITED on valid sync call ${capAt} of the day, after ${refusals} refusals (422)`, `six calls a day: the seventh valid call is 429 RATE_LIMITED (the ${DAILY_CAP + 1 - refusals}th where the refusals count), the ones between SYNC_TOO_SOON`, '8.L11');
+      }
     },
   }),
   defineCheck({
@@ -126,7 +231,7 @@ export const syncChecks = [
 ];
 
 /** A valid sync inside a spent window: 429 SYNC_TOO_SOON with errors.retry_after, or RATE_LIMITED with Retry-After (§7). */
-function judgeRefusal(ctx: CheckContext, n: number, res: Response, acceptedThisRun: boolean): void {
+function judgeRefusal(ctx: CheckContext, n: number, res: Response, acceptedThisRun: boolean, refusals: number): void {
   const what = `valid sync call ${n} of this run${acceptedThisRun ? ', within 24 hours of its accepted one' : ' (the window was spent before the run)'}`;
   if (res.status !== 429 || (res.body?.code !== 'SYNC_TOO_SOON' && res.body?.code !== 'RATE_LIMITED')) {
     ctx.fail('SyncNotRefused', `${describe(res)} for ${what}`, `429 SYNC_TOO_SOON (or RATE_LIMITED past six calls a day) for ${what}`, '8.L10');
@@ -136,7 +241,8 @@ function judgeRefusal(ctx: CheckContext, n: number, res: Response, acceptedThisR
     if (!Number.isInteger(retry) || retry <= 0 || retry > SYNC_INTERVAL_SECONDS) ctx.fail('BadRetryAfter', `errors.retry_after ${JSON.stringify(retry)} on ${what}`, 'errors.retry_after in seconds, at most 24 hours', '7.E15');
     if (ctx.target.kind === 'in-process' && n === DAILY_CAP + 1) ctx.fail('CapNotEnforced', `SYNC_TOO_SOON on sync call ${n} of the day`, 'six calls a day, refusals included: the seventh is 429 RATE_LIMITED', '8.L11');
   } else {
-    if (ctx.target.kind === 'in-process' && n <= DAILY_CAP) ctx.fail('CapMiscounted', `RATE_LIMITED on sync call ${n} of the day`, 'six calls a day: calls two to six are SYNC_TOO_SOON', '8.L11');
+    // Before the earliest call either reading of the 8.L11 note allows.
+    if (ctx.target.kind === 'in-process' && n <= DAILY_CAP - refusals) ctx.fail('CapMiscounted', `RATE_LIMITED on valid sync call ${n} of the day, after ${refusals} refusals (422)`, 'six calls a day: the calls before the seventh (counting the refusals or not) are SYNC_TOO_SOON', '8.L11');
     if (res.headers['retry-after'] === undefined) ctx.fail('RetryAfterMissing', `no Retry-After header on the 429 RATE_LIMITED of ${what}`, 'Retry-After and X-RateLimit-* are set on 429 RATE_LIMITED', '7.E16');
   }
 }
@@ -160,4 +266,44 @@ function judgeChunks(ctx: CheckContext, property: number, windows: { from: strin
 
 function span(windows: { from: string; to: string }[]): number {
   return windows.length === 0 ? 0 : (Date.parse(windows.at(-1)!.to) - Date.parse(windows[0]!.from)) / 86_400_000 + 1;
+}
+
+/** How long a run waits for a sync's events (§4.7: "events arrive later"). */
+function waitMs(ctx: CheckContext): number {
+  return ctx.target.kind === 'live' ? EVENT_WAIT_MS.live : EVENT_WAIT_MS.inProcess;
+}
+
+/**
+ * The rows of the sync's events of `types` (as GET /events shows them after
+ * the sync's `before`), polled until every queued property has each type over
+ * the whole horizon, or the wait is over.
+ */
+async function syncRows(ctx: CheckContext, answer: AllowanceAnswer, types: string[]): Promise<any[]> {
+  const horizon = (await ctx.api.get('/me')).body.data.horizon_days as number;
+  const properties = answer.sync.body?.data?.queued_properties as number;
+  const deadline = Date.now() + waitMs(ctx);
+  for (;;) {
+    const query = { 'types[]': types, include_superseded: true, ...(answer.property === null ? {} : { property_id: answer.property }) };
+    const rows = (await allEvents(ctx, query, answer.before)).filter((r) => types.includes(r.event.type));
+    const byKey = new Map<string, { from: string; to: string }[]>();
+    for (const r of rows) {
+      const key = `${r.event.property.doorloom_id} ${r.event.type}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), r.event.window]);
+    }
+    const complete = byKey.size >= properties * types.length && [...byKey.values()].every((w) => span(w) >= horizon);
+    if (complete || Date.now() > deadline) return rows;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function eventId(body: string): string {
+  try {
+    return String(JSON.parse(body).id);
+  } catch {
+    return '';
+  }
+}
+
+function sameSet(a: unknown, b: string[]): boolean {
+  return Array.isArray(a) && a.length === b.length && [...a].sort().join() === [...b].sort().join();
 }

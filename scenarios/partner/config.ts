@@ -82,6 +82,14 @@ export interface Breakages {
   reserialisedBodySignature: boolean;
   /** §4.8 broken: a snapshot is stamped with the latest sequence read after the payload, not its `data.sequence`. */
   ignoreWatermark: boolean;
+  /**
+   * §4.8 broken the way a cold start usually breaks it: the nights are
+   * stamped with the snapshot's `data.sequence`, but the cursor is set to
+   * "now" (latest_sequence read after the snapshots) instead of to their
+   * watermark, so the replay that follows skips every event made while the
+   * snapshots were being served.
+   */
+  snapshotWatermarkIgnored: boolean;
   /** Deliveries are applied without checking X-Service-Signature. */
   skipSignatureVerification: boolean;
   /** §4.5 rule 1 broken: each retry of a create gets a new Idempotency-Key. */
@@ -90,11 +98,30 @@ export interface Breakages {
   reuseKeyForNewBooking: boolean;
   /** The replay cursor is not kept: after a restart the partner resumes from the newest sequence. */
   dropCursorOnRestart: boolean;
+  /**
+   * A delivery is answered 2xx before its data is stored: what deliveries
+   * write (nights, records, bookings) goes to disk in a write-behind batch
+   * once no delivery came for a few seconds, while the cursor is written at
+   * once (catch-up and bookings write through). A crash between the 2xx and
+   * the batch loses every event acknowledged since the last batch, and the
+   * cursor on disk is already past them, so no replay fetches them again.
+   */
+  ackBeforeStore: boolean;
+  /** After a restart the partner replays from sequence 0 instead of its stored cursor (§6.8: from the stored cursor). */
+  cursorFromZeroOnRestart: boolean;
+  /**
+   * After a restart the partner resumes from "now" (the newest sequence)
+   * instead of its stored cursor: what it had not acknowledged before the
+   * crash is skipped (certification's name for the mistake the scenarios
+   * call dropCursorOnRestart; the same behaviour).
+   */
+  cursorFromNowOnRestart: boolean;
 }
 
 export const BREAKAGE_NAMES = [
   'applySuperseded', 'ignoreWatermark', 'skipSignatureVerification', 'newKeyPerRetry', 'reuseKeyForNewBooking', 'dropCursorOnRestart',
-  'applySupersededInOrder', 'reserialisedBodySignature',
+  'applySupersededInOrder', 'reserialisedBodySignature', 'ackBeforeStore', 'cursorFromZeroOnRestart', 'cursorFromNowOnRestart',
+  'snapshotWatermarkIgnored',
 ] as const satisfies readonly (keyof Breakages)[];
 
 export const NO_BREAKAGES: Breakages = {
@@ -102,10 +129,14 @@ export const NO_BREAKAGES: Breakages = {
   applySupersededInOrder: false,
   reserialisedBodySignature: false,
   ignoreWatermark: false,
+  snapshotWatermarkIgnored: false,
   skipSignatureVerification: false,
   newKeyPerRetry: false,
   reuseKeyForNewBooking: false,
   dropCursorOnRestart: false,
+  ackBeforeStore: false,
+  cursorFromZeroOnRestart: false,
+  cursorFromNowOnRestart: false,
 };
 
 export interface ReceiverConfig {

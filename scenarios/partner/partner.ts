@@ -17,8 +17,8 @@
  *   onboards new properties and snapshots nights that came into its horizon.
  */
 import { PartnerApi } from './api-client.ts';
-import type { EventEnvelope } from './api-types.ts';
-import { applyEvent, applyRecord, forgetNights, type Applied } from './apply.ts';
+import type { EventEnvelope, JsonObject } from './api-types.ts';
+import { applyEvent, applyRecord, forgetNights, nightValues, type Applied } from './apply.ts';
 import { BookingDesk, pollBookings, type BookingRequest } from './bookings.ts';
 import { decideCatchUp, type CatchUpStep } from './catch-up.ts';
 import { NO_BREAKAGES, type Breakages, type PartnerConfig } from './config.ts';
@@ -45,6 +45,16 @@ export class ReferencePartner {
   /** The integration's horizon_days, once GET /me has told it. */
   private integrationHorizon: number | null = null;
 
+  /**
+   * The `ackBeforeStore` breakage: what deliveries wrote since the last
+   * write-behind batch, as the places they wrote (a path into the state) and
+   * the value each held before; saves write those old values.
+   */
+  private heldBack = new Map<string, { path: string[]; before: unknown }>();
+  /** The `ackBeforeStore` breakage: bumped by every delivery, so only the last one's quiet period writes the batch. */
+  private deliveries = 0;
+  private stopped = false;
+
   private constructor(private readonly config: PartnerConfig, private readonly current: PartnerState) {
     this.breakages = { ...NO_BREAKAGES, ...config.breakages };
     this.api = new PartnerApi({
@@ -62,17 +72,36 @@ export class ReferencePartner {
    * reservations whose answer was never read, and catches up (§6.8).
    */
   static async start(config: PartnerConfig): Promise<ReferencePartner> {
+    const partner = await ReferencePartner.open(config);
+    await partner.begin();
+    return partner;
+  }
+
+  /**
+   * The first half of `start`: loads the saved state and opens the webhook
+   * listener, so a deployment can expose the partner's state (a state probe)
+   * before the catch-up of `begin` runs.
+   */
+  static async open(config: PartnerConfig): Promise<ReferencePartner> {
     const loaded = await config.store.load();
     const partner = new ReferencePartner(config, loaded ?? emptyState());
     await partner.listen();
-    if (loaded && partner.breakages.dropCursorOnRestart) {
+    if (loaded && (partner.breakages.dropCursorOnRestart || partner.breakages.cursorFromNowOnRestart)) {
       // BROKEN on purpose: the cursor was not kept, and with data on disk the partner assumes it is current.
       partner.current.cursor = await partner.api.latestSequence();
       partner.note(`restarted without its cursor; resuming from the newest sequence ${partner.current.cursor}`);
+    } else if (loaded && partner.breakages.cursorFromZeroOnRestart) {
+      // BROKEN on purpose: the stored cursor is ignored; the whole retained log is read again (§6.8: from the stored cursor).
+      partner.current.cursor = 0;
+      partner.note('restarted; replaying from sequence 0, not from the stored cursor');
     }
-    await partner.desk.resume();
-    await partner.catchUp();
     return partner;
+  }
+
+  /** The second half of `start`: re-drives reservations whose answer was never read, and catches up (§6.8). */
+  async begin(): Promise<void> {
+    await this.desk.resume();
+    await this.catchUp();
   }
 
   /** The listener's own URL (loopback); the registered webhook URL may be a public one in front of it. */
@@ -93,6 +122,9 @@ export class ReferencePartner {
   async stop(): Promise<void> {
     await this.receiver?.close();
     this.receiver = null;
+    this.stopped = true;
+    // A graceful stop writes what the ackBeforeStore batch still holds back; only a crash loses it.
+    if (this.breakages.ackBeforeStore) await this.persistBatch();
     await this.saving;
   }
 
@@ -210,7 +242,8 @@ export class ReferencePartner {
       if (stamp !== null) lowest = lowest === null ? stamp : Math.min(lowest, stamp);
     }
     for (const id of Object.keys(s.properties)) if (!covered.includes(Number(id))) delete s.properties[id];
-    s.cursor = lowest ?? latest;
+    // BROKEN on purpose when set: the cursor goes to "now", past whatever happened while the snapshots were served.
+    s.cursor = this.breakages.snapshotWatermarkIgnored ? await this.api.latestSequence() : lowest ?? latest;
     await this.persist();
     this.note(`rebuilt ${covered.length} properties from snapshots; cursor ${s.cursor} (the lowest watermark, §4.8)`);
     await this.replay(s.cursor);
@@ -352,6 +385,7 @@ export class ReferencePartner {
       this.report(d, { type: 'ping', sequence: null, status: 200, outcome: `ping: last_sequence ${body.last_sequence}, cursor ${this.current.cursor}` });
       return { status: 200 };
     }
+    if (this.breakages.ackBeforeStore) this.holdBack(body as EventEnvelope);
     const result = this.ingest(body as EventEnvelope);
     // Durable before the 2xx: an acknowledged event is never redelivered (§6.2).
     await this.persist();
@@ -377,11 +411,59 @@ export class ReferencePartner {
    * then answered 500 and retried) without blocking the saves after it.
    */
   private persist(): Promise<void> {
-    const next = this.saving.catch(() => undefined).then(() => this.config.store.save(this.current));
+    const next = this.saving.catch(() => undefined).then(() => this.save());
     this.saving = next;
     return next;
   }
+
+  private save(): Promise<void> {
+    if (this.heldBack.size === 0) return this.config.store.save(this.current);
+    // BROKEN on purpose (ackBeforeStore): the cursor is written now, what deliveries wrote only by the batch.
+    const doc = structuredClone(this.current) as unknown as Record<string, unknown>;
+    for (const { path, before } of this.heldBack.values()) {
+      let at = doc;
+      for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+      if (before === undefined) delete at[path.at(-1)!];
+      else at[path.at(-1)!] = structuredClone(before);
+    }
+    return this.config.store.save(doc as unknown as PartnerState);
+  }
+
+  /**
+   * BROKEN on purpose (ackBeforeStore): notes where a delivery is about to
+   * write, with what is there now, so saves leave it out until the
+   * write-behind batch, once no delivery came for a few seconds.
+   */
+  private holdBack(event: EventEnvelope): void {
+    const property = String(event.property?.doorloom_id);
+    const nightType = ({ 'availability.changed': 'availability', 'rates.changed': 'rates', 'restrictions.changed': 'restrictions' } as const)[event.type as string];
+    const paths: string[][] = [];
+    if (event.type === 'booking.changed') paths.push(['bookings', String((event.data as { id?: number }).id)]);
+    else if (this.current.properties[property] === undefined) paths.push(['properties', property]);
+    else if (nightType) for (const date of nightValues(nightType, event.data as JsonObject).keys()) paths.push(['properties', property, 'nights', nightType, date]);
+    else paths.push(['properties', property, event.type === 'inventory.changed' ? 'inventory' : 'record']);
+    for (const path of paths) {
+      const key = path.join('\u0000');
+      if (this.heldBack.has(key)) continue;
+      let value: unknown = this.current;
+      for (const k of path) value = (value as Record<string, unknown> | undefined)?.[k];
+      this.heldBack.set(key, { path, before: structuredClone(value) });
+    }
+    const delivery = ++this.deliveries;
+    void this.config.sleep(WRITE_BEHIND_QUIET_MS).then(() => {
+      if (delivery === this.deliveries && !this.stopped) void this.persistBatch();
+    });
+  }
+
+  /** The `ackBeforeStore` breakage's write-behind batch: everything as it is now. */
+  private persistBatch(): Promise<void> {
+    this.heldBack.clear();
+    return this.persist();
+  }
 }
+
+/** The `ackBeforeStore` breakage writes its batch once no delivery came for this long. */
+export const WRITE_BEHIND_QUIET_MS = 5_000;
 
 /** What a receiver that parses before it verifies would hash (the `reserialisedBodySignature` breakage). */
 function reserialised(raw: Buffer): Buffer {

@@ -73,6 +73,17 @@ describe('spec/control-openapi.yaml', () => {
     expect((await h.api('get', '/me')).body.data.status).toBe('active');
     expect((await call('put', `/integrations/${slug}/webhook`, { url: 'https://example.invalid/hook' })).status).toBe(200);
     expect((await h.api('get', '/me')).body.data.webhook.url).toBe('https://example.invalid/hook');
+    expect((await call('put', `/integrations/${slug}/webhook`, { url: null })).status).toBe(200);
+    expect((await h.api('get', '/me')).body.data.webhook).toMatchObject({ configured: false, url: null });
+    expect((await call('put', `/integrations/${slug}/webhook`, { url: 'https://example.invalid/hook' })).status).toBe(200);
+    expect((await call('put', `/integrations/${slug}/webhook/event-types`, { event_types: ['rates.changed', 'booking.changed'] })).status).toBe(200);
+    expect((await h.api('get', '/me')).body.data.webhook.event_types).toEqual(['rates.changed', 'booking.changed']);
+    expect((await call('put', `/integrations/${slug}/webhook/event-types`, { event_types: ['bookings.changed'] })).status).toBe(422);
+    expect((await call('put', `/integrations/${slug}/webhook/event-types`, { event_types: ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed', 'booking.changed'] })).status).toBe(200);
+    expect((await call('post', `/integrations/${slug}/disable`)).status).toBe(200);
+    expect([(await h.api('get', '/me')).status, (await h.api('get', '/me')).body.code]).toEqual([403, 'INTEGRATION_DISABLED']);
+    expect((await call('post', `/integrations/${slug}/enable`)).status).toBe(200);
+    expect((await h.api('get', '/me')).body.data.status).toBe('active');
     expect((await call('post', `/integrations/${slug}/ping`)).status).toBe(200);
     expect(posted.map((p) => [p.url, JSON.parse(p.body).type])).toContainEqual(['https://example.invalid/hook', 'ping']);
     expect((await call('put', `/integrations/${slug}/rate-limit`, { limit: 77, window_seconds: 60 })).status).toBe(200);

@@ -69,6 +69,10 @@ export function headEvent(tx: Transaction, integration: Integration): StoredEven
  */
 export function nextWork(tx: Transaction, integration: Integration, now: number, faults: Faults = NO_FAULTS, readings: Readings = DEFAULT_READINGS): Work | null {
   const w = integration.webhook;
+  // A release that treats "no URL" as nothing left to do and settles the queue (a fault): §2.1 says wait for one.
+  if (w.url === null && !integration.disabled && faults.has('unconfigured-events-dropped')) {
+    for (let head = headEvent(tx, integration); head && head.status !== 'delivering'; head = headEvent(tx, integration)) finishAttempt(tx, head, { status: 204 }, now, faults, readings);
+  }
   if (integration.disabled || w.url === null) return null;
   // Probes only for an auto pause (3.1.T4 note), or for any pause under the other reading.
   if (w.paused_at !== null) return w.paused_reason === 'auto' || readings.has('probe-resumes-any-pause') ? { kind: 'probe', due: w.next_probe_at ?? w.paused_at + PROBE_INTERVAL_MS } : null;

@@ -10,11 +10,11 @@ import type { EventLog } from './event-log.ts';
 import { inventoryPayload, propertyPayload } from './payloads.ts';
 import { replay, replayText, type ReplayQuery } from './replay.ts';
 import { snapshot, type SnapshotKind } from './snapshots.ts';
-import { requestSync, runSyncStep, type SyncRequest } from './sync.ts';
+import { changedSpellingErrors, countRefusal, requestSync, runSyncStep, type SyncRequest } from './sync.ts';
 import type { Caller } from './platform.ts';
 import type { Property } from './model.ts';
 import type { Store } from '../store/store.ts';
-import type { Faults } from './faults.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 const SNAPSHOT_MESSAGE: Record<SnapshotKind, string> = {
   availability: 'Availability snapshot.',
@@ -40,10 +40,29 @@ export class EventApi {
   requestSync(caller: Caller, body: SyncRequest): Reply {
     const outcome = this.deps.store.transaction((tx) => {
       const integration = tx.get('integrations', String(caller.integration.id)) ?? caller.integration;
-      return requestSync(tx, integration, body, this.deps.clock.now(), this.deps.faults);
+      return requestSync(tx, integration, body, this.deps.clock.now(), this.deps.faults, this.deps.readings);
     });
     if (outcome.kind === 'refused' || outcome.kind === 'refused-charged') throw outcome.error;
     return { status: 202, body: success('Sync queued; events follow on the webhook in sequence order.', outcome.reply) };
+  }
+
+  /** Refusals of a sync body beyond the contract's (only a fault has any). */
+  syncBodyErrors(body: unknown): Record<string, string[]> | null {
+    const errors = changedSpellingErrors(body, this.deps.faults ?? NO_FAULTS);
+    return Object.keys(errors).length > 0 ? errors : null;
+  }
+
+  /**
+   * A sync the HTTP layer refused before the domain saw it (422, the body
+   * invalid against the contract): counted toward the daily cap only under
+   * the reading `sync-422-counts-toward-cap` (8.L11 note).
+   */
+  refusedSync(caller: Caller): void {
+    if (!this.deps.readings?.has('sync-422-counts-toward-cap')) return;
+    this.deps.store.transaction((tx) => {
+      const integration = tx.get('integrations', String(caller.integration.id)) ?? caller.integration;
+      countRefusal(tx, integration, this.deps.clock.now());
+    });
   }
 
   /** The property list (spec x-assumption on listProperties): covered properties by id, paged like GET /bookings. */
@@ -67,6 +86,6 @@ export class EventApi {
 
   /** Emits one property's worth of a sync job; false when that job is done. */
   syncStep(key: string): boolean {
-    return this.deps.store.transaction((tx) => runSyncStep(tx, this.deps.log, key));
+    return this.deps.store.transaction((tx) => runSyncStep(tx, this.deps.log, key, this.deps.faults));
   }
 }

@@ -56,7 +56,7 @@ export class EventLog implements ChangeRecorder {
     const type = TYPE_OF[change.kind];
     const property = tx.get('properties', String(change.property_id));
     if (!property) return;
-    for (const integration of listeners(tx, type, property.id)) {
+    for (const integration of listeners(tx, type, property.id, this.deps.faults)) {
       const horizon = horizonOf(integration, now);
       let from = horizon.from;
       let to = horizon.to;
@@ -76,7 +76,7 @@ export class EventLog implements ChangeRecorder {
     const booking = tx.get('bookings', String(bookingId));
     if (!booking || booking.integration_id === null) return;
     const integration = tx.get('integrations', String(booking.integration_id));
-    if (!integration || integration.disabled || !integration.webhook.event_types.includes('booking.changed')) return;
+    if (!integration || !receives(integration, 'booking.changed', this.deps.faults)) return;
     const property = tx.get('properties', String(booking.property_id))!;
     this.append(tx, integration, {
       type: 'booking.changed', property, from: booking.check_in, to: addDays(booking.check_out, -1),
@@ -118,7 +118,13 @@ export class EventLog implements ChangeRecorder {
 }
 
 /** Integrations that receive events of `type` for a property: not disabled, covering it, subscribed (§3.1, §6). */
-export function listeners(r: StoreReader, type: EventType, propertyId: number): Integration[] {
-  return Array.from(r.values('integrations')).filter((i) =>
-    !i.disabled && i.coverage.includes(propertyId) && i.webhook.event_types.includes(type));
+export function listeners(r: StoreReader, type: EventType, propertyId: number, faults?: Faults): Integration[] {
+  return Array.from(r.values('integrations')).filter((i) => i.coverage.includes(propertyId) && receives(i, type, faults));
+}
+
+/** §3.1: a disabled integration records nothing; §6: subscription is by webhook.event_types. */
+export function receives(integration: Integration, type: EventType, faults?: Faults): boolean {
+  // A release that forgets the disabled flag, or the subscription, when it records (faults).
+  return (!integration.disabled || Boolean(faults?.has('disabled-records-events')))
+    && (integration.webhook.event_types.includes(type) || Boolean(faults?.has('subscription-ignored')));
 }

@@ -59,6 +59,15 @@ export const FAULT_NAMES = [
   'event-id-reused',
   'cap-not-applied',
   'sync-property-cap-100',
+  'disabled-records-events',
+  'subscription-ignored',
+  'unconfigured-events-dropped',
+  'sync-events-log-only',
+  'sync-reposts-old-events',
+  'sync-omits-inventory-and-property',
+  'sync-default-types-availability-only',
+  'covered-count-brand-wide',
+  'sync-changed-spelling-refused',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

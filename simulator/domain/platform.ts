@@ -90,7 +90,11 @@ export class Platform {
     const known = this.meAnswers.get(integration);
     // §5 rule 7: /me is the health check partners poll; serialised once per change of what it shows, not once per call.
     if (known && known.brand === brand && known.undelivered === undelivered) return known.reply;
-    const body = success('Integration retrieved.', integrationView(this.deps.store, integration, undelivered, brand));
+    const view = integrationView(this.deps.store, integration, undelivered, brand);
+    if (this.faults.has('covered-count-brand-wide')) {
+      view.covered_properties = [...this.deps.store.values('properties')].filter((p) => p.brand_id === integration.brand_id).length;
+    }
+    const body = success('Integration retrieved.', view);
     const reply = { status: 200, body, text: JSON.stringify(body) };
     this.meAnswers.set(integration, { brand, undelivered, reply });
     return reply;

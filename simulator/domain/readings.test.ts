@@ -67,7 +67,25 @@ describe('readings of the document\'s tensions', () => {
     }
   });
 
+  it('8.L11: 422 refusals of POST /sync count toward nothing by default; under sync-422-counts-toward-cap they count toward the six a day, never toward the interval', async () => {
+    for (const [readings, cappedAt] of [[[], 7], [['sync-422-counts-toward-cap'], 4]] as const) {
+      const h = makeHarness({ readings: [...readings] });
+      // Three refusals: an invalid body (refused by the HTTP layer), an unknown type, an uncovered property (the domain).
+      expect((await h.api('post', '/sync').set('Content-Type', 'application/json').send('{"types":')).status).toBe(422);
+      expect((await h.api('post', '/sync').send({ types: ['bookings'] })).status).toBe(422);
+      expect((await h.api('post', '/sync').send({ property_ids: [999_999] })).status).toBe(422);
+      const answers: string[] = [];
+      for (let n = 1; n <= 7; n++) {
+        const res = await h.api('post', '/sync').send({ types: ['rates'] });
+        answers.push(res.status === 202 ? '202' : res.body.code);
+      }
+      const expected = Array.from({ length: 7 }, (_, i) => (i === 0 ? '202' : i + 1 >= cappedAt ? 'RATE_LIMITED' : 'SYNC_TOO_SOON'));
+      expect(answers, readings.join()).toEqual(expected);
+      expect(h.violations).toEqual([]);
+    }
+  });
+
   it('refuses a name that is not a reading, listing the readings', () => {
-    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause, six-hours-from-last-success\)/);
+    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap\)/);
   });
 });

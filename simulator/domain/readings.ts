@@ -14,6 +14,8 @@ export const READINGS = {
   'probe-resumes-any-pause': 'probes are sent while paused for any reason (manual and gone too), and the first 2xx resumes delivery (§3.1 names no reason)',
   // 3.1.T1 note: from when the six hours count.
   'six-hours-from-last-success': 'the six hours of the auto-pause count from the last success (webhook.last_success_at), not from the first failure after it',
+  // 8.L11 note: "refusals included" against §4.7's "a 422 does not consume the window".
+  'sync-422-counts-toward-cap': 'a POST /sync refused with 422 counts toward the six sync calls a day (§8 "refusals included"), though it never opens the 24-hour interval (§4.7)',
 } as const;
 
 export type ReadingName = keyof typeof READINGS;

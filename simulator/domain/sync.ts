@@ -6,12 +6,13 @@
  */
 import { addDays, daysBetween, endOfMonth, type IsoDate } from '../../protocol/calendar.ts';
 import { DomainError } from './errors.ts';
-import { horizonOf, type EventLog } from './event-log.ts';
+import { eventKey, horizonOf, receives, type EventLog } from './event-log.ts';
 import type { SyncJob } from './event-records.ts';
 import type { EventType, Integration } from './model.ts';
 import { windowedPayload } from './payloads.ts';
 import type { Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
+import { DEFAULT_READINGS, type Readings } from './readings.ts';
 
 export const SYNC_INTERVAL_MS = 24 * 3_600_000;
 export const SYNC_DAILY_CAP = 6;
@@ -20,10 +21,19 @@ export const SYNC_TYPES = ['availability.changed', 'rates.changed', 'restriction
 type SyncType = (typeof SYNC_TYPES)[number];
 
 /** §4.7: short names and `.changed` spellings both accepted; answered as `.changed` names, in document order. */
-export function normaliseTypes(types: string[] | undefined): SyncType[] {
+export function normaliseTypes(types: string[] | undefined, faults: Faults = NO_FAULTS): SyncType[] {
+  // A release whose default is the commonest type rather than all five (a fault).
+  if (!types && faults.has('sync-default-types-availability-only')) return ['availability.changed'];
   if (!types) return [...SYNC_TYPES];
   const wanted = new Set(types.map((t) => (t.endsWith('.changed') ? t : `${t}.changed`)));
   return SYNC_TYPES.filter((t) => wanted.has(t));
+}
+
+/** Fault `sync-changed-spelling-refused`: a release whose enum holds only the short names refuses each `.changed` entry. */
+export function changedSpellingErrors(body: unknown, faults: Faults): Record<string, string[]> {
+  const types = (body as SyncRequest | null)?.types;
+  if (!faults.has('sync-changed-spelling-refused') || !Array.isArray(types)) return {};
+  return Object.fromEntries(types.flatMap((t, i) => (typeof t === 'string' && t.endsWith('.changed') ? [[`types.${i}`, ['Must be one of: availability, rates, restrictions, inventory, property.']]] : [])));
 }
 
 /** Calendar-month chunks from `from` to `to` inclusive (§4.7; months of the platform zone). */
@@ -64,7 +74,7 @@ export type SyncOutcome =
  * Validates, then charges. A refusal is returned, not thrown, because it is
  * charged too ("refusals included") and its transaction must commit.
  */
-export function requestSync(tx: Transaction, integration: Integration, body: SyncRequest, now: number, faults: Faults = NO_FAULTS): SyncOutcome | { kind: 'refused-charged'; error: DomainError } {
+export function requestSync(tx: Transaction, integration: Integration, body: SyncRequest, now: number, faults: Faults = NO_FAULTS, readings: Readings = DEFAULT_READINGS): SyncOutcome | { kind: 'refused-charged'; error: DomainError } {
   // A release whose cap is 100 instead of §8's 500.
   if (faults.has('sync-property-cap-100') && (body.property_ids?.length ?? 0) > 100) throw new DomainError('VALIDATION_FAILED', { property_ids: ['At most 100 properties.'] });
   const ids = body.property_ids ?? integration.coverage;
@@ -74,8 +84,12 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
     tx.put('syncWindows', String(integration.id), { last_accepted_at: now, calls: [...(tx.get('syncWindows', String(integration.id))?.calls ?? []), now] });
     return { kind: 'refused-charged', error: notMapped };
   }
+  if (notMapped && readings.has('sync-422-counts-toward-cap')) {
+    countRefusal(tx, integration, now);
+    return { kind: 'refused-charged', error: notMapped };
+  }
   if (notMapped) throw notMapped;
-  const types = normaliseTypes(body.types);
+  const types = normaliseTypes(body.types, faults);
 
   // Validation passed: only now is anything charged (§4.7).
   const window = tx.get('syncWindows', String(integration.id)) ?? { last_accepted_at: null, calls: [] };
@@ -107,6 +121,18 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
   return { kind: 'queued', job, reply: { queued_properties: job.property_ids.length, horizon_days: integration.horizon_days, types } };
 }
 
+/**
+ * 8.L11 note, under the reading `sync-422-counts-toward-cap`: a refused
+ * (422) sync call counts toward the six calls a day, though it never opens
+ * the 24-hour interval (§4.7). The HTTP layer refuses invalid bodies before
+ * the domain sees them and calls this for each; the default reading counts
+ * nothing.
+ */
+export function countRefusal(tx: Transaction, integration: Integration, now: number): void {
+  const window = tx.get('syncWindows', String(integration.id)) ?? { last_accepted_at: null, calls: [] };
+  tx.put('syncWindows', String(integration.id), { ...window, calls: [...window.calls.filter((t) => now - t < SYNC_INTERVAL_MS), now] });
+}
+
 export function syncJobKey(job: Pick<SyncJob, 'integration_id' | 'accepted_at'>): string {
   return `${job.integration_id}:${job.accepted_at}`;
 }
@@ -115,7 +141,7 @@ export function syncJobKey(job: Pick<SyncJob, 'integration_id' | 'accepted_at'>)
  * Emits the events of the job's next property (every type, every month) in
  * one transaction; returns false when the job is finished and removed.
  */
-export function runSyncStep(tx: Transaction, log: EventLog, key: string): boolean {
+export function runSyncStep(tx: Transaction, log: EventLog, key: string, faults: Faults = NO_FAULTS): boolean {
   const job = tx.get('syncJobs', key);
   if (!job) return false;
   const integration = tx.get('integrations', String(job.integration_id));
@@ -126,10 +152,16 @@ export function runSyncStep(tx: Transaction, log: EventLog, key: string): boolea
   }
   const property = tx.get('properties', String(propertyId));
   // A disabled integration records nothing (§3.1); coverage or subscriptions may have changed since.
-  if (property && !integration.disabled && integration.coverage.includes(propertyId)) {
-    for (const type of job.types.filter((t) => integration.webhook.event_types.includes(t as EventType))) {
+  if (property && integration.coverage.includes(propertyId)) {
+    // A release that re-sends what the log already holds for the property, old ids and sequences (a fault).
+    if (faults.has('sync-reposts-old-events')) repostDelivered(tx, integration.id, propertyId, job.types);
+    // A release that builds sync events from the snapshot builders only: no inventory or property events (a fault).
+    const emitted = faults.has('sync-omits-inventory-and-property') ? job.types.filter((t) => t !== 'inventory.changed' && t !== 'property.changed') : job.types;
+    for (const type of emitted.filter((t) => receives(integration, t as EventType, faults))) {
       for (const month of job.months) {
-        log.append(tx, integration, { type, property, from: month.from, to: month.to, data: windowedPayload(tx, type, property, month.from, month.to) });
+        const sequence = log.append(tx, integration, { type, property, from: month.from, to: month.to, data: windowedPayload(tx, type, property, month.from, month.to) });
+        // A release whose sync writes the log but bypasses the delivery queue (a fault).
+        if (faults.has('sync-events-log-only')) settleUnposted(tx, integration.id, sequence);
       }
     }
   }
@@ -137,4 +169,29 @@ export function runSyncStep(tx: Transaction, log: EventLog, key: string): boolea
   if (next >= job.property_ids.length) tx.delete('syncJobs', key);
   else tx.put('syncJobs', key, { ...job, next });
   return next < job.property_ids.length;
+}
+
+/** Fault `sync-events-log-only`: the event is marked delivered without being posted. */
+function settleUnposted(tx: Transaction, integrationId: number, sequence: number): void {
+  const key = eventKey(integrationId, sequence);
+  const event = tx.get('events', key);
+  if (!event || event.status !== 'pending') return;
+  tx.put('events', key, { ...event, status: 'delivered', delivered_at: event.occurred_at });
+  const stream = tx.get('eventStreams', String(integrationId))!;
+  tx.put('eventStreams', String(integrationId), { ...stream, undelivered: Math.max(0, stream.undelivered - 1) });
+}
+
+/** Fault `sync-reposts-old-events`: the property's delivered events of the synced types go back in the queue as they were. */
+function repostDelivered(tx: Transaction, integrationId: number, propertyId: number, types: readonly string[]): void {
+  const stream = tx.get('eventStreams', String(integrationId));
+  if (!stream) return;
+  let head = stream.next_delivery ?? 1;
+  let reposted = 0;
+  for (const event of tx.values('events')) {
+    if (event.integration_id !== integrationId || event.property_id !== propertyId || event.status !== 'delivered' || !types.includes(event.type)) continue;
+    tx.put('events', eventKey(integrationId, event.sequence), { ...event, status: 'pending', delivered_at: null, next_attempt_at: null });
+    head = Math.min(head, event.sequence);
+    reposted += 1;
+  }
+  tx.put('eventStreams', String(integrationId), { ...stream, undelivered: stream.undelivered + reposted, next_delivery: head });
 }

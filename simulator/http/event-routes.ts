@@ -23,10 +23,18 @@ export function eventHandlers({ events, worker, contract }: { events: EventApi; 
     },
 
     requestSync: async (ctx, caller, op) => {
-      // §4.7: an empty body means everything.
-      const body = await readJson(ctx, {});
-      const errors = contract.checkBody(op, body);
-      if (errors) throw new DomainError('VALIDATION_FAILED', errors);
+      let body: unknown;
+      try {
+        // §4.7: an empty body means everything.
+        body = await readJson(ctx, {});
+        const errors = contract.checkBody(op, body);
+        const more = events.syncBodyErrors(body);
+        if (errors || more) throw new DomainError('VALIDATION_FAILED', { ...errors, ...more });
+      } catch (e) {
+        // 8.L11 note: whether a refusal counts toward the daily cap is the domain's to say (a reading).
+        if (e instanceof DomainError && e.status === 422) events.refusedSync(caller);
+        throw e;
+      }
       send(ctx, events.requestSync(caller, body as SyncRequest));
       worker.kick();
     },

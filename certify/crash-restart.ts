@@ -1,0 +1,214 @@
+/**
+ * The crash-and-restart drill (`recovery.crash-restart`): what a run records
+ * when it kills the partner with SIGKILL while deliveries are in flight and
+ * starts it again with the same `--partner-command`, and the pure grading of
+ * that record. Nothing here does I/O or reads a clock (crash-restart.test.ts
+ * grades hand-made records).
+ *
+ * Three things are graded:
+ * (a) nothing acknowledged is lost: an event the partner answered 2xx is
+ *     never sent again (§6.2) and cannot be asked for again (§4.6: no resend),
+ *     so after the restart the partner still holds it;
+ * (b) the replay after the restart starts at the partner's stored cursor
+ *     (§6.8): not below what it had acknowledged before the drill began
+ *     (from 0: the whole log again), and it does read what it had not
+ *     acknowledged, but for the one delivery the kill may have caught
+ *     after it was stored (from "now": those events are skipped);
+ * (c) nothing is applied twice out of order: a night changed twice before
+ *     the crash never shows its older value again (§6.4 apply-if-newer).
+ */
+import { DELIVERY_TIMEOUT_MS } from '../simulator/domain/delivery.ts';
+import type { DeliveryEvidence, JournalEntry, Outcome, StateCheck } from './types.ts';
+
+/** How long the restarted partner gets, once it answers a ping, to replay what it missed. */
+export const CRASH_REPLAY_WAIT_MS = 20_000;
+
+/** One rates event of the drill: a night of the drill's property set to a rate. */
+export interface CrashEvent {
+  sequence: number;
+  date: string;
+  base_rate: number;
+  /** Answered 2xx by the partner before it was killed. */
+  acknowledged: boolean;
+}
+
+export interface CrashRestartDrill {
+  propertyId: number;
+  /** Every sequence up to this one was acknowledged when the drill began (the delivery queue had drained). */
+  floor: number;
+  /** Platform ms: SIGKILL sent to the partner's process group. */
+  killedAt: number;
+  /** The highest sequence the partner answered 2xx before the kill (delivery is in order, §6.2: every one below too). */
+  acknowledged: number;
+  /** The newest sequence when the partner was started again: acknowledged+1..latest were never acknowledged. */
+  latest: number;
+  /** Platform ms: the same command started again (delivery withheld from the kill until `resumedAt`). */
+  restartedAt: number;
+  /** Platform ms: the restarted partner first answered a signed ping 2xx; null when it never did. */
+  readyAt: number | null;
+  /** Platform ms: delivery given back, after the replay wait. */
+  resumedAt: number;
+  /** Real ms the restarted partner was given, from `readyAt`, to replay. */
+  waitedMs: number;
+  events: CrashEvent[];
+  /** The night changed twice before the kill, read before each GET /events after the restart. */
+  duringReplay: StateCheck[];
+  /** Every night of the drill after the replay wait, before delivery was given back. */
+  beforeResume: StateCheck[];
+  /** Every night of the drill at the end: delivery given back and drained. */
+  final: StateCheck[];
+}
+
+export interface CrashGrade {
+  outcome: Outcome;
+  summary: string;
+  calls: JournalEntry[];
+  state: StateCheck[];
+  notes: string[];
+}
+
+export const NEEDS_PARTNER_COMMAND = 'Not run: certify kills (SIGKILL) and restarts the partner only when it starts it, with --partner-command "…" (the same command starts it again). Without it, whether acknowledged events survive a crash and the replay resumes at the stored cursor is not observed.';
+
+const DOCUMENTED = 'an event answered 2xx is stored: the platform never sends it again (§6.2) and there is no resend (§4.6); after a restart the partner replays GET /events from its stored cursor (§6.8), applying only what is newer (§6.4)';
+
+/** A delivery the crash cut off or that met the partner down: no answer, between the kill (less a time-out) and the restart's first 2xx. */
+export function cutOffByCrash(d: CrashRestartDrill | null): (delivery: DeliveryEvidence) => boolean {
+  if (d === null) return () => false;
+  const until = d.readyAt ?? d.resumedAt;
+  return (x) => x.status === null && Date.parse(x.at) >= d.killedAt - DELIVERY_TIMEOUT_MS && Date.parse(x.at) <= until;
+}
+
+/** True when two calls were made by different lives of the partner (one before the kill, one after). */
+export function acrossCrash(d: CrashRestartDrill | null, earlier: { at: number }, later: { at: number }): boolean {
+  return d !== null && earlier.at < d.killedAt && later.at >= d.killedAt;
+}
+
+function query(e: JournalEntry, name: string): string | undefined {
+  const v = e.query[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+const SNAPSHOT_TYPE_OF: Record<string, string> = { getRatesSnapshot: 'rates' };
+
+/**
+ * The sequences after the partner's last acknowledgement that it has not
+ * read since the kill: covered by no GET /events page, and by no rates
+ * snapshot of the drill's property whose watermark includes them for their
+ * night (§4.8: a snapshot includes every event at or below `data.sequence`).
+ * Superseded ones need no reading (§3.3). The one delivery in flight at the
+ * kill (acknowledged + 1, §6.2: one at a time) is left out: the partner may
+ * have stored it an instant before the kill took its 2xx, and then rightly
+ * resumes after it.
+ */
+export function notYetRead(d: Pick<CrashRestartDrill, 'propertyId' | 'killedAt' | 'acknowledged' | 'latest' | 'events'>, journal: JournalEntry[], superseded: number[]): number[] {
+  const after = journal.filter((e) => e.at >= d.killedAt && e.status === 200);
+  const pages = after.filter((e) => e.operation === 'listEvents' && e.cursor);
+  const snapshots = after.filter((e) => SNAPSHOT_TYPE_OF[e.operation] === 'rates' && typeof e.watermark === 'number' && e.path.includes(`/properties/${d.propertyId}/`));
+  const dateOf = new Map(d.events.map((e) => [e.sequence, e.date]));
+  const covered = (s: number) => pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence)
+    || snapshots.some((e) => e.watermark! >= s && dateOf.has(s) && (query(e, 'from') ?? '') <= dateOf.get(s)! && dateOf.get(s)! <= (query(e, 'to') ?? ''));
+  const out: number[] = [];
+  for (let s = d.acknowledged + 2; s <= d.latest; s++) if (!superseded.includes(s) && !covered(s)) out.push(s);
+  return out;
+}
+
+export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | null, journal: JournalEntry[] | null, superseded: number[], stateProbe: boolean): CrashGrade {
+  const grade = (outcome: Outcome, summary: string, calls: JournalEntry[] = [], notes: string[] = []): CrashGrade =>
+    ({ outcome, summary, calls, state: d ? [...d.duringReplay, ...d.beforeResume, ...d.final] : [], notes });
+  if (d === null) return grade('not_observed', notRun ?? 'The crash-and-restart drill did not run.');
+  if (d.readyAt === null) {
+    return grade('not_observed', `Started again with the same command after the SIGKILL, the partner never answered a signed ping: nothing after the restart could be graded (is its port still taken, or does it refuse to start on the state it left?).`);
+  }
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const involved: JournalEntry[] = [];
+
+  // The newest event of each night, and whether the partner had acknowledged it before the kill.
+  const newest = new Map<string, CrashEvent>();
+  for (const e of d.events) if ((newest.get(e.date)?.sequence ?? -1) < e.sequence) newest.set(e.date, e);
+  const readable = (s: StateCheck) => s.error === undefined && s.held !== undefined;
+
+  // (a) Every night whose newest event was acknowledged holds it at the end (nothing re-sends it).
+  const ackedNights = [...newest.values()].filter((e) => e.acknowledged);
+  const finalAcked = d.final.filter((s) => ackedNights.some((e) => e.date === s.date) && readable(s));
+  const lost = finalAcked.filter((s) => s.held !== s.expected);
+  if (lost.length > 0) {
+    const e = (s: StateCheck) => newest.get(s.date)!;
+    problems.push(`${lost.length} of ${ackedNights.length} events it had answered 2xx before the SIGKILL are missing after the restart: ${lost.slice(0, 5).map((s) => `sequence ${e(s).sequence} (${s.date}: holds base_rate ${JSON.stringify(s.held)}, not ${JSON.stringify(s.expected)})`).join(', ')}${lost.length > 5 ? ', …' : ''}`);
+  }
+
+  // (b) The replay after the restart: from the stored cursor, over what was not acknowledged.
+  let replayFrom: number | null = null;
+  let firstRead: JournalEntry | undefined;
+  let judgedReplay = false;
+  if (journal !== null) {
+    const after = journal.filter((e) => e.at >= d.killedAt && e.at <= d.resumedAt && e.status === 200);
+    const pages = after.filter((e) => e.operation === 'listEvents' && e.cursor);
+    firstRead = pages[0];
+    const walk = pages.filter((e) => query(e, 'limit') !== '1');
+    const first = walk[0];
+    if (first) replayFrom = first.cursor!.after_sequence;
+    if (first && first.cursor!.after_sequence < d.floor) {
+      problems.push(`its first replay page after the restart (call #${first.n}) read from after_sequence ${first.cursor!.after_sequence}, below sequence ${d.floor}, up to which it had acknowledged everything before the drill began: it did not resume at its stored cursor`);
+      involved.push(first);
+    }
+    const snapshots = after.filter((e) => SNAPSHOT_TYPE_OF[e.operation] === 'rates' && typeof e.watermark === 'number' && e.path.includes(`/properties/${d.propertyId}/`));
+    const skipped = notYetRead(d, journal.filter((e) => e.at <= d.resumedAt), superseded);
+    if (skipped.length === 0) judgedReplay = true;
+    else if (d.waitedMs >= CRASH_REPLAY_WAIT_MS) {
+      judgedReplay = true;
+      const shown = pages.slice(0, 3).map((e) => `#${e.n} after_sequence ${e.cursor!.after_sequence} limit ${query(e, 'limit') ?? '(default)'}`).join(', ');
+      const read = firstRead ? `after the restart it read GET /events ${shown}${pages.length > 3 ? ', …' : ''}${walk.length > 0 ? `, its replay pages reaching ${Math.max(...walk.map((e) => e.cursor!.next_after_sequence))}` : ' (no replay page, only peeks)'}` : 'it made no GET /events after the restart';
+      problems.push(`${read}; within ${(d.waitedMs / 1000).toFixed(0)} s no page or snapshot covered sequence ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} (recorded after its last acknowledgement, ${d.acknowledged}, and withheld from the webhook): it resumed past its stored cursor`);
+      if (firstRead) involved.push(firstRead);
+    } else {
+      notes.push(`The run could wait only ${(d.waitedMs / 1000).toFixed(0)} s of the ${CRASH_REPLAY_WAIT_MS / 1000} s a restarted partner gets to replay: sequence ${skipped.join(', ')} not read yet.`);
+    }
+    involved.push(...pages.slice(0, 12), ...snapshots.slice(0, 4));
+  } else if (stateProbe) {
+    // No journal (a running simulator): what was never acknowledged must be held once the partner had time to replay.
+    const unacked = [...newest.values()].filter((e) => !e.acknowledged);
+    const reads = d.beforeResume.filter((s) => unacked.some((e) => e.date === s.date) && readable(s));
+    const skipped = reads.filter((s) => s.held !== s.expected);
+    if (skipped.length > 0 && d.waitedMs >= CRASH_REPLAY_WAIT_MS) {
+      problems.push(`${(d.waitedMs / 1000).toFixed(0)} s after the restart it still did not hold ${skipped.length} of the ${unacked.length} events recorded after its last acknowledgement and withheld from the webhook (${skipped.slice(0, 3).map((s) => `${s.date}: base_rate ${JSON.stringify(s.held)}, not ${JSON.stringify(s.expected)}`).join('; ')}): it resumed past its stored cursor`);
+    }
+    judgedReplay = reads.length > 0 && (skipped.length === 0 || d.waitedMs >= CRASH_REPLAY_WAIT_MS);
+  }
+
+  // (c) The night changed twice before the kill never shows its older value once it showed the newer one.
+  const reads = [...d.duringReplay, ...d.beforeResume, ...d.final].filter(readable);
+  const regressed: StateCheck[] = [];
+  for (const date of new Set(reads.map((s) => s.date))) {
+    let newer = false;
+    for (const s of reads.filter((x) => x.date === date)) {
+      if (s.held === s.expected) newer = true;
+      else if (newer && s.older !== null && s.older !== undefined && s.held === s.older) regressed.push(s);
+    }
+  }
+  if (regressed.length > 0) {
+    const r = regressed[0]!;
+    problems.push(`after holding base_rate ${JSON.stringify(r.expected)} for ${r.date} it held the older ${JSON.stringify(r.held)} again (${r.when}): an older event was applied over a newer one`);
+  }
+
+  if (problems.length > 0) {
+    return grade('fail', `Received: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).join('; ')})` : ''} / Documented: ${DOCUMENTED}`, involved, [...problems, ...notes]);
+  }
+  const kept = finalAcked.length;
+  const replay = judgedReplay
+    ? `${replayFrom === null ? 'it caught up' : `its replay started at after_sequence ${replayFrom}`} and covered ${d.latest - d.acknowledged} event${d.latest - d.acknowledged === 1 ? '' : 's'} recorded after its last acknowledgement (${d.acknowledged + 1} to ${d.latest})`
+    : null;
+  const missing: string[] = [];
+  if (!stateProbe) missing.push('whether acknowledged events survive is not observable without a state probe (--state-url)');
+  else if (kept === 0) missing.push(`its state probe held nothing for the ${ackedNights.length} nights it had acknowledged (${d.final.find((s) => s.error)?.error ?? 'outside the window it keeps?'})`);
+  if (!replay) {
+    const short = notes[0] ? notes[0].charAt(0).toLowerCase() + notes[0].slice(1).replace(/\.$/, '') : 'the replay could not be judged';
+    missing.push(journal === null && !stateProbe ? 'the replay is not observable without the call journal (in-process simulator) or a state probe' : `${short} (a longer --duration gives it the time)`);
+  }
+  if (missing.length > 0) {
+    return grade('not_observed', `Killed with SIGKILL and started again${replay ? `; ${replay}` : ''}, but ${missing.join('; ')}.`, involved, notes);
+  }
+  const between = d.duringReplay.filter(readable).length;
+  const twice = between > 0 ? `; the night changed twice never showed its older value (${between} read${between === 1 ? '' : 's'} between replay pages)` : '';
+  return grade('pass', `Killed with SIGKILL with sequence ${d.acknowledged} acknowledged and ${d.latest - d.acknowledged} more in flight or queued; started again, ${replay}; all ${kept} acknowledged nights were still held${twice}.`, involved, notes);
+}

@@ -1,0 +1,163 @@
+/**
+ * What staff set on the integration record and what it does (§2.1, §3.1):
+ * no webhook URL means nothing is delivered until one is registered; the
+ * subscription is all six types unless staff narrowed it, and only
+ * subscribed types are recorded; a disabled integration answers 403 on every
+ * call and records no events. Each needs the control plane's action for what
+ * staff do (spec/control-openapi.yaml) and puts the record back afterwards.
+ */
+import { addDays, dateAt } from '../../protocol/calendar.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
+import { control } from '../control.ts';
+import type { Response } from '../client.ts';
+import { allEvents, changeRates, describe, everyOperation, knownProperty } from './support.ts';
+import { backlogAhead, deliveredThrough, deliveryBreach, receiverFor, waitFor } from './receiver.ts';
+
+const suite = 'integration';
+
+/** §1, §6: the six event types. */
+export const EVENT_TYPES = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed', 'booking.changed'];
+
+/** How long (platform seconds) a check watches for something that must not happen. */
+const QUIET_SECONDS = 20;
+
+async function me(ctx: CheckContext): Promise<any> {
+  const res = await ctx.api.get('/me');
+  expectStatus(ctx, res, 200, null, '5.R7', 'GET /me');
+  return res.body.data;
+}
+
+function sameSet(a: unknown, b: string[]): boolean {
+  return Array.isArray(a) && a.length === b.length && [...a].sort().join() === [...b].sort().join();
+}
+
+/** A covered property and a two-night window 20 to 45 days ahead, where the run's control actions change things (README "What a live run leaves behind"). */
+function changeWindow(ctx: CheckContext): { property: number; from: string; to: string } {
+  const property = knownProperty(ctx);
+  if (property === null) throw new NotApplicable('needs a covered property to change through the control plane (name one with --property ID)');
+  const from = addDays(dateAt(ctx.now()), 20 + Math.floor(ctx.random() * 24));
+  return { property, from, to: addDays(from, 1) };
+}
+
+/** The rows of `type` for the property whose window is exactly from..to, recorded after `after`. */
+async function rowsFor(ctx: CheckContext, type: string, w: { property: number; from: string; to: string }, after: number): Promise<any[]> {
+  const rows = await allEvents(ctx, { include_superseded: true, property_id: w.property, 'types[]': [type] }, after);
+  return rows.filter((r) => r.event.type === type && r.event.window.from === w.from && r.event.window.to === w.to);
+}
+
+/** Polls the log until `enough(rows)` holds (events may be recorded a moment after the change), at most `seconds` of real time. */
+async function recorded(ctx: CheckContext, read: () => Promise<any[]>, enough: (rows: any[]) => boolean, seconds = 15): Promise<any[]> {
+  let rows = await read();
+  for (let i = 0; i < seconds * 10 && !enough(rows); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    rows = await read();
+  }
+  return rows;
+}
+
+export const integrationRecordChecks = [
+  defineCheck({
+    id: 'integration.no-webhook-no-delivery', title: 'With the webhook URL removed, webhook.configured is false and events wait undelivered; once a URL is set they are delivered', suite,
+    clauses: ['2.1.R1'], level: 'normative', needs: ['read', control('webhook.set-url'), control('rates.set')],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      const registered = (await me(ctx)).webhook.url as string;
+      // What was queued before is delivered first, so what follows is the check's own.
+      await deliveredThrough(ctx, receiver, 60);
+      await ctx.control!.setWebhookUrl(null);
+      let removed = true;
+      ctx.cleanup.unshift(async () => {
+        if (removed) await ctx.control!.setWebhookUrl(registered);
+      });
+      const bare = (await me(ctx)).webhook;
+      if (bare.configured !== false || bare.url !== null) {
+        ctx.fail('ConfiguredWithoutUrl', `webhook.configured ${JSON.stringify(bare.configured)}, url ${JSON.stringify(bare.url)} after staff removed the URL`, 'webhook.configured false and url null when no webhook URL is registered', '2.1.R1');
+      }
+      const w = changeWindow(ctx);
+      const before = bare.last_sequence as number;
+      await changeRates(ctx, w.property, w.from, w.to, 4400 + Math.floor(ctx.random() * 100));
+      const [row] = await recorded(ctx, () => rowsFor(ctx, 'rates.changed', w, before), (r) => r.length > 0);
+      if (!row) throw new NotApplicable(`control rates.set on property ${w.property} ${w.from}..${w.to} recorded no rates.changed within 15 s: no event to hold back`);
+      const heard = receiver.received.length;
+      // Nothing may leave while no URL is registered: the platform is given time to (wrongly) act.
+      await waitFor(ctx, () => receiver.received.length > heard, QUIET_SECONDS);
+      const held = (await rowsFor(ctx, 'rates.changed', w, before)).find((r) => r.sequence === row.sequence);
+      if (receiver.received.length > heard || held?.status === 'delivered' || (held && held.delivered_at !== null)) {
+        ctx.fail('DeliveredWithoutUrl', `event ${row.sequence} is ${held?.status ?? 'gone from replay'} (delivered_at ${JSON.stringify(held?.delivered_at)}) while no webhook URL was registered${receiver.received.length > heard ? '; the old URL still received deliveries' : ''}`, 'nothing is delivered until a webhook URL is registered: the event waits', '2.1.R1');
+      }
+      await ctx.control!.setWebhookUrl(registered);
+      removed = false;
+      const arrived = () => receiver.received.some((d) => d.sequence === row.sequence && d.answered === 200);
+      await waitFor(ctx, () => arrived() || receiver.problems.length > 0, 60);
+      deliveryBreach(ctx, receiver.received);
+      if (!arrived()) {
+        const ahead = await backlogAhead(ctx, [row.sequence]);
+        if (ahead > 0) throw new NotApplicable(`${ahead} older undelivered events are queued ahead of event ${row.sequence}; the retry schedule is not shown, so the wait proves nothing`);
+        ctx.fail('NotDeliveredOnceConfigured', `event ${row.sequence}, recorded while no URL was registered, not delivered within 60 s of registering one`, 'nothing is delivered until a URL is registered; then what waited is delivered', '2.1.R1');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'integration.subscription-narrowed', title: 'webhook.event_types is all six unless staff narrowed it; narrowed, /me shows it and only subscribed types are recorded', suite,
+    clauses: ['2.1.R2'], level: 'normative', needs: ['read', control('webhook.set-event-types'), control('rates.set'), control('restrictions.set')],
+    async run(ctx) {
+      const original = (await me(ctx)).webhook.event_types as string[];
+      // In-process the world is fresh and nobody narrowed the subscription; live, staff may have.
+      if (ctx.target.kind === 'in-process' && !sameSet(original, EVENT_TYPES)) {
+        ctx.fail('DefaultSubscriptionNotSix', `webhook.event_types ${JSON.stringify(original)} on an integration staff never narrowed`, `all six: ${EVENT_TYPES.join(', ')}`, '2.1.R2');
+      }
+      await ctx.control!.setEventTypes(['rates.changed']);
+      ctx.cleanup.unshift(async () => {
+        await ctx.control!.setEventTypes(original);
+      });
+      const narrowed = (await me(ctx)).webhook;
+      if (!sameSet(narrowed.event_types, ['rates.changed'])) {
+        ctx.fail('NarrowingNotShown', `webhook.event_types ${JSON.stringify(narrowed.event_types)} after staff narrowed the subscription to rates.changed`, 'the subscribed event types: rates.changed only', '2.1.R2');
+      }
+      const w = changeWindow(ctx);
+      const before = narrowed.last_sequence as number;
+      // The unsubscribed change first: by the time the subscribed one is recorded, the other would be too.
+      await ctx.control!.setRestrictions(w.property, { from: w.from, to: w.to, stop_sell: false });
+      await changeRates(ctx, w.property, w.from, w.to, 4500 + Math.floor(ctx.random() * 100));
+      const read = async () => (await allEvents(ctx, { include_superseded: true, property_id: w.property }, before))
+        .filter((r) => r.event.window.from === w.from && r.event.window.to === w.to);
+      const rows = await recorded(ctx, read, (r) => r.some((x) => x.event.type === 'rates.changed'));
+      if (!rows.some((r) => r.event.type === 'rates.changed')) throw new NotApplicable(`control rates.set on property ${w.property} ${w.from}..${w.to} recorded no rates.changed within 15 s, though subscribed: nothing to compare with`);
+      const stray = rows.find((r) => r.event.type !== 'rates.changed');
+      if (stray) ctx.fail('UnsubscribedTypeRecorded', `${stray.event.type} ${stray.sequence} recorded for a subscription narrowed to rates.changed`, 'events only of the subscribed types (§6: subscription is by webhook.event_types)', '2.1.R2');
+      // Widened again to all six (as an integration staff never narrowed has it), /me says so.
+      await ctx.control!.setEventTypes(EVENT_TYPES);
+      const widened = (await me(ctx)).webhook.event_types;
+      if (!sameSet(widened, EVENT_TYPES)) ctx.fail('WideningNotShown', `webhook.event_types ${JSON.stringify(widened)} after staff subscribed it to all six`, `all six: ${EVENT_TYPES.join(', ')}`, '2.1.R2');
+    },
+  }),
+  defineCheck({
+    id: 'integration.disabled-by-staff', title: 'Disabled by staff: every call is 403 INTEGRATION_DISABLED, and a change made meanwhile records no event', suite,
+    clauses: ['3.1.T6', '3.1.T5'], level: 'normative', needs: ['read', control('integration.disable'), control('integration.enable'), control('rates.set')],
+    async run(ctx) {
+      const w = changeWindow(ctx);
+      const before = (await me(ctx)).webhook.last_sequence as number;
+      const operations = everyOperation(ctx);
+      await ctx.control!.disableIntegration();
+      let disabled = true;
+      // Never leave it disabled: the rest of the run, and the partner, need it.
+      ctx.cleanup.unshift(async () => {
+        if (disabled) await ctx.control!.enableIntegration();
+      });
+      const answers: [string, Response][] = [];
+      for (const op of operations) answers.push([op.name, await ctx.api.request(op.method, op.path, { body: op.body })]);
+      // A change to a covered property while disabled: it records no event (§3.1).
+      await changeRates(ctx, w.property, w.from, w.to, 4600 + Math.floor(ctx.random() * 100));
+      await ctx.control!.enableIntegration();
+      disabled = false;
+      for (const [name, res] of answers) expectStatus(ctx, res, 403, 'INTEGRATION_DISABLED', '3.1.T6', `${name} after staff disabled the integration`);
+      // The same change once enabled records one: recorded in order, so anything of the disabled one would come first.
+      await changeRates(ctx, w.property, w.from, w.to, 4700 + Math.floor(ctx.random() * 100));
+      const rows = await recorded(ctx, () => rowsFor(ctx, 'rates.changed', w, before), (r) => r.length > 0);
+      if (rows.length === 0) throw new NotApplicable(`control rates.set on property ${w.property} ${w.from}..${w.to} recorded no rates.changed within 15 s even while enabled: nothing tells a disabled integration apart`);
+      if (rows.length > 1) {
+        ctx.fail('EventRecordedWhileDisabled', `${rows.length} rates.changed events (${rows.map((r) => r.sequence).join(', ')}) for ${w.from}..${w.to}: one for the change made while the integration was disabled (${describe(answers[0]![1])} to GET /me then)`, 'no events are recorded while disabled: only the change made after enabling has one', '3.1.T5');
+      }
+    },
+  }),
+];
