@@ -4,11 +4,14 @@
  * reports and exits 0 only when every applicable check passed. The options
  * are a public contract (docs/conformance.md).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { writeReports } from '../reports/write.ts';
+import { MergeError, mergeReports } from '../reports/merge.ts';
+import { readMergeInputs } from '../reports/merge-sources.ts';
+import { writeMergedReports, writeReports } from '../reports/write.ts';
 import { FAULT_NAMES } from '../simulator/faults.ts';
 import { catalogue } from './catalogue.ts';
 import { runMutants } from './mutants.ts';
@@ -16,7 +19,7 @@ import { runLiveMutants, startSimulatorWithFault } from './live-mutants.ts';
 import { SetupError } from './preflight.ts';
 import { shellWord } from './replay.ts';
 import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
-import type { CheckResult, RunReport } from './types.ts';
+import type { CheckResult, MergedReport, RunReport } from './types.ts';
 
 const USAGE = `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
 
@@ -50,7 +53,12 @@ Gate (exit 1 when the run proved too little)
   --fail-on-not-applicable  any check not applicable fails the run
 Output
   --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/
+  --label NAME            name the deployment in the report (target.label; a merged report's column)
   --list                  list the checks and exit
+Merging (no run: combines finished runs, one per deployment)
+  --merge DIR [DIR…]      one report.json, junit.xml and index.html with a column per deployment, written to
+                          --report-dir OUT, required (<merge-id>/ and latest/); DIR is a run directory holding report.json
+                          or a --report-dir (its latest/, or its only run); exit 0 only when every run passed
 Mutation testing
   --fault NAME            run against a simulator with one deliberate breach (needs --enable-faults)
   --mutants               run every fault and print the mutation score
@@ -60,8 +68,9 @@ Mutation testing
 
 async function main(): Promise<number> {
   let values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
         'allow-writes': { type: 'boolean' }, 'allow-sync': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true },
@@ -70,10 +79,13 @@ async function main(): Promise<number> {
         'require-applicable': { type: 'string' }, 'fail-on-not-applicable': { type: 'boolean' },
         suite: { type: 'string', multiple: true }, check: { type: 'string', multiple: true }, 'normative-only': { type: 'boolean' },
         runs: { type: 'string' }, seed: { type: 'string' }, path: { type: 'string' }, 'time-budget': { type: 'string' },
-        'report-dir': { type: 'string', default: 'reports' }, list: { type: 'boolean' },
+        'report-dir': { type: 'string' }, list: { type: 'boolean' }, label: { type: 'string' },
+        merge: { type: 'string', multiple: true },
         fault: { type: 'string' }, 'enable-faults': { type: 'boolean' }, mutants: { type: 'boolean' }, live: { type: 'boolean' }, help: { type: 'boolean' },
       },
       strict: true,
+      // Only --merge takes several values (`--merge a b c`); any other bare word is refused below.
+      allowPositionals: true,
     }));
   } catch (e) {
     return usageError((e as Error).message);
@@ -82,6 +94,25 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  // A flag given an empty value is almost always an unset CI variable ("--target $UNSET"): never read it as absent
+  // (an empty --target would quietly test the in-process simulator).
+  for (const [name, value] of Object.entries(values)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'string' && item.trim() === '') return usageError(`--${name} is empty (an unset variable?)`);
+    }
+  }
+  if (values.merge) {
+    const others = Object.keys(values).filter((k) => k !== 'merge' && k !== 'report-dir' && values[k as keyof typeof values] !== undefined);
+    if (others.length > 0) return usageError(`--merge combines finished runs and takes only --report-dir; drop ${others.map((k) => `--${k}`).join(', ')}`);
+    // No default here: the merged report must not replace a run's own reports/latest/.
+    if (values['report-dir'] === undefined) return usageError('--merge needs --report-dir OUT, the directory the merged report goes to');
+    const dirs = [...values.merge, ...positionals];
+    const out = resolve(values['report-dir']);
+    const clash = dirs.find((d) => resolve(d) === out);
+    if (clash !== undefined) return usageError(`--report-dir ${values['report-dir']} is also a directory to merge (${clash}); write the merged report elsewhere`);
+    return merge(dirs, values['report-dir']);
+  }
+  if (positionals.length > 0) return usageError(`unexpected argument "${positionals[0]}" (only --merge takes several values; options start with --)`);
   if (values.list) {
     process.stdout.write(`${'CHECK'.padEnd(48)} ${'SUITE'.padEnd(12)} ${'LEVEL'.padEnd(10)} ${'NEEDS'.padEnd(17)} CLAUSES\n`);
     for (const c of catalogue()) process.stdout.write(`${c.id.padEnd(48)} ${c.suite.padEnd(12)} ${c.level.padEnd(10)} ${c.needs.join('+').padEnd(17)} ${c.clauses.join(' ')}\n`);
@@ -102,7 +133,8 @@ async function main(): Promise<number> {
   try {
     const file = values.config ? readConfig(values.config) : {};
     const properties = values.property?.map((p) => int('property', p)!) ?? file.properties;
-    const env = process.env;
+    // CI systems hand an unset secret over as an empty variable: empty is unset.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
     const baseUrl = values.target ?? file.target;
     options = {
       ...(baseUrl ? { baseUrl } : { target: 'in-process' as const }),
@@ -125,6 +157,7 @@ async function main(): Promise<number> {
       requireApplicable: share('require-applicable', values['require-applicable']),
       failOnNotApplicable: values['fail-on-not-applicable'] ?? false,
       replayBase: replayBase(values),
+      label: values.label?.trim(),
     };
     if (options.seed !== undefined && options.seed < 0) throw new Error(`--seed must be 0 or more, got ${options.seed}`);
     if (options.runs !== undefined && options.runs < 1) throw new Error('--runs must be at least 1');
@@ -154,6 +187,7 @@ async function main(): Promise<number> {
   const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
+  const reportDir = values['report-dir'] ?? 'reports';
   let report: RunReport;
   const rotated: Record<string, string> = {};
   try {
@@ -163,8 +197,8 @@ async function main(): Promise<number> {
       // A check rotated a credential through the control plane: the old one is gone, so the new one is kept for the partner.
       onCredentialRotated: (kind, value) => {
         rotated[kind] = value;
-        const file = join(values['report-dir']!, 'rotated-credentials.json');
-        mkdirSync(values['report-dir']!, { recursive: true });
+        const file = join(reportDir, 'rotated-credentials.json');
+        mkdirSync(reportDir, { recursive: true });
         writeFileSync(file, `${JSON.stringify(rotated, null, 2)}\n`, { mode: 0o600 });
         process.stderr.write(`note: a check rotated the integration's ${kind === 'apiKey' ? 'API key' : 'webhook secret'} through the control plane; the new value is in ${file} (mode 0600)\n`);
       },
@@ -176,13 +210,38 @@ async function main(): Promise<number> {
     }
     throw e;
   }
-  const written = writeReports(report, values['report-dir']!);
+  const written = writeReports(report, reportDir);
   process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
   if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') && options.baseUrl) {
     process.stdout.write('replay commands read the credentials from PARTNER_API_KEY, PARTNER_WEBHOOK_SECRET, PARTNER_OTHER_API_KEY, PARTNER_DISABLED_API_KEY, PARTNER_NON_INTEGRATION_TOKEN and PARTNER_CONTROL_TOKEN (or --config)\n');
   }
   process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
   return report.summary.verdict === 'passed' ? 0 : 1;
+}
+
+/** `--merge DIR…`: reads each run's report.json, writes the merged reports, prints each deployment's verdict and the merged one. */
+function merge(dirs: string[], reportDir: string): number {
+  let merged: MergedReport;
+  try {
+    const mergeId = `merged-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+    merged = mergeReports(readMergeInputs(dirs), mergeId);
+  } catch (e) {
+    if (e instanceof MergeError) return usageError(e.message);
+    throw e;
+  }
+  const written = writeMergedReports(merged, reportDir);
+  const label = { passed: 'PASSED', failed: 'FAILED', insufficient: 'INSUFFICIENT' } as const;
+  const width = Math.max(...merged.deployments.map((d) => d.label.length));
+  process.stdout.write(`Merged ${merged.deployments.length} run(s) of API ${merged.apiVersion}:\n`);
+  for (const d of merged.deployments) {
+    const s = d.summary;
+    process.stdout.write(`  ${d.label.padEnd(width)}  ${label[s.verdict].padEnd(12)} ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven  (${d.source})\n`);
+  }
+  const s = merged.summary;
+  process.stdout.write(`\nacross deployments: ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven on every deployment\n`);
+  process.stdout.write(`verdict: ${label[s.verdict]}${s.gate.length > 0 ? ` — ${s.gate.join('; ')}` : ''}\n`);
+  process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
+  return s.verdict === 'passed' ? 0 : 1;
 }
 
 /** How much the run proved, in words: counts, clauses, what it left behind, and the verdict with its reasons. */

@@ -14,7 +14,7 @@ import { preflight } from './preflight.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import { replayCommand } from './replay.ts';
 import { targetFactory, type TargetConfig } from './targets.ts';
-import type { Capability, CheckResult, ClauseCoverage, RunReport, RunSummary } from './types.ts';
+import { THROUGH_ASSUMPTION, type Capability, type CheckResult, type ClauseCoverage, type RunReport, type RunSummary } from './types.ts';
 
 export interface ConformanceOptions extends TargetConfig {
   /**
@@ -38,6 +38,8 @@ export interface ConformanceOptions extends TargetConfig {
   requireApplicable?: number;
   /** Gate: any check not applicable fails the run. */
   failOnNotApplicable?: boolean;
+  /** The deployment's name, recorded as `target.label` (a merged report's column). */
+  label?: string;
   /** The command that replays this run, without --check and --seed (the CLI passes what it was given). */
   replayBase?: string;
 }
@@ -110,7 +112,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     runId,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date().toISOString(),
-    target: { kind: factory.kind, baseUrl: factory.baseUrl, capabilities: factory.capabilities },
+    target: { kind: factory.kind, baseUrl: factory.baseUrl, capabilities: factory.capabilities, ...(options.label !== undefined ? { label: options.label } : {}) },
     options: { suites: options.suites ?? [], checks: options.checks ?? [], runs, seed, normativeOnly: options.normativeOnly ?? false, allowWrites: options.allowWrites ?? false },
     apiVersion: API_VERSION,
     specDigest: createHash('sha256').update(readFileSync(SPEC_URL)).digest('hex'),
@@ -210,7 +212,6 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
   }
 }
 
-const THROUGH_ASSUMPTION = 'observable only through an assumption: ';
 
 function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCoverage[] {
   return loadClauses().map((clause) => {

@@ -68,6 +68,9 @@ export interface CheckResult {
   ms: number;
 }
 
+/** How a clause's `why` begins when it can be observed only through an x-assumption whose checks did not run. */
+export const THROUGH_ASSUMPTION = 'observable only through an assumption: ';
+
 export interface ClauseCoverage {
   id: string;
   title: string;
@@ -88,7 +91,8 @@ export interface RunReport {
   runId: string;
   startedAt: string;
   finishedAt: string;
-  target: { kind: 'in-process' | 'live'; baseUrl: string; capabilities: Capability[] };
+  /** `label`: the deployment's name given with --label (a merged report names its column by it). */
+  target: { kind: 'in-process' | 'live'; baseUrl: string; capabilities: Capability[]; label?: string };
   options: { suites: string[]; checks: string[]; runs: number; seed: number | null; normativeOnly: boolean; allowWrites: boolean };
   apiVersion: string;
   specDigest: string;
@@ -121,4 +125,65 @@ export interface RunSummary {
   verdict: 'passed' | 'failed' | 'insufficient';
   /** Why the gate did not hold (empty when it did). */
   gate: string[];
+}
+
+/** One deployment's run inside a merged report: where it came from and how it went. */
+export interface MergedDeployment {
+  /** The column name: the run's --label, else its target URL without scheme and API root. */
+  label: string;
+  /** The report.json it was read from, as given on the command line. */
+  source: string;
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  target: RunReport['target'];
+  options: RunReport['options'];
+  summary: RunSummary;
+}
+
+/** A check's result on one deployment: the run's CheckResult without what every deployment shares. */
+export type DeploymentResult = Omit<CheckResult, 'id' | 'title' | 'suite' | 'clauses' | 'level'>;
+
+/** A check across deployments. */
+export interface MergedResult extends Pick<CheckResult, 'id' | 'title' | 'suite' | 'clauses' | 'level'> {
+  /**
+   * The worst outcome where the check ran (failed, then errored, then
+   * passed); not_applicable or skipped when it ran on no deployment.
+   */
+  outcome: Outcome;
+  /** Keyed by deployment label; a deployment whose run did not select the check has no entry. */
+  deployments: Record<string, DeploymentResult>;
+}
+
+/** A clause across deployments. */
+export interface MergedCoverage extends ClauseCoverage {
+  /**
+   * `failed` if it failed on any deployment; `passed` only when proven on
+   * every one; `uncovered` or `untestable` as the catalogue says; otherwise
+   * `not_run`, with `why` naming where it was proven and where not.
+   */
+  status: ClauseCoverage['status'];
+  /** Keyed by deployment label. */
+  deployments: Record<string, ClauseCoverage['status']>;
+}
+
+/**
+ * Several runs of one API version and suite (`conformance --merge`), a column
+ * per deployment. `summary` adds up the deployments' checks and counts a
+ * clause proven only when every deployment proved it; the verdict is failed
+ * if any run failed, else insufficient if any was, else passed.
+ */
+export interface MergedReport {
+  kind: 'merged';
+  /** Names the report directory, like a run id (`merged-<timestamp>-<hex>`). */
+  runId: string;
+  /** The earliest start and the latest finish of the runs. */
+  startedAt: string;
+  finishedAt: string;
+  apiVersion: string;
+  specDigest: string;
+  deployments: MergedDeployment[];
+  results: MergedResult[];
+  coverage: MergedCoverage[];
+  summary: RunSummary;
 }

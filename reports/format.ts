@@ -37,8 +37,8 @@ export function verdict(report: RunReport): RunReport['summary']['verdict'] {
 }
 
 /** Results grouped by suite, suites in order of first appearance, results in report order. */
-export function groupBySuite(results: readonly CheckResult[]): Array<{ suite: string; results: CheckResult[] }> {
-  const groups = new Map<string, CheckResult[]>();
+export function groupBySuite<T extends Pick<CheckResult, 'suite'>>(results: readonly T[]): Array<{ suite: string; results: T[] }> {
+  const groups = new Map<string, T[]>();
   for (const r of results) {
     const group = groups.get(r.suite);
     if (group) group.push(r);

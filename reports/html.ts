@@ -25,9 +25,9 @@ export const HTML_BODY_LIMIT = 10_000;
 const OPEN_EXCHANGES = 3;
 
 type CoverageStatus = ClauseCoverage['status'];
-const COVERAGE_STATUSES: readonly CoverageStatus[] = ['failed', 'not_run', 'uncovered', 'passed', 'untestable'];
-const COVERAGE_LABEL: Record<CoverageStatus, string> = { passed: 'Passed', failed: 'Failed', not_run: 'Not run', uncovered: 'Uncovered', untestable: 'Not testable' };
-const COVERAGE_HINT: Record<CoverageStatus, string> = {
+export const COVERAGE_STATUSES: readonly CoverageStatus[] = ['failed', 'not_run', 'uncovered', 'passed', 'untestable'];
+export const COVERAGE_LABEL: Record<CoverageStatus, string> = { passed: 'Passed', failed: 'Failed', not_run: 'Not run', uncovered: 'Uncovered', untestable: 'Not testable' };
+export const COVERAGE_HINT: Record<CoverageStatus, string> = {
   passed: 'every applicable check passed',
   failed: 'a check failed or errored',
   not_run: 'has checks, none of them ran',
@@ -41,17 +41,28 @@ export function renderHtml(report: RunReport): string {
   return page.render();
 }
 
+/**
+ * The failure and error articles of a run (what its page shows under
+ * "Failures and errors"), with anchors that start with `anchorPrefix` so
+ * several runs can share a page; `anchor(id)` is where a check's article is.
+ */
+export function failureArticles(report: RunReport, anchorPrefix: string): { html: string; anchor(checkId: string): string } {
+  const page = new Page(report, anchorPrefix);
+  const problems = report.results.filter((x) => x.outcome === 'failed' || x.outcome === 'errored');
+  return { html: problems.map((p) => page.failure(p)).join('\n'), anchor: (id) => page.anchor(id) };
+}
+
 class Page {
   private readonly clauseTitles: Map<string, string>;
   private readonly anchors = new Map<string, string>();
 
-  constructor(private readonly report: RunReport) {
+  constructor(private readonly report: RunReport, private readonly anchorPrefix = 'check-') {
     this.clauseTitles = new Map(report.coverage.map((c) => [c.id, c.title]));
     const used = new Set<string>();
     for (const r of report.results) {
       if (this.anchors.has(r.id)) continue;
-      let anchor = `check-${r.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
-      for (let i = 2; used.has(anchor); i++) anchor = `check-${r.id.replace(/[^A-Za-z0-9_-]+/g, '-')}-${i}`;
+      let anchor = `${anchorPrefix}${r.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+      for (let i = 2; used.has(anchor); i++) anchor = `${anchorPrefix}${r.id.replace(/[^A-Za-z0-9_-]+/g, '-')}-${i}`;
       used.add(anchor);
       this.anchors.set(r.id, anchor);
     }
@@ -122,7 +133,7 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 <div class="verdict v-${v}" role="status">${v === 'passed' ? '✓ Passed' : v === 'insufficient' ? '△ Insufficient' : '✕ Failed'}</div>
 </div>
 <dl class="meta">
-<div><dt>Target</dt><dd><span class="kind">${r.target.kind === 'live' ? 'live deployment' : 'in-process simulator'}</span> <code class="url">${text(r.target.baseUrl)}</code></dd></div>
+<div><dt>Target</dt><dd>${r.target.label !== undefined ? `<b>${text(r.target.label)}</b> · ` : ''}<span class="kind">${r.target.kind === 'live' ? 'live deployment' : 'in-process simulator'}</span> <code class="url">${text(r.target.baseUrl)}</code></dd></div>
 <div><dt>Capabilities</dt><dd>${caps}</dd></div>
 <div><dt>API version</dt><dd><code>${text(r.apiVersion)}</code></dd></div>
 <div><dt>Spec digest</dt><dd><code class="digest" title="${attr(r.specDigest)}">${text(r.specDigest)}</code></dd></div>
@@ -250,7 +261,7 @@ ${problems.map((p) => this.failure(p)).join('\n')}
 </section>`;
   }
 
-  private failure(r: CheckResult): string {
+  failure(r: CheckResult): string {
     const f = r.failure;
     const copyId = `${this.anchor(r.id)}-replay`;
     const parts: string[] = [];
@@ -301,8 +312,8 @@ ${p.counterexample !== undefined ? `<h5>Counterexample (shrunk)</h5>${pre(p.coun
 
   // ------------------------------------------------------------ helpers
 
-  private anchor(checkId: string): string {
-    return this.anchors.get(checkId) ?? `check-${checkId.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+  anchor(checkId: string): string {
+    return this.anchors.get(checkId) ?? `${this.anchorPrefix}${checkId.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
   }
 
   private clauseChips(clauses: readonly string[]): string {
@@ -403,13 +414,13 @@ export function reindentJson(body: string, headers: Record<string, string> = {})
   return out;
 }
 
-function levelBadge(level: CheckResult['level']): string {
+export function levelBadge(level: CheckResult['level']): string {
   return level === 'normative'
     ? '<span class="level normative" title="the API document says so">normative</span>'
     : '<span class="level assumption" title="relies on an x-assumption of spec/openapi.yaml">assumption</span>';
 }
 
-function filterBar(target: string, keys: Array<[string, string]>, placeholder: string): string {
+export function filterBar(target: string, keys: Array<[string, string]>, placeholder: string): string {
   return `<div class="filters" data-filter-for="${target}" hidden>
 ${keys.map(([key, label]) => `<button type="button" class="fbtn k-${key}" data-key="${key}" aria-pressed="true">${text(label)}</button>`).join('')}
 <input type="search" placeholder="${attr(placeholder)}" aria-label="${attr(placeholder)}">
@@ -468,7 +479,7 @@ export function attr(s: string): string {
 
 // ------------------------------------------------------------------ style and script
 
-const CSS = `
+export const CSS = `
 :root{
   --bg:#f5f6f8;--surface:#fff;--text:#1c2128;--muted:#59636e;--border:#d8dee4;--soft:#eef1f4;--accent:#0b5cad;
   --pass:#1a7f37;--pass-bg:#dcf5e3;--fail:#c62828;--fail-bg:#fde8e8;--err:#b35900;--err-bg:#fff0dc;
@@ -618,7 +629,7 @@ pre{background:var(--code-bg);border:1px solid var(--border);border-radius:6px;p
 // by key and by text; groups ([data-group]) with nothing visible are hidden.
 // Copy buttons copy the text of the element they name. Without JS the bars
 // and buttons stay hidden and everything is shown.
-const SCRIPT = `
+export const SCRIPT = `
 (function(){
   document.querySelectorAll('[data-filter-for]').forEach(function(bar){
     var root=document.getElementById(bar.getAttribute('data-filter-for'));

@@ -2,11 +2,11 @@
  * report.json: the whole RunReport, pretty-printed with a fixed key order, so
  * two runs diff line by line whatever order the runner built objects in.
  */
-import type { CheckResult, ClauseCoverage, Exchange, Failure, PropertyRun, RunReport } from '../conformance/types.ts';
+import type { CheckResult, ClauseCoverage, Exchange, Failure, MergedCoverage, MergedDeployment, MergedReport, MergedResult, PropertyRun, RunReport } from '../conformance/types.ts';
 
 // Every object's keys follow the declaration order of conformance/types.ts.
 const REPORT_KEYS = ['runId', 'startedAt', 'finishedAt', 'target', 'options', 'apiVersion', 'specDigest', 'results', 'coverage', 'summary'] as const;
-const TARGET_KEYS = ['kind', 'baseUrl', 'capabilities'] as const;
+const TARGET_KEYS = ['kind', 'baseUrl', 'capabilities', 'label'] as const;
 const OPTIONS_KEYS = ['suites', 'checks', 'runs', 'seed', 'normativeOnly', 'allowWrites'] as const;
 const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'clauses_through_assumption', 'bookings_created', 'verdict', 'gate'] as const;
 const RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'reason', 'failure', 'error', 'property', 'exchanges', 'replay', 'ms'] as const;
@@ -14,6 +14,10 @@ const FAILURE_KEYS = ['kind', 'received', 'documented', 'clause'] as const;
 const PROPERTY_KEYS = ['seed', 'path', 'numRuns', 'counterexample'] as const;
 const EXCHANGE_KEYS = ['n', 'method', 'url', 'requestHeaders', 'requestBody', 'status', 'responseHeaders', 'responseBody', 'ms'] as const;
 const COVERAGE_KEYS = ['id', 'title', 'section', 'checks', 'status', 'why'] as const;
+const MERGED_KEYS = ['kind', 'runId', 'startedAt', 'finishedAt', 'apiVersion', 'specDigest', 'deployments', 'results', 'coverage', 'summary'] as const;
+const DEPLOYMENT_KEYS = ['label', 'source', 'runId', 'startedAt', 'finishedAt', 'target', 'options', 'summary'] as const;
+const MERGED_RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'deployments'] as const;
+const MERGED_COVERAGE_KEYS = [...COVERAGE_KEYS, 'deployments'] as const;
 
 /** The fields of T a key list leaves out: `never` when the list is complete. */
 type Missing<T, K extends readonly (keyof T)[]> = Exclude<keyof T, K[number]>;
@@ -28,6 +32,10 @@ const listsAreComplete: [
   Missing<PropertyRun, typeof PROPERTY_KEYS>,
   Missing<Exchange, typeof EXCHANGE_KEYS>,
   Missing<ClauseCoverage, typeof COVERAGE_KEYS>,
+  Missing<MergedReport, typeof MERGED_KEYS>,
+  Missing<MergedDeployment, typeof DEPLOYMENT_KEYS>,
+  Missing<MergedResult, typeof MERGED_RESULT_KEYS>,
+  Missing<MergedCoverage, typeof MERGED_COVERAGE_KEYS>,
 ] extends never[] ? true : false = true;
 void listsAreComplete;
 
@@ -45,6 +53,27 @@ function orderReport(r: RunReport): RunReport {
     coverage: r.coverage.map((c) => ordered(c, COVERAGE_KEYS)),
     summary: ordered(r.summary, SUMMARY_KEYS),
   }, REPORT_KEYS);
+}
+
+/** Pretty JSON of a merged report, keys in the same fixed order as a run's. */
+export function renderMergedJson(m: MergedReport): string {
+  const merged = ordered({
+    ...m,
+    deployments: m.deployments.map((d) => ordered({
+      ...d,
+      target: ordered(d.target, TARGET_KEYS),
+      options: ordered(d.options, OPTIONS_KEYS),
+      summary: ordered(d.summary, SUMMARY_KEYS),
+    }, DEPLOYMENT_KEYS)),
+    results: m.results.map((r) => ordered({
+      ...r,
+      // A deployment's cell is a CheckResult without the shared fields; RESULT_KEYS orders what is left.
+      deployments: Object.fromEntries(Object.entries(r.deployments).map(([label, cell]) => [label, orderResult(cell as CheckResult)])),
+    }, MERGED_RESULT_KEYS)),
+    coverage: m.coverage.map((c) => ordered(c, MERGED_COVERAGE_KEYS)),
+    summary: ordered(m.summary, SUMMARY_KEYS),
+  }, MERGED_KEYS);
+  return `${JSON.stringify(merged, null, 2)}\n`;
 }
 
 function orderResult(r: CheckResult): CheckResult {

@@ -4,8 +4,9 @@
  * escaped, characters XML 1.0 forbids are stripped, and long texts go in CDATA
  * sections whose `]]>` is split so the section cannot be closed early.
  */
-import type { CheckResult, Exchange, RunReport } from '../conformance/types.ts';
+import type { CheckResult, Exchange, MergedReport, RunReport } from '../conformance/types.ts';
 import { countOutcomes, groupBySuite, seconds, truncate, type OutcomeCounts } from './format.ts';
+import { deploymentReport } from './merge.ts';
 
 /** Request and response bodies longer than this are cut in <system-out>; report.json keeps them whole. */
 const BODY_LIMIT = 4000;
@@ -14,24 +15,54 @@ const MESSAGE_LIMIT = 500;
 
 /** JUnit XML of the run. */
 export function renderJunit(report: RunReport): string {
-  const all = countOutcomes(report.results);
+  return document(`Partner API ${report.apiVersion} conformance`, report.results, report.summary.ms, report.startedAt, testsuites(report, 0));
+}
+
+/**
+ * JUnit XML of a merged report: each deployment's suites in turn, named
+ * `<label> / <suite>`, each test case's name ending in `[<label>]` so the
+ * same check on two deployments stays two tests in a dashboard.
+ */
+export function renderMergedJunit(merged: MergedReport): string {
+  const lines: string[] = [];
+  const all: CheckResult[] = [];
+  let nextId = 0;
+  for (const d of merged.deployments) {
+    const report = deploymentReport(merged, d.label);
+    all.push(...report.results);
+    lines.push(...testsuites(report, nextId, d.label));
+    nextId += groupBySuite(report.results).length;
+  }
+  return document(`Partner API ${merged.apiVersion} conformance, ${merged.deployments.length} deployment(s)`, all, merged.summary.ms, merged.startedAt, lines);
+}
+
+function document(name: string, results: readonly CheckResult[], ms: number, timestamp: string, suites: string[]): string {
+  const all = countOutcomes(results);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites${attrs({
-      name: `Partner API ${report.apiVersion} conformance`,
-      tests: report.results.length,
+      name,
+      tests: results.length,
       failures: all.failed,
       errors: all.errored,
       skipped: skippedCount(all),
-      time: seconds(report.summary.ms),
-      timestamp: report.startedAt,
+      time: seconds(ms),
+      timestamp,
     })}>`,
+    ...suites,
+    '</testsuites>',
   ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A <testsuite> per suite of the run, numbered from `firstId`; with a label, named and tagged for its deployment. */
+function testsuites(report: RunReport, firstId: number, label?: string): string[] {
+  const lines: string[] = [];
   groupBySuite(report.results).forEach(({ suite, results }, index) => {
     const counts = countOutcomes(results);
     lines.push(`  <testsuite${attrs({
-      name: suite,
-      id: index,
+      name: label === undefined ? suite : `${label} / ${suite}`,
+      id: firstId + index,
       tests: results.length,
       failures: counts.failed,
       errors: counts.errored,
@@ -40,13 +71,14 @@ export function renderJunit(report: RunReport): string {
       timestamp: report.startedAt,
     })}>`);
     lines.push('    <properties>');
-    for (const [name, value] of runProperties(report)) lines.push(`      <property${attrs({ name, value })}/>`);
+    const props = runProperties(report);
+    if (label !== undefined) props.unshift(['deployment', label]);
+    for (const [name, value] of props) lines.push(`      <property${attrs({ name, value })}/>`);
     lines.push('    </properties>');
-    for (const result of results) lines.push(...testcase(result));
+    for (const result of results) lines.push(...testcase(result, label));
     lines.push('  </testsuite>');
   });
-  lines.push('</testsuites>');
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 function skippedCount(counts: OutcomeCounts): number {
@@ -63,6 +95,7 @@ function runProperties(report: RunReport): Array<[string, string]> {
     ['target.kind', report.target.kind],
     ['target.baseUrl', report.target.baseUrl],
     ['target.capabilities', report.target.capabilities.join(',')],
+    ...(report.target.label !== undefined ? [['target.label', report.target.label] as [string, string]] : []),
     ['options.runs', String(o.runs)],
     ['options.seed', o.seed === null ? 'random' : String(o.seed)],
     ['options.normativeOnly', String(o.normativeOnly)],
@@ -70,8 +103,8 @@ function runProperties(report: RunReport): Array<[string, string]> {
   ];
 }
 
-function testcase(r: CheckResult): string[] {
-  const open = `    <testcase${attrs({ classname: `conformance.${r.suite}`, name: `${r.id}: ${r.title}`, time: seconds(r.ms) })}>`;
+function testcase(r: CheckResult, label?: string): string[] {
+  const open = `    <testcase${attrs({ classname: `conformance.${r.suite}`, name: `${r.id}: ${r.title}${label === undefined ? '' : ` [${label}]`}`, time: seconds(r.ms) })}>`;
   const out = [open, '      <properties>'];
   const props: Array<[string, string]> = [
     ['check', r.id],

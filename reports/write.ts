@@ -7,11 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RunReport } from '../conformance/types.ts';
+import type { MergedReport, RunReport } from '../conformance/types.ts';
 import { renderHtml } from './html.ts';
-import { renderJson } from './json.ts';
-import { renderJunit } from './junit.ts';
-import { sanitizeReport } from './sanitize.ts';
+import { renderJson, renderMergedJson } from './json.ts';
+import { renderJunit, renderMergedJunit } from './junit.ts';
+import { renderMergedHtml } from './merged-html.ts';
+import { plain, sanitizeReport } from './sanitize.ts';
 
 export const REDACTED = '<redacted>';
 
@@ -59,16 +60,30 @@ const FILE_NAMES = { json: 'report.json', junit: 'junit.xml', html: 'index.html'
  * Throws when `report.runId` cannot be a directory name.
  */
 export function writeReports(report: RunReport, dir: string): WrittenReports {
-  const runDir = resolve(dir, runDirectoryName(report.runId));
   // Whatever the target answered, all three files are written: the report is plain JSON with text where text belongs.
   const clean = redactReport(sanitizeReport(report));
+  return writeRendered(report.runId, { json: renderJson(clean), junit: renderJunit(clean), html: renderHtml(clean) }, dir);
+}
+
+/**
+ * Writes a merged report (`conformance --merge`) as a run's are: report.json,
+ * junit.xml and index.html in `<dir>/<runId>/`, copied to `<dir>/latest/`.
+ */
+export function writeMergedReports(merged: MergedReport, dir: string): WrittenReports {
+  // The runs were redacted when they were written; a report.json edited since is redacted again here.
+  const clean = redactValue(plain(merged)) as MergedReport;
+  return writeRendered(merged.runId, { json: renderMergedJson(clean), junit: renderMergedJunit(clean), html: renderMergedHtml(clean) }, dir);
+}
+
+function writeRendered(runId: string, rendered: Record<keyof WrittenReports['files'], string>, dir: string): WrittenReports {
+  const runDir = resolve(dir, runDirectoryName(runId));
   // The second pass catches secrets that rendering itself assembles (XML drops
   // control characters, which can join the halves of a token). Markup-safe
   // replacement in XML and HTML: a raw `<` would break the document.
   const contents = {
-    json: redactSecrets(renderJson(clean)),
-    junit: redactSecrets(renderJunit(clean), '&lt;redacted&gt;'),
-    html: redactSecrets(renderHtml(clean), '&lt;redacted&gt;'),
+    json: redactSecrets(rendered.json),
+    junit: redactSecrets(rendered.junit, '&lt;redacted&gt;'),
+    html: redactSecrets(rendered.html, '&lt;redacted&gt;'),
   };
 
   mkdirSync(runDir, { recursive: true });

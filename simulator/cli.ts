@@ -2,7 +2,7 @@
  * `npm start -- [flags]`: serves the simulator. The flags and the fixtures
  * file are a public contract (docs/simulator.md); keep them stable.
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -216,9 +216,15 @@ function currentStatus(sim: Simulator, fixture: FixtureIntegration): string {
   return integration ? statusOf(integration) : fixture.status;
 }
 
+/**
+ * Written beside and renamed into place: a CI job waits for the fixtures file
+ * to appear (docs/ci.md) and must never read it half written.
+ */
 function writePrivate(path: string, text: string): void {
-  writeFileSync(path, text + '\n', { mode: 0o600 });
-  chmodSync(path, 0o600);
+  const partial = `${path}.${process.pid}.partial`;
+  writeFileSync(partial, text + '\n', { mode: 0o600 });
+  chmodSync(partial, 0o600);
+  renameSync(partial, path);
 }
 
 /** The demo credentials a first start saved; null when there are none; a refusal when they cannot be read. */
