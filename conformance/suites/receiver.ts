@@ -72,7 +72,15 @@ export async function receiverFor(ctx: CheckContext, secrets?: string[]): Promis
 export async function deliveredThrough(ctx: CheckContext, receiver: Receiver, seconds: number): Promise<boolean> {
   const last = (await ctx.api.get('/me')).body?.data?.webhook?.last_sequence as number | undefined;
   if (typeof last !== 'number' || last === 0) return true;
-  return waitFor(ctx, () => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= last), seconds);
+  if (!(await waitFor(ctx, () => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= last), seconds))) return false;
+  // The platform records a delivery once the 2xx has reached it; until then the event is still undelivered
+  // (§3.3: it may yet be superseded), so a check that acts next waits for the record, not only the receiver.
+  for (const end = Date.now() + seconds * 1000; ;) {
+    const row: any = (await ctx.api.get('/events', { query: { after_sequence: last - 1, limit: 1, include_superseded: true } })).body?.data?.[0];
+    if (!row || row.sequence !== last || row.delivered_at !== null || !['pending', 'delivering', 'failed'].includes(row.status)) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** A receiver the platform delivers to, and a way to wait for what it delivers. */
