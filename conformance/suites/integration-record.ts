@@ -7,6 +7,7 @@
  * staff do (spec/control-openapi.yaml) and puts the record back afterwards.
  */
 import { addDays, dateAt } from '../../protocol/calendar.ts';
+import { EVENT_TYPES } from '../../spec/document-tables.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import type { Response } from '../client.ts';
@@ -14,9 +15,6 @@ import { allEvents, changeRates, describe, everyOperation, knownProperty } from 
 import { backlogAhead, deliveredThrough, deliveryBreach, receiverFor, waitFor } from './receiver.ts';
 
 const suite = 'integration';
-
-/** §1, §6: the six event types. */
-export const EVENT_TYPES = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed', 'booking.changed'];
 
 /** How long (platform seconds) a check watches for something that must not happen. */
 const QUIET_SECONDS = 20;
@@ -27,7 +25,7 @@ async function me(ctx: CheckContext): Promise<any> {
   return res.body.data;
 }
 
-function sameSet(a: unknown, b: string[]): boolean {
+function sameSet(a: unknown, b: readonly string[]): boolean {
   return Array.isArray(a) && a.length === b.length && [...a].sort().join() === [...b].sort().join();
 }
 
@@ -126,7 +124,7 @@ export const integrationRecordChecks = [
       const stray = rows.find((r) => r.event.type !== 'rates.changed');
       if (stray) ctx.fail('UnsubscribedTypeRecorded', `${stray.event.type} ${stray.sequence} recorded for a subscription narrowed to rates.changed`, 'events only of the subscribed types (§6: subscription is by webhook.event_types)', '2.1.R2');
       // Widened again to all six (as an integration staff never narrowed has it), /me says so.
-      await ctx.control!.setEventTypes(EVENT_TYPES);
+      await ctx.control!.setEventTypes([...EVENT_TYPES]);
       const widened = (await me(ctx)).webhook.event_types;
       if (!sameSet(widened, EVENT_TYPES)) ctx.fail('WideningNotShown', `webhook.event_types ${JSON.stringify(widened)} after staff subscribed it to all six`, `all six: ${EVENT_TYPES.join(', ')}`, '2.1.R2');
     },

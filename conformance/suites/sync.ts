@@ -11,7 +11,7 @@ import type { Response } from '../client.ts';
 import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
 import { allEvents, bookingBody, createBooking, describe, horizonStay } from './support.ts';
 import { backlogAhead, deliveredThrough, deliveryBreach, partnerReceiver } from './receiver.ts';
-import { EVENT_TYPES } from './integration-record.ts';
+import { EVENT_TYPES } from '../../spec/document-tables.ts';
 
 const suite = 'sync';
 
