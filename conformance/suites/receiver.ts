@@ -64,23 +64,82 @@ export async function receiverFor(ctx: CheckContext, secrets?: string[]): Promis
   return receiver;
 }
 
+/** Platform time a drain may take where the control plane moves the clock: the retry schedule is not shown (§6), so past any back-off a platform plausibly uses (the simulator's longest step is an hour). */
+export const DRAIN_PLATFORM_SECONDS = 2 * 60 * 60;
+/** Real time a drain may take where the clock cannot be moved. */
+export const DRAIN_REAL_SECONDS = 120;
+
 /**
- * Waits (see `waitFor`) until the receiver accepted a delivery at or past
- * the integration's latest sequence as `GET /me` shows it now; false when it
- * did not within `seconds`.
+ * Waits until `done()` holds for as long as a drain may take: where the
+ * control plane moves the clock, in steps that grow from a second to a
+ * minute, so a retry in back-off falls due on the way without hundreds of
+ * calls; otherwise in real time. Its bound is what `describeDrain` says.
  */
-export async function deliveredThrough(ctx: CheckContext, receiver: Receiver, seconds: number): Promise<boolean> {
-  const last = (await ctx.api.get('/me')).body?.data?.webhook?.last_sequence as number | undefined;
+export async function waitForDrain(ctx: CheckContext, done: () => boolean): Promise<boolean> {
+  if (!ctx.control?.offers('clock.advance')) return waitFor(ctx, done, DRAIN_REAL_SECONDS);
+  for (let elapsed = 0, first = true; ; first = false) {
+    // Nothing moves before the first look; then a second at a time, growing by a tenth of what has passed, to a minute.
+    const step = first ? 0 : Math.min(60, Math.max(1, Math.floor(elapsed / 10)));
+    await ctx.control.advanceClock(step);
+    elapsed += step;
+    if (ctx.target.kind === 'live') await new Promise((r) => setTimeout(r, 100));
+    if (done() || elapsed >= DRAIN_PLATFORM_SECONDS) return done();
+  }
+}
+
+export function describeDrain(ctx: CheckContext): string {
+  return ctx.control?.offers('clock.advance') ? `${DRAIN_PLATFORM_SECONDS / 3600} hours of platform time (the clock stepped through the control plane)` : `${DRAIN_REAL_SECONDS} s of real time (no control plane moves the clock)`;
+}
+
+/**
+ * Whether the platform delivered every event through `through` (default:
+ * the integration's latest sequence as `GET /me` shows it now) and recorded
+ * it: the receiver accepted a delivery at or past it, and its replay row is
+ * settled. A staff pause is lifted first where the control plane can, and
+ * the wait is a drain's (`waitForDrain`). A receiver problem on the way (a
+ * bad signature, a delivery out of order) fails the check. Where delivery is
+ * itself the finding, the caller judges the false; where it is a
+ * precondition, `ensureDelivered` says why the check cannot go on.
+ */
+export async function drained(ctx: CheckContext, receiver: Receiver, through?: number): Promise<boolean> {
+  const me = (await ctx.api.get('/me')).body?.data;
+  const last = through ?? (me?.webhook?.last_sequence as number | undefined);
   if (typeof last !== 'number' || last === 0) return true;
-  if (!(await waitFor(ctx, () => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= last), seconds))) return false;
+  // §3.1: a paused integration drains in order once resumed.
+  if (me?.status === 'paused' && ctx.control?.offers('delivery.resume')) await ctx.control.resume();
+  const accepted = () => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= last);
+  await waitForDrain(ctx, () => accepted() || receiver.problems.length > 0);
+  deliveryBreach(ctx, receiver.received);
+  if (!accepted()) return false;
   // The platform records a delivery once the 2xx has reached it; until then the event is still undelivered
   // (§3.3: it may yet be superseded), so a check that acts next waits for the record, not only the receiver.
-  for (const end = Date.now() + seconds * 1000; ;) {
+  for (const end = Date.now() + 30_000; ;) {
     const row: any = (await ctx.api.get('/events', { query: { after_sequence: last - 1, limit: 1, include_superseded: true } })).body?.data?.[0];
-    if (!row || row.sequence !== last || row.delivered_at !== null || !['pending', 'delivering', 'failed'].includes(row.status)) return true;
+    if (!row || row.sequence !== last || row.delivered_at !== null || !UNSETTLED.has(row.status)) return true;
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Replay statuses of an event the platform has yet to deliver (§2.6). */
+export const UNSETTLED = new Set(['pending', 'delivering', 'failed']);
+
+/**
+ * `drained`, as a precondition: when the platform has not delivered through
+ * `through` within a drain's time the check cannot go on and is not
+ * applicable, saying `why` it needed the delivery and what was queued ahead.
+ * A wait that ran out means "not observed yet", never "observed".
+ */
+export async function ensureDelivered(ctx: CheckContext, receiver: Receiver, why: string, through?: number): Promise<void> {
+  const target = through ?? ((await ctx.api.get('/me')).body?.data?.webhook?.last_sequence as number | undefined) ?? 0;
+  if (await drained(ctx, receiver, target)) return;
+  const ahead = target > 0 ? await backlogAhead(ctx, [target]) : 0;
+  throw new NotApplicable(`${why}, and the platform had not delivered and recorded event ${target} after ${describeDrain(ctx)}${ahead > 0 ? ` (${ahead} older undelivered events queued ahead of it)` : ''}`);
+}
+
+/** Lets `seconds` of platform time pass (stepped where the control plane can) with nothing to wait for. */
+export async function letTimePass(ctx: CheckContext, seconds: number): Promise<void> {
+  await waitFor(ctx, () => false, seconds);
 }
 
 /** A receiver the platform delivers to, and a way to wait for what it delivers. */
@@ -127,6 +186,18 @@ export async function backlogAhead(ctx: CheckContext, own: number[]): Promise<nu
   const first = Math.min(...own);
   const rows = (await ctx.api.get('/events', { query: { after_sequence: Math.max(0, first - 201), limit: 200, include_superseded: true } })).body?.data ?? [];
   return rows.filter((r: any) => r.sequence < first && ['pending', 'failed', 'delivering'].includes(r.status)).length;
+}
+
+/**
+ * The check's own events (`own`) were not delivered within a drain: not
+ * applicable when older undelivered events are queued ahead of them (a
+ * back-off the document does not time, so the wait proves nothing), else the
+ * breach the caller names.
+ */
+export async function notDelivered(ctx: CheckContext, own: number[], breach: { kind: string; received: string; documented: string; clause: string }): Promise<never> {
+  const ahead = own.length > 0 ? await backlogAhead(ctx, own) : 0;
+  if (ahead > 0) throw new NotApplicable(`${ahead} older undelivered events are queued ahead of events ${own.join(', ')} after ${describeDrain(ctx)}; the retry schedule is not shown, so the wait proves nothing`);
+  return ctx.fail(breach.kind, `${breach.received} (after ${describeDrain(ctx)})`, breach.documented, breach.clause);
 }
 
 /** How each receiver problem is reported: the failure kind, what the document says, the clause. */

@@ -98,6 +98,48 @@ export async function changeRates(ctx: CheckContext, property: number, from: str
   await ctx.control!.setRates(property, from, to, rate);
 }
 
+/** A property and an inclusive window of nights (from..to) a change was made over. */
+export interface ChangeWindow {
+  property: number;
+  from: string;
+  to: string;
+}
+
+/** The rows of `type` for the property whose window is exactly from..to, recorded after `after`. */
+export async function rowsFor(ctx: CheckContext, type: string, w: ChangeWindow, after: number): Promise<any[]> {
+  const rows = await allEvents(ctx, { include_superseded: true, property_id: w.property, 'types[]': [type] }, after);
+  return rows.filter((r) => r.event.type === type && r.event.window.from === w.from && r.event.window.to === w.to);
+}
+
+/** Polls the log until `enough(rows)` holds (events may be recorded a moment after the change), at most `seconds` of real time. */
+export async function recorded(ctx: CheckContext, read: () => Promise<any[]>, enough: (rows: any[]) => boolean, seconds = 15): Promise<any[]> {
+  let rows = await read();
+  for (let i = 0; i < seconds * 10 && !enough(rows); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    rows = await read();
+  }
+  return rows;
+}
+
+/**
+ * Control `rates.set` over `w`, and the event it recorded: the one
+ * `rates.changed` row for exactly that property and window after the latest
+ * sequence read just before the change. A check judges its own events by
+ * the sequences they got, never by picking among everything the integration
+ * holds. Not applicable when the integration is not subscribed to
+ * rates.changed; a change that records nothing fails (§1: changes are pushed
+ * as events of the six types).
+ */
+export async function ratesEvent(ctx: CheckContext, w: ChangeWindow, rate: number): Promise<any> {
+  const me = (await ctx.api.get('/me')).body?.data;
+  if (Array.isArray(me?.webhook?.event_types) && !me.webhook.event_types.includes('rates.changed')) throw new NotApplicable(`the integration is not subscribed to rates.changed (webhook.event_types ${JSON.stringify(me.webhook.event_types)})`);
+  const before = me?.webhook?.last_sequence as number;
+  await changeRates(ctx, w.property, w.from, w.to, rate);
+  const [row] = await recorded(ctx, () => rowsFor(ctx, 'rates.changed', w, before), (r) => r.length > 0);
+  if (!row) ctx.fail('ChangeNotRecorded', `no rates.changed for property ${w.property} ${w.from}..${w.to} after sequence ${before}, 15 s after staff changed its rates`, 'a change of rates is pushed as a rates.changed event', '1.R3');
+  return row;
+}
+
 /** §3.3: the newer row of the same type and property (and booking, for booking.changed) whose window covers `old`'s, if any. */
 export function coveringRow(rows: any[], old: any): any | undefined {
   return rows.find((r) => r.sequence > old.sequence && r.event.type === old.event.type

@@ -1,0 +1,79 @@
+/**
+ * The runner's waits for deliveries (issue 30): a wait that ran out means
+ * "not observed yet", never "observed". A check that needs a delivery before
+ * it goes on is not applicable when it does not come; no check goes on as if
+ * a wait had succeeded.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CheckFailure, NotApplicable, type CheckContext } from '../check.ts';
+import type { Receiver } from '../../simulator/webhooks/receiver.ts';
+import { DRAIN_PLATFORM_SECONDS, drained, ensureDelivered, notDelivered } from './receiver.ts';
+
+/** A platform whose integration is at `last` and whose rows are `rows`, with a clock the control plane moves (and counts). */
+function platform(last: number, rows: any[]) {
+  const moved: number[] = [];
+  const ctx = {
+    target: { kind: 'in-process' },
+    control: { offers: (a: string) => a === 'clock.advance', advanceClock: async (s: number) => void moved.push(s) },
+    api: {
+      get: async (path: string, options?: { query?: Record<string, number> }) => {
+        if (path === '/me') return { status: 200, body: { data: { status: 'active', webhook: { last_sequence: last } } } };
+        const after = options?.query?.after_sequence ?? 0;
+        return { status: 200, body: { data: rows.filter((r) => r.sequence > after).slice(0, options?.query?.limit ?? 100) } };
+      },
+    },
+    fail(kind: string, received: string, documented: string, clause: string): never {
+      throw new CheckFailure({ kind, received, documented, clause });
+    },
+  } as unknown as CheckContext;
+  return { ctx, moved };
+}
+
+const silent = { received: [], problems: [] } as unknown as Receiver;
+
+describe('waiting for deliveries', () => {
+  it('ensureDelivered: a delivery that never comes makes the check not applicable, naming why it was needed and what was queued ahead', async () => {
+    const { ctx, moved } = platform(7, [{ sequence: 5, status: 'failed' }, { sequence: 6, status: 'pending' }, { sequence: 7, status: 'pending' }]);
+    const outcome = await ensureDelivered(ctx, silent, 'the first change must be delivered before it is covered', 7).catch((e) => e);
+    expect(outcome).toBeInstanceOf(NotApplicable);
+    expect(outcome.message).toContain('the first change must be delivered before it is covered');
+    expect(outcome.message).toContain('2 older undelivered events queued ahead');
+    // The whole drain was walked: two hours of platform time, in steps of at most a minute.
+    expect(moved.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(DRAIN_PLATFORM_SECONDS);
+    expect(Math.max(...moved)).toBeLessThanOrEqual(60);
+  });
+
+  it('drained: true only once the receiver accepted the event and the platform recorded it delivered', async () => {
+    const accepted = { received: [{ sequence: 7, answered: 200, problems: [] }], problems: [] } as unknown as Receiver;
+    expect(await drained(platform(7, [{ sequence: 7, status: 'delivered', delivered_at: 'x' }]).ctx, accepted, 7)).toBe(true);
+    expect(await drained(platform(7, []).ctx, silent, 7)).toBe(false);
+  });
+
+  it('drained: a receiver problem on the way fails the check with its breach', async () => {
+    const bad = { sequence: 7, answered: 400, type: 'rates.changed', problems: [{ kind: 'bad-signature', detail: 'no v1 value verifies' }] };
+    const receiver = { received: [bad], problems: [bad] } as unknown as Receiver;
+    const outcome = await drained(platform(7, []).ctx, receiver, 7).catch((e) => e);
+    expect(outcome).toBeInstanceOf(CheckFailure);
+    expect(outcome.failure.clause).toBe('5.R4');
+  });
+
+  it('notDelivered: a breach only when nothing older is queued ahead of the check\'s events', async () => {
+    const breach = { kind: 'NotDelivered', received: 'event 7 not delivered', documented: 'delivered', clause: '6.R2' };
+    expect(await notDelivered(platform(7, [{ sequence: 6, status: 'failed' }]).ctx, [7], breach).catch((e) => e)).toBeInstanceOf(NotApplicable);
+    const failed = await notDelivered(platform(7, [{ sequence: 6, status: 'delivered' }]).ctx, [7], breach).catch((e) => e);
+    expect(failed).toBeInstanceOf(CheckFailure);
+    expect(failed.failure).toMatchObject({ kind: 'NotDelivered', clause: '6.R2' });
+  });
+
+  it('no check ignores the outcome of a wait: every waitFor, waitForDrain and drained result is used', () => {
+    const dir = new URL('./', import.meta.url);
+    const ignored: string[] = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f !== 'receiver.ts')) {
+      readFileSync(new URL(file, dir), 'utf8').split('\n').forEach((line, i) => {
+        if (/^\s*await (\w+\.)?(waitFor|waitForDrain|drained)\(/.test(line)) ignored.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(ignored).toEqual([]);
+  });
+});
