@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
-import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
+import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty, recorded, rowsFor } from './support.ts';
 import { judgeDateEntries } from './schema.ts';
 
 const suite = 'watermark';
@@ -60,13 +60,15 @@ export const watermarkChecks = [
     async run(ctx) {
       const property = knownProperty(ctx)!;
       const from = addDays(dateAt(ctx.now()), 25);
-      await changeRates(ctx, property, from, addDays(from, 2), 6100);
-      await ctx.control!.setNights(property, { from, to: addDays(from, 2), units_cap: 1 });
-      await ctx.control!.setRestrictions(property, { from, to: addDays(from, 2), min_stay: 2 });
-      const rows = await allEvents(ctx, { property_id: property });
+      const w = { property, from, to: addDays(from, 2) };
+      // The check's own events: recorded after this sequence, for exactly its window.
+      const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      await changeRates(ctx, property, w.from, w.to, 6100);
+      await ctx.control!.setNights(property, { from: w.from, to: w.to, units_cap: 1 });
+      await ctx.control!.setRestrictions(property, { from: w.from, to: w.to, min_stay: 2 });
       for (const kind of ['availability', 'rates', 'restrictions']) {
-        const event = rows.filter((r) => r.event.type === `${kind}.changed`).at(-1)?.event;
-        if (!event) ctx.fail('NoEvent', `no ${kind}.changed after a ${kind} change`, `a ${kind}.changed event`, '6.R1');
+        const event = (await recorded(ctx, () => rowsFor(ctx, `${kind}.changed`, w, before), (r) => r.length > 0)).at(-1)?.event;
+        if (!event) ctx.fail('NoEvent', `no ${kind}.changed for ${w.from}..${w.to} after sequence ${before}, following a ${kind} change there`, `a ${kind}.changed event`, '1.R3');
         const res = await snapshotOf(ctx, kind, property, event.window.from, event.window.to);
         const start = res.text.indexOf('"data":', res.text.indexOf('"window"')) + 7;
         const bytes = res.text.slice(start, res.text.lastIndexOf('}', res.text.length - 2));
