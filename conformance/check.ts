@@ -81,7 +81,9 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
   const log = new ExchangeLog();
   const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, time: target.time, retryAfterBudgetSeconds: options.live ? 60 : 0 });
   const control = target.control ? new ControlClient(target.control, api, log, target.secrets) : null;
-  const now = () => (control?.offers('clock.advance') ? control.platformNow() : target.time.now());
+  // An earlier check may have moved the platform's clock (a day, for a secret's validity): until this check reads the
+  // clock itself, the Date headers of the platform's answers say where it stands.
+  const now = () => (control?.offers('clock.advance') && control.clockRead ? control.platformNow() : target.time.now());
   let counter = 0;
   const random = seeded(options.seed ^ hash(options.checkId ?? ''));
   // Ids stay unique across the checks of a run (each check counts from 1) and across runs (the run id).

@@ -33,6 +33,8 @@ export class ControlClient {
   private slug: string | null = null;
   /** The platform's clock minus this machine's, as the last clock answer showed it (0 until then). */
   clockOffsetMs = 0;
+  /** Whether a clock answer has been read yet: until then `platformNow` knows nothing the target's Date headers do not. */
+  clockRead = false;
 
   constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, log: ExchangeLog, secrets: string[]) {
     this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log });
@@ -107,7 +109,10 @@ export class ControlClient {
   /** Moves the platform's clock; everything due on the way happens (retries, expiry). */
   async advanceClock(seconds: number): Promise<void> {
     const data = (await this.call('clock.advance', 'POST', '/clock/advance', { seconds })) as { epoch_ms?: unknown };
-    if (typeof data?.epoch_ms === 'number') this.clockOffsetMs = data.epoch_ms - Date.now();
+    if (typeof data?.epoch_ms === 'number') {
+      this.clockOffsetMs = data.epoch_ms - Date.now();
+      this.clockRead = true;
+    }
   }
 
   setApiEnabled(enabled: boolean): Promise<unknown> {

@@ -72,6 +72,8 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-default-types-availability-only': 'sync.empty-body-means-everything',
   'covered-count-brand-wide': 'sync.empty-body-means-everything',
   'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
+  'previous-secret-dropped-early': 'webhooks.rotation-dual-signature',
+  'previous-secret-kept-late': 'webhooks.rotation-dual-signature',
 };
 
 export interface MutantResult {

@@ -73,6 +73,8 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'sync-default-types-availability-only': 'a sync with types omitted syncs availability only (§4.7: omit for all five)',
   'covered-count-brand-wide': "covered_properties counts every property of the brand, uncovered and cohosted ones too (§2.1, §1 coverage)",
   'sync-changed-spelling-refused': 'POST /sync accepts only the short type names: a .changed spelling is 422 VALIDATION_FAILED (§4.7: also accepted)',
+  'previous-secret-dropped-early': 'after a webhook secret rotation the previous secret stops signing after 23 hours (§5.4, §8: 24 hours)',
+  'previous-secret-kept-late': 'after a webhook secret rotation the previous secret keeps signing for 25 hours (§5.4, §8: 24 hours)',
 };
 
 export { FAULT_NAMES };

@@ -8,7 +8,7 @@ import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
 import { control } from '../control.ts';
 import type { ReceivedDelivery } from '../../simulator/webhooks/receiver.ts';
-import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
+import { advance, allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 import { deliveryBreach, describeDrain, drained, ensureDelivered, letTimePass, notDelivered, partnerReceiver, receiverFor, waitFor, waitForDrain } from './receiver.ts';
 
 /** What a receiver got, for a failure message. */
@@ -17,6 +17,10 @@ function got(received: ReceivedDelivery[]): string {
 }
 
 const suite = 'webhooks';
+
+const DAY_MS = 24 * 3_600_000;
+/** How far inside and outside a 24-hour validity the rotation check looks. */
+const MARGIN_MS = 5 * 60_000;
 
 /** The availability.changed and booking.changed rows of one create (§4.5 rule 9), in sequence order; fewer when replay lacks one. */
 export function createdPair(rows: any[], body: Record<string, any>, bookingId: number): any[] {
@@ -120,10 +124,11 @@ export const webhookChecks = [
     },
   }),
   defineCheck({
-    id: 'webhooks.rotation-dual-signature', title: 'For 24 hours after a secret rotation each delivery carries two v1 values; a second rotation drops the oldest', suite,
+    id: 'webhooks.rotation-dual-signature', title: 'For 24 hours after a secret rotation each delivery carries two v1 values and the previous secret verifies (not a minute past); a second rotation drops the oldest at once', suite,
     clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17'], level: 'assumption', needs: ['write', control('webhook-secret.rotate')],
     async run(ctx) {
       const first = ctx.target.webhookSecret!;
+      /** The first delivery after a create, to a receiver that verifies with `secrets` only. */
       const delivered = async (secrets: string[]) => {
         const receiver = await receiverFor(ctx, secrets);
         await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
@@ -131,13 +136,38 @@ export const webhookChecks = [
         if (!(await waitForDrain(ctx, () => receiver.received.length > 0))) await notDelivered(ctx, [last], { kind: 'NothingDelivered', received: 'no delivery after a create', documented: 'deliveries to verify', clause: '6.R2' });
         return receiver.received[0]!;
       };
-      const second = await ctx.control!.rotateWebhookSecret();
-      ctx.target.credentialRotated('webhookSecret', second);
-      if (!(await delivered([first])).verdict.ok) ctx.fail('OldSecretRejected', 'the previous secret does not verify during rotation', 'previous secret valid 24 hours', '5.R4');
+      const values = (d: ReceivedDelivery) => (d.signature ?? '').split(',').filter((p) => p.trim().startsWith('v1=')).length;
+      const rotate = async () => {
+        const secret = await ctx.control!.rotateWebhookSecret();
+        ctx.target.credentialRotated('webhookSecret', secret);
+        return secret;
+      };
+      const clock = ctx.control!.offers('clock.advance');
+      // The platform's clock read (an advance of nothing reports it) just before and after the rotation bound its instant.
+      if (clock) await advance(ctx, 0);
+      const before = ctx.now();
+      const second = await rotate();
+      const rotatedBy = ctx.now();
+      const old = await delivered([first]);
+      if (!old.verdict.ok) ctx.fail('OldSecretRejected', 'the previous secret does not verify right after the rotation', 'previous secret valid 24 hours', '5.R4');
+      if (values(old) !== 2) ctx.fail('NotTwoSignatures', `the signature header right after the rotation carries ${values(old)} v1 value(s): ${old.signature}`, 'two v1= values during the 24 hours, one per secret', '5.R4a');
       if (!(await delivered([second])).verdict.ok) ctx.fail('NewSecretRejected', 'the new secret does not verify', 'the current secret verifies', '5.R4a');
-      const third = await ctx.control!.rotateWebhookSecret();
-      ctx.target.credentialRotated('webhookSecret', third);
-      if ((await delivered([first])).verdict.ok) ctx.fail('OldestSecretStillValid', 'the first secret still verifies after two rotations', 'pushed out of the previous slot at once', '5.R4b');
+      if (clock) {
+        // §8: 24 hours, tried a few minutes inside and outside (a delivery lands seconds after the clock moves).
+        await advance(ctx, Math.max(0, (before + DAY_MS - MARGIN_MS - ctx.now()) / 1000));
+        const inside = await delivered([first]);
+        if (!inside.verdict.ok || values(inside) !== 2) ctx.fail('PreviousSecretDroppedEarly', `${Math.round((ctx.now() - before) / 60_000)} minutes after the rotation the previous secret ${inside.verdict.ok ? 'verifies' : 'does not verify'} and the header carries ${values(inside)} v1 value(s)`, 'the previous secret keeps verifying for 24 hours, with two v1= values', '8.L17');
+        await advance(ctx, Math.max(0, (rotatedBy + DAY_MS + MARGIN_MS - ctx.now()) / 1000));
+        const outside = await delivered([first]);
+        if (outside.verdict.ok || values(outside) !== 1) ctx.fail('PreviousSecretOutlived', `${Math.round((ctx.now() - rotatedBy) / 60_000)} minutes after the rotation the previous secret ${outside.verdict.ok ? 'still verifies' : 'no longer verifies'} and the header carries ${values(outside)} v1 value(s)`, 'the previous secret verifies for 24 hours, not longer; then one v1= value', '8.L17');
+      }
+      // Two rotations in a row: the secret before them is pushed out of the previous slot at once, not after 24 hours.
+      const third = await rotate();
+      if (!(await delivered([second])).verdict.ok) ctx.fail('OldSecretRejected', 'the previous secret does not verify right after a rotation', 'previous secret valid 24 hours', '5.R4');
+      const fourth = await rotate();
+      const pushed = await delivered([second]);
+      if (pushed.verdict.ok || values(pushed) !== 2) ctx.fail('OldestSecretStillValid', `after two rotations in a row the secret before them ${pushed.verdict.ok ? 'still verifies' : 'no longer verifies'}, with ${values(pushed)} v1 value(s)`, 'pushed out of the previous slot at once; the two v1 values are the two newest secrets', '5.R4b');
+      if (!(await delivered([third, fourth])).verdict.ok) ctx.fail('NewSecretRejected', 'neither of the two newest secrets verifies after two rotations', 'the current secret verifies', '5.R4a');
     },
   }),
   defineCheck({

@@ -68,6 +68,8 @@ export const FAULT_NAMES = [
   'sync-default-types-availability-only',
   'covered-count-brand-wide',
   'sync-changed-spelling-refused',
+  'previous-secret-dropped-early',
+  'previous-secret-kept-late',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

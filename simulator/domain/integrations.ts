@@ -8,9 +8,11 @@ import { DomainError, invalid, notFound } from './errors.ts';
 import { nextId, type Entropy } from './ids.ts';
 import { EVENT_TYPES, type EventType, type Integration, type IntegrationStatus, type PausedReason } from './model.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
+import type { Faults } from './faults.ts';
 
+const HOUR_MS = 3_600_000;
 /** §5.4: a rotated-out webhook secret keeps verifying for 24 hours. */
-export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+export const PREVIOUS_SECRET_MS = 24 * HOUR_MS;
 export const DEFAULT_HORIZON_DAYS = 365;
 /** Generous default (spec X-RateLimit-Limit x-assumption). */
 export const DEFAULT_RATE_LIMIT = { limit: 6000, window_seconds: 60 };
@@ -138,13 +140,15 @@ export function rotateApiKey(tx: Transaction, entropy: Entropy, id: number): str
  * §5.4: the previous secret keeps verifying for 24 hours; a second rotation
  * pushes the older one out at once (only one previous slot).
  */
-export function rotateWebhookSecret(tx: Transaction, deps: { entropy: Entropy; vault: Vault; now: number }, id: number): string {
+export function rotateWebhookSecret(tx: Transaction, deps: { entropy: Entropy; vault: Vault; now: number; faults?: Faults }, id: number): string {
   const integration = integrationById(tx, id);
   const secret = newWebhookSecret(deps.entropy);
+  // Releases that get the 24 hours wrong by an hour either way (faults).
+  const validity = PREVIOUS_SECRET_MS + (deps.faults?.has('previous-secret-dropped-early') ? -HOUR_MS : deps.faults?.has('previous-secret-kept-late') ? HOUR_MS : 0);
   tx.put('integrations', String(id), {
     ...integration,
     webhook_secret: deps.vault.seal(secret),
-    previous_webhook_secret: { secret: integration.webhook_secret, expires_at: deps.now + PREVIOUS_SECRET_MS },
+    previous_webhook_secret: { secret: integration.webhook_secret, expires_at: deps.now + validity },
   });
   return secret;
 }

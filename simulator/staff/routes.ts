@@ -155,7 +155,7 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
 
   router.post('/integrations/:id/rotate-webhook-secret', async (ctx) => {
     await readNothing(ctx);
-    const secret = store.transaction((tx) => rotateWebhookSecret(tx, { entropy, vault, now: now() }, id(ctx)));
+    const secret = store.transaction((tx) => rotateWebhookSecret(tx, { entropy, vault, now: now(), faults: platform.deps.faults }, id(ctx)));
     ok(ctx, 'Webhook secret rotated; the previous one verifies for 24 hours. Shown once.', { webhook_secret: secret });
   });
 

@@ -34,6 +34,8 @@ export interface ReceivedDelivery {
   slugOk: boolean;
   /** The X-Service-Integration value as sent; null when the header is missing. */
   integrationHeader: string | null;
+  /** The signature header as sent (its v1 values are counted during a rotation, §5.4); null when missing. */
+  signature: string | null;
   /** Every problem found, empty when the delivery is in order, signed and named (§5.4, §6.2, §6.3). */
   problems: DeliveryProblem[];
   answered: number | null;
@@ -93,7 +95,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const now = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
-      const verdict = verifySignature(req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined, body, options.secrets, now, options.toleranceSeconds);
+      const signature = (req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined) ?? null;
+      const verdict = verifySignature(signature ?? undefined, body, options.secrets, now, options.toleranceSeconds);
       const raw = req.headers[INTEGRATION_HEADER.toLowerCase()];
       const integrationHeader = raw === undefined ? null : String(raw);
       const slugOk = options.slug === undefined || integrationHeader === options.slug;
@@ -106,7 +109,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       const sequence = typeof parsed.sequence === 'number' ? parsed.sequence : null;
       const problems = problemsOf(verdict, integrationHeader, options.slug, sequence, highest);
       if (sequence !== null) highest = Math.max(highest ?? sequence, sequence);
-      const delivery: ReceivedDelivery = { body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, problems, answered: null };
+      const delivery: ReceivedDelivery = { body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
       received.push(delivery);
       const answer = policy?.(delivery) ?? mode;
       if (answer === 'timeout') return void options.onDelivery?.(delivery);
