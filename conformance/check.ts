@@ -50,7 +50,7 @@ export interface CheckContext {
   /** A fresh Idempotency-Key of exactly `length` characters (8 to 128, §4.5), unique to this run. */
   uniqueKey(length: number): string;
   /** Fails the check with what was received and what the document says. */
-  fail(kind: string, received: string, documented: string, clause: string): never;
+  fail(kind: string, received: string, documented: string, clause: string, note?: string): never;
   /** The run's one charged POST /sync, shared by the sync checks of a live run (conformance/sync-allowance.ts). */
   syncAllowance: SyncAllowance;
   /** Run after the check, pass or fail (receivers to close). */
@@ -111,9 +111,9 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
     else breach ??= failure;
     return failure;
   };
-  const fail = (kind: string, received: string, documented: string, clause: string): never => {
+  const fail = (kind: string, received: string, documented: string, clause: string, note?: string): never => {
     // A target can answer without the field a check quotes (JSON.stringify(undefined) is undefined): keep text.
-    throw recorded(new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause }));
+    throw recorded(new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause, ...(note ? { note } : {}) }));
   };
   return {
     target, api, control, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],

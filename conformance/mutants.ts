@@ -72,6 +72,16 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-default-types-availability-only': 'sync.empty-body-means-everything',
   'covered-count-brand-wide': 'sync.empty-body-means-everything',
   'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
+  'external-id-129-accepted': 'validation.body-violation-refused',
+  'api-version-wrong': 'schema.read-operations-conform',
+  'disabled-is-401': 'auth.disabled-is-403',
+  'idempotency-memory-23h': 'idempotency.keys-remembered-24h',
+  'retention-29-days': 'sequencing.retention-30-days',
+  'auto-pause-after-5h': 'webhooks.auto-pause-and-probe',
+  'auto-pause-after-7h': 'webhooks.auto-pause-and-probe',
+  'sync-interval-23h': 'sync.interval-24-hours',
+  'sync-cap-7': 'sync.interval-and-cap',
+  'sync-chunks-half-months': 'sync.monthly-chunks',
 };
 
 export interface MutantResult {

@@ -68,6 +68,16 @@ export const FAULT_NAMES = [
   'sync-default-types-availability-only',
   'covered-count-brand-wide',
   'sync-changed-spelling-refused',
+  'external-id-129-accepted',
+  'api-version-wrong',
+  'disabled-is-401',
+  'idempotency-memory-23h',
+  'retention-29-days',
+  'auto-pause-after-5h',
+  'auto-pause-after-7h',
+  'sync-interval-23h',
+  'sync-cap-7',
+  'sync-chunks-half-months',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
