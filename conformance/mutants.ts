@@ -72,7 +72,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-default-types-availability-only': 'sync.empty-body-means-everything',
   'covered-count-brand-wide': 'sync.empty-body-means-everything',
   'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
-  'external-id-129-accepted': 'validation.body-violation-refused',
+  'external-id-129-accepted': 'validation.external-id-length',
   'api-version-wrong': 'schema.read-operations-conform',
   'disabled-is-401': 'auth.disabled-is-403',
   'idempotency-memory-23h': 'idempotency.keys-remembered-24h',
