@@ -9,6 +9,7 @@ import { ControlClient, ControlError } from './control.ts';
 import { asText } from '../reports/sanitize.ts';
 import { createHash } from 'node:crypto';
 import { seeded } from './seeded.ts';
+import { TargetUnreachable } from './unreachable.ts';
 import { StayPlanner } from './stays.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import type { Target } from './targets.ts';
@@ -49,7 +50,7 @@ export interface CheckContext {
   /** A fresh Idempotency-Key of exactly `length` characters (8 to 128, §4.5), unique to this run. */
   uniqueKey(length: number): string;
   /** Fails the check with what was received and what the document says. */
-  fail(kind: string, received: string, documented: string, clause: string): never;
+  fail(kind: string, received: string, documented: string, clause: string, note?: string): never;
   /** The run's one charged POST /sync, shared by the sync checks of a live run (conformance/sync-allowance.ts). */
   syncAllowance: SyncAllowance;
   /** Run after the check, pass or fail (receivers to close). */
@@ -61,6 +62,22 @@ export interface CheckContext {
    * LIVE_BOOKING_RUNS cases.
    */
   forAll<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options?: { books?: boolean }): Promise<void>;
+  /** The first breach this check observed (through `fail` or `forAll`), kept whatever happened after. */
+  readonly breach: CheckFailure | null;
+}
+
+/** A failing case of a property as it was seen: its value, its breach and its calls. */
+interface SeenFailure {
+  value: unknown;
+  failure: Failure;
+  exchanges: ExchangeLog['exchanges'];
+  /** Its index among the property's runs (fast-check's path for an unshrunk case). */
+  call: number;
+}
+
+/** The target cannot run a case or the run's own tooling failed: never a breach, never a pass. */
+export function isNotABreach(e: unknown): boolean {
+  return e instanceof NotApplicable || e instanceof ControlError || e instanceof TargetUnreachable;
 }
 
 export interface CheckDefinition {
@@ -88,9 +105,17 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
   const random = seeded(options.seed ^ hash(options.checkId ?? ''));
   // Ids stay unique across the checks of a run (each check counts from 1) and across runs (the run id).
   const checkTag = hash(options.checkId ?? '').toString(36);
-  const fail = (kind: string, received: string, documented: string, clause: string): never => {
+  // The first breach the check saw (item 4 of issue 25): the runner reports it whatever the check throws after.
+  let breach: CheckFailure | null = null;
+  const recorded = (failure: CheckFailure, outcome = false): CheckFailure => {
+    // A property's outcome (its shrunk or first failing case, with seed and path) replaces the bare failure it caught.
+    if (outcome) breach = failure;
+    else breach ??= failure;
+    return failure;
+  };
+  const fail = (kind: string, received: string, documented: string, clause: string, note?: string): never => {
     // A target can answer without the field a check quotes (JSON.stringify(undefined) is undefined): keep text.
-    throw new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause });
+    throw recorded(new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause, ...(note ? { note } : {}) }));
   };
   return {
     target, api, control, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],
@@ -110,28 +135,72 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
       return key.slice(0, length);
     },
     fail,
+    get breach() {
+      return breach;
+    },
     async forAll(arbitrary, predicate, how) {
       const numRuns = how?.books && options.live ? Math.min(options.runs, LIVE_BOOKING_RUNS) : options.runs;
-      const details = await fc.check(fc.asyncProperty(arbitrary, async (value) => {
-        log.exchanges.length = 0;
-        await predicate(value);
-      }), { numRuns, seed: options.seed, path: options.path, endOnFailure: false });
-      if (!details.failed) return;
-      const counterexample = details.counterexample ? fc.stringify(details.counterexample[0]) : undefined;
-      const property: PropertyRun = { seed: details.seed, path: details.counterexamplePath ?? undefined, numRuns: details.numRuns, counterexample };
-      // Re-run the shrunk counter-example alone so the report shows exactly its calls.
+      // Item 4 of issue 25: a breach once seen is kept, whatever happens after. `first` is the first failing case,
+      // `last` the smallest one shrinking reached (fast-check only moves on to cases that fail).
+      let first: SeenFailure | null = null;
+      let last: SeenFailure | null = null;
+      let calls = 0;
+      let details: fc.RunDetails<[unknown]> | null = null;
+      let cutShort: unknown = null;
+      try {
+        details = await fc.check(fc.asyncProperty(arbitrary, async (value) => {
+          const call = calls++;
+          log.exchanges.length = 0;
+          try {
+            await predicate(value);
+          } catch (e) {
+            if (e instanceof CheckFailure) {
+              const seen = { value, failure: e.failure, exchanges: [...log.exchanges], call };
+              first ??= seen;
+              last = seen;
+            } else if (first !== null && isNotABreach(e)) {
+              // While shrinking a breach, a case the target cannot run (no free night left, a control action
+              // refused, no answer in time) proves nothing either way: fast-check must not shrink towards it.
+              return;
+            }
+            throw e;
+          }
+        }) as fc.IAsyncProperty<[unknown]>, { numRuns, seed: options.seed, path: options.path, endOnFailure: false });
+      } catch (e) {
+        // An arbitrary that draws from the target (a free stay) throws out of fast-check itself; before any
+        // breach that is the check's own outcome (not applicable), after one the breach stands.
+        if (first === null) throw e;
+        cutShort = e;
+      }
+      if (details && !details.failed) return;
+      if (first !== null && (details === null || isNotABreach(details.errorInstance))) {
+        // Shrinking did not finish: the first failing case, as it was seen, and why the rest was cut short.
+        const seen: SeenFailure = first;
+        const why = cutShort ?? details?.errorInstance;
+        const property: PropertyRun = { seed: options.seed, path: options.path ?? String(seen.call), numRuns: seen.call + 1, counterexample: fc.stringify(seen.value) };
+        log.exchanges.splice(0, log.exchanges.length, ...seen.exchanges);
+        throw recorded(new CheckFailure({ ...seen.failure, note: `shrinking was cut short (${why instanceof Error ? why.message : String(why)}); this is the first failing case` }, property), true);
+      }
+      const run = details!;
+      const counterexample = run.counterexample ? fc.stringify(run.counterexample[0]) : undefined;
+      const property: PropertyRun = { seed: run.seed, path: run.counterexamplePath ?? undefined, numRuns: run.numRuns, counterexample };
+      const cause = run.errorInstance;
+      // Re-run the shrunk counter-example alone so the report shows exactly its calls. A re-run that passes, or
+      // cannot be made (nights gone, a refused control action), changes nothing: the failure seen stands.
       log.exchanges.length = 0;
       try {
-        if (details.counterexample) await predicate(details.counterexample[0]);
+        if (run.counterexample) await predicate(run.counterexample[0] as never);
       } catch (e) {
-        if (e instanceof CheckFailure) throw new CheckFailure(e.failure, property);
-        throw e;
+        if (e instanceof CheckFailure) throw recorded(new CheckFailure(e.failure, property), true);
       }
-      const cause = details.errorInstance;
-      if (cause instanceof CheckFailure) throw new CheckFailure(cause.failure, property);
+      const shrunk = last as SeenFailure | null;
+      if (cause instanceof CheckFailure) {
+        if (shrunk) log.exchanges.splice(0, log.exchanges.length, ...shrunk.exchanges);
+        throw recorded(new CheckFailure(cause.failure, property), true);
+      }
       // Not a breach: the run's own tooling failed or the target cannot run the case.
-      if (cause instanceof ControlError || cause instanceof NotApplicable) throw cause;
-      throw new CheckFailure({ kind: 'PropertyFailed', received: String((cause as Error | undefined)?.message ?? cause), documented: 'the property holds', clause: '' }, property);
+      if (isNotABreach(cause)) throw cause;
+      throw recorded(new CheckFailure({ kind: 'PropertyFailed', received: String((cause as Error | undefined)?.message ?? cause), documented: 'the property holds', clause: '' }, property), true);
     },
   };
 }

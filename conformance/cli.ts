@@ -276,6 +276,7 @@ function line(r: CheckResult): string {
   let out = `${mark}  ${r.id.padEnd(48)} ${String(r.ms).padStart(5)} ms${r.reason ? `  (${r.reason})` : ''}\n`;
   if (r.failure) {
     out += `        Received:   ${r.failure.received}\n        Documented: ${r.failure.documented} (${r.failure.clause})\n`;
+    if (r.failure.note) out += `        Note:       ${r.failure.note}\n`;
     if (r.property?.counterexample) out += `        Counterexample: ${r.property.counterexample.slice(0, 500)}\n`;
     out += `        Replay:     ${r.replay}\n`;
   }

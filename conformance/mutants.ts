@@ -74,6 +74,16 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
   'previous-secret-dropped-early': 'webhooks.rotation-dual-signature',
   'previous-secret-kept-late': 'webhooks.rotation-dual-signature',
+  'external-id-129-accepted': 'validation.external-id-length',
+  'api-version-wrong': 'schema.read-operations-conform',
+  'disabled-is-401': 'auth.disabled-is-403',
+  'idempotency-memory-23h': 'idempotency.keys-remembered-24h',
+  'retention-29-days': 'sequencing.retention-30-days',
+  'auto-pause-after-5h': 'webhooks.auto-pause-and-probe',
+  'auto-pause-after-7h': 'webhooks.auto-pause-and-probe',
+  'sync-interval-23h': 'sync.interval-24-hours',
+  'sync-cap-7': 'sync.interval-and-cap',
+  'sync-chunks-half-months': 'sync.monthly-chunks',
 };
 
 export interface MutantResult {

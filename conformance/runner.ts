@@ -188,6 +188,8 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
     // Free nights are read before a check that books, so its creates ask only for nights that are free now.
     if (check.needs.includes('write')) await ctx.stays.prime();
     await check.run(ctx);
+    // A breach the check saw and did not rethrow is still a breach (issue 25 item 4).
+    if (ctx.breach) throw ctx.breach;
     const schema = ctx.log.schemaProblems[0];
     if (schema) {
       return {
@@ -198,6 +200,12 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
     return { ...base, outcome: 'passed', exchanges: [], replay: o.replay, ms: Date.now() - t0 };
   } catch (e) {
     const exchanges = ctx.log.exchanges.slice(-40);
+    // A breach recorded earlier is never turned into "not applicable" or an error by what went wrong after it.
+    if (!(e instanceof CheckFailure) && ctx.breach) {
+      const after = e instanceof Error ? e.message : String(e);
+      const failure = { ...ctx.breach.failure, note: [ctx.breach.failure.note, `after the breach the check stopped: ${after.split('\n')[0]}`].filter(Boolean).join('; ') };
+      e = new CheckFailure(failure, ctx.breach.property);
+    }
     if (e instanceof CheckFailure) {
       const replay = e.property?.path ? `${o.replay} --path=${e.property.path}` : o.replay;
       return { ...base, outcome: 'failed', failure: e.failure, property: e.property, exchanges, replay, ms: Date.now() - t0 };

@@ -38,6 +38,8 @@ export interface Failure {
   received: string;
   documented: string;
   clause: string;
+  /** What else the reader should know: shrinking cut short, a credential that may be wrong as well. */
+  note?: string;
 }
 
 export interface PropertyRun {

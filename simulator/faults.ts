@@ -75,6 +75,16 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'sync-changed-spelling-refused': 'POST /sync accepts only the short type names: a .changed spelling is 422 VALIDATION_FAILED (§4.7: also accepted)',
   'previous-secret-dropped-early': 'after a webhook secret rotation the previous secret stops signing after 23 hours (§5.4, §8: 24 hours)',
   'previous-secret-kept-late': 'after a webhook secret rotation the previous secret keeps signing for 25 hours (§5.4, §8: 24 hours)',
+  'external-id-129-accepted': 'an external_booking_id of 129 characters is accepted (a length check of <= 129; §4.5, §8: max 128)',
+  'api-version-wrong': 'GET /me answers api_version 2026-08 (§2.1, §9: currently 2026-09)',
+  'disabled-is-401': "a disabled integration's key answers 401 UNAUTHENTICATED instead of 403 INTEGRATION_DISABLED (§3.1, §5.5)",
+  'idempotency-memory-23h': 'idempotency keys are remembered 23 hours, not 24 (§4.5 rule 1, §8)',
+  'retention-29-days': 'events are retained 29 days, while retention_days still says 30 (§6.7, §8)',
+  'auto-pause-after-5h': 'delivery auto-pauses after five failures with no success for five hours, not six (§3.1, §8)',
+  'auto-pause-after-7h': 'delivery auto-pauses only after seven hours of failures, not six (§3.1, §8)',
+  'sync-interval-23h': 'a full sync is accepted again 23 hours after the last one, not 24 (§8: one per 24 hours)',
+  'sync-cap-7': 'POST /sync allows seven calls a day, not six (§8)',
+  'sync-chunks-half-months': 'sync windows are half months (1st-15th, 16th-end): two events per type, property and calendar month (§4.7: one per month)',
 };
 
 export { FAULT_NAMES };

@@ -96,6 +96,47 @@ describe('POST /sync', () => {
     expectConformingResponses(h);
   });
 
+  it('§8 "one per 24 hours", stated from the document: SYNC_TOO_SOON one second before the 24 hours (retry_after 1), accepted at 24 hours', async () => {
+    const DAY_SECONDS = 24 * 60 * 60;
+    const h = makeHarness();
+    expect((await h.api('post', '/sync')).status).toBe(202);
+    await h.staff('post', '/clock/advance', { seconds: DAY_SECONDS - 1 });
+    const soon = await h.api('post', '/sync');
+    expect(soon.body.code).toBe('SYNC_TOO_SOON');
+    expect(soon.body.errors.retry_after).toBe(1);
+    await h.staff('post', '/clock/advance', { seconds: 1 });
+    expect((await h.api('post', '/sync')).status).toBe(202);
+  });
+
+  it('§8 "six calls per day, refusals included", stated from the document: the sixth call is answered by the interval, the seventh is RATE_LIMITED', async () => {
+    const SIX = 6;
+    const h = makeHarness();
+    const codes: string[] = [];
+    for (let i = 0; i < SIX + 1; i++) {
+      const res = await h.api('post', '/sync');
+      codes.push(res.status === 202 ? 'ACCEPTED' : res.body.code);
+    }
+    expect(codes).toEqual(['ACCEPTED', 'SYNC_TOO_SOON', 'SYNC_TOO_SOON', 'SYNC_TOO_SOON', 'SYNC_TOO_SOON', 'SYNC_TOO_SOON', 'RATE_LIMITED']);
+  });
+
+  it('§6.7 "retained 30 days", stated from the document: a sync\'s events are replayed a second before 30 days and gone a second after', async () => {
+    const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+    const h = makeHarness();
+    const before = (await h.api('get', '/events?limit=1')).body.cursor.latest_sequence as number;
+    expect((await h.api('post', '/sync')).status).toBe(202);
+    await h.staff('post', '/clock/advance', { seconds: 1 });
+    const events = await rows(h, before);
+    expect(events.length).toBeGreaterThan(0);
+    // The events of one sync step share their recording time: judge them from it.
+    const recorded = Math.max(...events.map((r) => Date.parse(r.event.occurred_at)));
+    const synced = events.filter((r) => Date.parse(r.event.occurred_at) === recorded).map((r) => r.sequence);
+    const { epoch_ms: now } = await h.staff<{ epoch_ms: number }>('post', '/clock/advance', { seconds: 0 });
+    await h.staff('post', '/clock/advance', { seconds: Math.round((recorded + (RETENTION_SECONDS - 1) * 1000 - now) / 1000) });
+    expect((await rows(h, before)).map((r) => r.sequence)).toEqual(expect.arrayContaining(synced));
+    await h.staff('post', '/clock/advance', { seconds: 2 });
+    expect((await rows(h, before)).filter((r) => synced.includes(r.sequence))).toEqual([]);
+  });
+
   it('§4.7, §8: over any sequence of calls and clock moves, answers follow the charging model', async () => {
     type Call = { advance: number; valid: boolean };
     await fc.assert(fc.asyncProperty(fc.array(fc.record({ advance: fc.integer({ min: 0, max: 30 }), valid: fc.boolean() }), { minLength: 1, maxLength: 20 }), async (calls: Call[]) => {

@@ -36,6 +36,17 @@ async function burst(ctx: CheckContext): Promise<{ res: Response | null; calls: 
   return { res: limited, calls, seconds: Math.round((Date.now() - started) / 1000) };
 }
 
+/**
+ * A role credential's 403 (§5.5). Anything else is a breach the check reports; since the run cannot tell a
+ * platform that answers the role wrongly from a credential that is not what the configuration says (preflight
+ * lets both through, issue 25 item 5), the failure says so.
+ */
+function expectRole(ctx: CheckContext, res: Response, code: 'INTEGRATION_DISABLED' | 'NOT_INTEGRATION_TOKEN', clause: string, what: string, role: 'disabledApiKey' | 'nonIntegrationToken'): void {
+  if (res.status === 403 && res.body?.code === code) return;
+  const should = role === 'disabledApiKey' ? 'the key of a disabled integration' : 'a valid bearer token that is not an integration key';
+  ctx.fail('UnexpectedStatus', `${describe(res)} for ${what}`, `403 ${code} for ${what}`, clause, `the credential given as ${role} may also be wrong: it must be ${should}`);
+}
+
 export const authChecks = [
   defineCheck({
     id: 'auth.missing-key-is-401', title: 'Every operation without a key answers 401 UNAUTHENTICATED', suite,
@@ -72,7 +83,7 @@ export const authChecks = [
       if (!token) throw new NotApplicable('needs a valid bearer token that is not an integration key (nonIntegrationToken in --config, or PARTNER_NON_INTEGRATION_TOKEN)');
       for (const op of everyOperation(ctx)) {
         const res = await ctx.api.request(op.method, op.path, { token, body: op.body });
-        expectStatus(ctx, res, 403, 'NOT_INTEGRATION_TOKEN', '5.R5', `${op.name} with a valid token that is not an integration key`);
+        expectRole(ctx, res, 'NOT_INTEGRATION_TOKEN', '5.R5', `${op.name} with a valid token that is not an integration key`, 'nonIntegrationToken');
       }
     },
   }),
@@ -84,7 +95,7 @@ export const authChecks = [
       if (!token) throw new NotApplicable("needs a disabled integration's API key on the same deployment (disabledApiKey in --config, or PARTNER_DISABLED_API_KEY)");
       for (const op of everyOperation(ctx)) {
         const res = await ctx.api.request(op.method, op.path, { token, body: op.body });
-        expectStatus(ctx, res, 403, 'INTEGRATION_DISABLED', '3.1.T5', `${op.name} as a disabled integration`);
+        expectRole(ctx, res, 'INTEGRATION_DISABLED', '3.1.T5', `${op.name} as a disabled integration`, 'disabledApiKey');
       }
     },
   }),

@@ -14,7 +14,7 @@ import { deliveryBreach, ensureDelivered, receiverFor } from './receiver.ts';
 const suite = 'webhooks';
 
 const HOUR = 3600;
-/** §8 L16. */
+/** §8 L16: five consecutive failures with no success for six hours. */
 const FAILURES = 5;
 const NO_SUCCESS_HOURS = 6;
 /** How far the clock is walked for each phase, and in what steps (so every attempt falls due on the way). */
@@ -53,6 +53,11 @@ export const autoPauseChecks = [
         w = await webhook(ctx);
         if (firstFailureAt === null && w.consecutive_failures > 0) firstFailureAt = Date.parse(w.last_failure_at);
         deliveryBreach(ctx, receiver.received);
+        // Just outside: five failures or more and one at least six hours (and a step) after the first, yet still
+        // active. The first failure is read at the end of a step, so the span is never overstated.
+        if (w.status !== 'paused' && firstFailureAt !== null && w.consecutive_failures >= FAILURES && Date.parse(w.last_failure_at) - firstFailureAt >= (NO_SUCCESS_HOURS * HOUR + STEP_SECONDS) * 1000) {
+          ctx.fail('NotAutoPaused', `status ${w.status} after ${w.consecutive_failures} consecutive failures, the last ${((Date.parse(w.last_failure_at) - firstFailureAt) / 3600_000).toFixed(2)} h after the first`, `paused (auto) after ${FAILURES} consecutive failures with no success for ${NO_SUCCESS_HOURS} hours`, '8.L16');
+        }
       }
       if (receiver.received.length === 0) ctx.fail('NothingDelivered', `no delivery attempt in ${PAUSE_WITHIN_HOURS} h of platform time`, 'the create posted to the webhook', '6.R5');
       const since = firstFailureAt ?? started;

@@ -108,6 +108,14 @@ export const errorMappingChecks = [
       ];
       for (const [probe, send] of probes) judge(ctx, probe, await send());
 
+      // §4.1: GET /me takes no parameters, so there is nothing in a query to refuse (§7 maps no 422 to /me): one
+      // sent anyway changes nothing, and the answer is the integration object.
+      const plain = await ctx.api.get('/me');
+      const withQuery = await ctx.api.get('/me', { query: { page: 0, limit: 'x', after_sequence: -1 } });
+      if (withQuery.status !== 200 || withQuery.body?.data?.id !== plain.body?.data?.id) {
+        ctx.fail('MeTookParameters', `${describe(withQuery)} for GET /me?page=0&limit=x&after_sequence=-1 (integration ${withQuery.body?.data?.id}; ${describe(plain)} without)`, 'GET /me has no parameters: 200 with the integration object whatever the query', '4.1.R1');
+      }
+
       // §4.5: Content-Type application/json is required. A platform that ignored it would book, so only with writes.
       if (ctx.target.capabilities.includes('write')) {
         for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {

@@ -9,7 +9,8 @@ import { endOfMonth, addDays } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
 import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
-import { allEvents, bookingBody, createBooking, describe, horizonStay } from './support.ts';
+import { advance, allEvents, bookingBody, createBooking, describe, horizonStay } from './support.ts';
+import { control } from '../control.ts';
 import { deliveryBreach, drained, ensureDelivered, notDelivered, partnerReceiver } from './receiver.ts';
 import { EVENT_TYPES } from '../../spec/document-tables.ts';
 
@@ -18,6 +19,9 @@ const suite = 'sync';
 /** §8 L11: six calls a day, so the seventh valid call of a day is refused at the latest. */
 const DAILY_CAP = 6;
 
+/** Just inside and just outside the 24-hour interval (§8 L10): a minute either side. */
+const MARGIN_SECONDS = 60;
+
 /** How long a run waits for a sync's events to reach the event log (§4.7: "events arrive later"). */
 const EVENT_WAIT_MS = { live: 60_000, inProcess: 10_000 };
 
@@ -25,7 +29,8 @@ export const syncChecks = [
   // First of the suite: live, the run's one sync is spent while its receiver listens.
   defineCheck({
     id: 'sync.pushed-to-webhook', title: "Every event of the run's sync reaches the webhook as a new event with a new sequence; all six types are pushed", suite,
-    clauses: ['1.R3', '1.R4', '4.6.R10'], level: 'normative', needs: ['read', 'write', 'sync'],
+    // 4.7.R3: every event of the sync reaches the webhook, and the receiver refuses any delivery out of sequence order.
+    clauses: ['1.R3', '1.R4', '4.6.R10', '4.7.R3'], level: 'normative', needs: ['read', 'write', 'sync'],
     async run(ctx) {
       const started = Date.now();
       const { receiver, me } = await partnerReceiver(ctx);
@@ -198,32 +203,51 @@ export const syncChecks = [
     },
   }),
   defineCheck({
-    id: 'sync.monthly-chunks', title: 'Sync events come one per type, property and calendar month over the horizon, in sequence order', suite,
-    clauses: ['4.7.R3', '4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
+    id: 'sync.monthly-chunks', title: 'Sync events come exactly one per type, property and calendar month over the horizon', suite,
+    clauses: ['4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await acceptedSync(ctx);
       expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's sync ${JSON.stringify(answer.body)}`);
       const me = (await ctx.api.get('/me')).body.data;
       const horizon = me.horizon_days as number;
-      // Only subscribed types are recorded (§6): judge the first synced type the integration receives.
-      const type = ALLOWANCE_TYPES_NORMALISED.find((t) => (me.webhook?.event_types ?? []).includes(t));
-      if (!type) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so the run's sync records no event to judge`);
-      const properties = answer.sync.body.data.queued_properties as number;
-      const wait = ctx.target.kind === 'live' ? EVENT_WAIT_MS.live : EVENT_WAIT_MS.inProcess;
-      const deadline = Date.now() + wait;
-      let byProperty = new Map<number, any[]>();
-      for (;;) {
-        const query = { 'types[]': [type], include_superseded: true, ...(answer.property === null ? {} : { property_id: answer.property }) };
-        byProperty = groupByProperty(await allEvents(ctx, query, answer.before));
-        for (const [property, windows] of byProperty) judgeChunks(ctx, property, windows);
-        const complete = byProperty.size >= properties && [...byProperty.values()].every((w) => span(w) >= horizon);
-        if (complete || Date.now() > deadline) break;
-        await new Promise((r) => setTimeout(r, 100));
+      // Only subscribed types are recorded (§6): judge every synced type the integration receives.
+      const types = ALLOWANCE_TYPES_NORMALISED.filter((t) => (me.webhook?.event_types ?? []).includes(t));
+      if (types.length === 0) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so the run's sync records no event to judge`);
+      const rows = await syncRows(ctx, answer, types);
+      if (rows.length === 0) throw new NotApplicable(`no event of the run's sync reached GET /events within ${waitMs(ctx) / 1000} s (events arrive later, §4.7); nothing to judge`);
+      const byKey = new Map<string, { from: string; to: string }[]>();
+      for (const r of rows) {
+        const key = `property ${r.event.property.doorloom_id}, ${r.event.type}`;
+        byKey.set(key, [...(byKey.get(key) ?? []), r.event.window]);
       }
-      if (byProperty.size === 0) throw new NotApplicable(`no ${type} event of the run's sync reached GET /events within ${wait / 1000} s (events arrive later, §4.7); nothing to judge`);
-      for (const [property, windows] of byProperty) {
-        if (span(windows) !== horizon) ctx.fail('HorizonNotCovered', `property ${property}: ${span(windows)} days in ${windows.length} ${type} events after ${wait / 1000} s`, `the ${horizon}-day horizon, one event per calendar month`, '8.L15');
+      for (const [key, windows] of byKey) {
+        judgeChunks(ctx, key, windows);
+        if (span(windows) !== horizon) ctx.fail('HorizonNotCovered', `${key}: ${span(windows)} days in ${windows.length} events after ${waitMs(ctx) / 1000} s`, `the ${horizon}-day horizon, one event per calendar month`, '8.L15');
       }
+    },
+  }),
+  defineCheck({
+    id: 'sync.interval-24-hours', title: 'A sync just under 24 hours after an accepted one is 429 SYNC_TOO_SOON with errors.retry_after in seconds; just over, it is accepted', suite,
+    clauses: ['8.L10', '7.E15'], level: 'normative', needs: ['read', 'sync', control('clock.advance')],
+    async run(ctx) {
+      // Two accepted syncs of its own on days the clock makes: first past every sync before (the run's allowance,
+      // earlier days' calls), so neither the interval nor the six-a-day cap of an earlier call is in play.
+      await advance(ctx, SYNC_INTERVAL_SECONDS + MARGIN_SECONDS);
+      const property = ctx.target.properties.find((p) => !p.archived)?.doorloom_id;
+      // The smallest sync: one property (where the run names one), one type.
+      const body = { ...(property === undefined ? {} : { property_ids: [property] }), types: ['property'] };
+      const first = await ctx.api.post('/sync', { body });
+      expectStatus(ctx, first, 202, null, '8.L10', 'a sync more than 24 hours after any earlier one');
+      await advance(ctx, SYNC_INTERVAL_SECONDS - MARGIN_SECONDS);
+      const soon = await ctx.api.post('/sync', { body });
+      expectStatus(ctx, soon, 429, 'SYNC_TOO_SOON', '8.L10', 'a sync 23 h 59 min after the accepted one');
+      // The window reopens a minute from now (less the time the calls took): in seconds, not ms or minutes.
+      const retry = soon.body.errors?.retry_after;
+      if (!Number.isInteger(retry) || retry < MARGIN_SECONDS / 2 || retry > MARGIN_SECONDS + 1) {
+        ctx.fail('BadRetryAfter', `errors.retry_after ${JSON.stringify(retry)} 23 h 59 min after the accepted sync`, `errors.retry_after in seconds until the 24 hours are over: about ${MARGIN_SECONDS}`, '7.E15');
+      }
+      await advance(ctx, 2 * MARGIN_SECONDS);
+      expectStatus(ctx, await ctx.api.post('/sync', { body }), 202, null, '8.L10', 'a sync 24 h 1 min after the accepted one');
     },
   }),
 ];
@@ -245,20 +269,21 @@ function judgeRefusal(ctx: CheckContext, n: number, res: Response, acceptedThisR
   }
 }
 
-function groupByProperty(rows: any[]): Map<number, any[]> {
-  const out = new Map<number, any[]>();
-  for (const row of rows) {
-    const id = row.event.property.doorloom_id as number;
-    out.set(id, [...(out.get(id) ?? []), row.event.window]);
+/**
+ * §4.7 R4: one event per calendar month: each window within one month, no month twice, consecutive months in
+ * sequence order (§6 R5a), so with the horizon covered exactly one event per month of it.
+ */
+function judgeChunks(ctx: CheckContext, what: string, windows: { from: string; to: string }[]): void {
+  for (const w of windows) if (w.to > endOfMonth(w.from)) ctx.fail('ChunkStraddlesMonths', `${what}: window ${w.from}..${w.to}`, 'one event per calendar month', '4.7.R4');
+  const months = new Map<string, { from: string; to: string }>();
+  for (const w of windows) {
+    const month = w.from.slice(0, 7);
+    const twin = months.get(month);
+    if (twin) ctx.fail('TwoEventsInOneMonth', `${what}: windows ${twin.from}..${twin.to} and ${w.from}..${w.to} in ${month}`, 'exactly one event per type, per property, per calendar month within the horizon', '4.7.R4');
+    months.set(month, w);
   }
-  return out;
-}
-
-/** §4.7 R4: each window within one calendar month, consecutive months in sequence order (§6 R5a). */
-function judgeChunks(ctx: CheckContext, property: number, windows: { from: string; to: string }[]): void {
-  for (const w of windows) if (w.to > endOfMonth(w.from)) ctx.fail('ChunkStraddlesMonths', `property ${property}: window ${w.from}..${w.to}`, 'one event per calendar month', '4.7.R4');
   for (let i = 1; i < windows.length; i++) {
-    if (windows[i]!.from !== addDays(windows[i - 1]!.to, 1)) ctx.fail('ChunksNotContiguous', `property ${property}: ${windows[i - 1]!.to} then ${windows[i]!.from}`, 'consecutive months covering the horizon, in sequence order', '4.7.R4');
+    if (windows[i]!.from !== addDays(windows[i - 1]!.to, 1)) ctx.fail('ChunksNotContiguous', `${what}: ${windows[i - 1]!.to} then ${windows[i]!.from}`, 'consecutive months covering the horizon, in sequence order', '4.7.R4');
   }
 }
 

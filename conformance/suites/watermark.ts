@@ -31,7 +31,8 @@ async function snapshotOf(ctx: CheckContext, kind: string, property: number, fro
 export const watermarkChecks = [
   defineCheck({
     id: 'watermark.later-events-converge', title: 'A snapshot plus every event above its watermark (apply-if-newer) equals a later snapshot', suite,
-    clauses: ['4.8.R7', '4.8.R8', '4.8.R9', '6.R4', '6.R4a'], level: 'normative', needs: ['write'],
+    // 4.8.R9 and 6.R4a are what a partner does (graded by certify), not something a platform can break.
+    clauses: ['4.8.R7', '4.8.R8', '6.R4'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const property = knownProperty(ctx)!;
       // Nine free nights per case (the generated stays fall on days 0 to 8); once the read window is used up, cases share the last.

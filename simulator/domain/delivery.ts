@@ -26,6 +26,13 @@ export const DELIVERY_TIMEOUT_MS = 10 * SECOND;
 /** §3.1: five consecutive failures with no success for six hours. */
 export const AUTO_PAUSE_FAILURES = 5;
 export const AUTO_PAUSE_AFTER_MS = 6 * HOUR;
+
+/** The six hours of §3.1, or the five or seven of a release that got them wrong (faults). */
+function autoPauseAfterMs(faults: Faults): number {
+  if (faults.has('auto-pause-after-5h')) return 5 * HOUR;
+  if (faults.has('auto-pause-after-7h')) return 7 * HOUR;
+  return AUTO_PAUSE_AFTER_MS;
+}
 /** Probes while auto-paused (spec webhooks.ping x-assumption). */
 export const PROBE_INTERVAL_MS = 5 * MINUTE;
 
@@ -77,7 +84,7 @@ export function nextWork(tx: Transaction, integration: Integration, now: number,
   // Probes only for an auto pause (3.1.T4 note), or for any pause under the other reading.
   if (w.paused_at !== null) return w.paused_reason === 'auto' || readings.has('probe-resumes-any-pause') ? { kind: 'probe', due: w.next_probe_at ?? w.paused_at + PROBE_INTERVAL_MS } : null;
   // §6.7: what left retention is not delivered either.
-  enforceRetention(tx, integration.id, now);
+  enforceRetention(tx, integration.id, now, faults);
   const head = headEvent(tx, integration);
   if (!head || head.status === 'delivering') return null;
   if (faults.has('webhook-overtakes') && head.status === 'failed' && (head.next_attempt_at ?? 0) > now) {
@@ -142,8 +149,8 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
   if (w.paused_at === null) {
     // §3.1: a 410 pauses at once (gone); sustained failure pauses automatically.
     if (gone) webhook = { ...webhook, paused_at: now, paused_reason: 'gone', next_probe_at: null };
-    // A release that pauses on the count alone, without the six hours of no success.
-    else if (failures >= AUTO_PAUSE_FAILURES && (now - noSuccessSince >= AUTO_PAUSE_AFTER_MS || faults.has('auto-pause-without-six-hours'))) {
+    // A release that pauses on the count alone, without the six hours of no success; or after five or seven hours.
+    else if (failures >= AUTO_PAUSE_FAILURES && (now - noSuccessSince >= autoPauseAfterMs(faults) || faults.has('auto-pause-without-six-hours'))) {
       webhook = { ...webhook, paused_at: now, paused_reason: 'auto', next_probe_at: now + PROBE_INTERVAL_MS };
     }
   }

@@ -70,6 +70,16 @@ export const FAULT_NAMES = [
   'sync-changed-spelling-refused',
   'previous-secret-dropped-early',
   'previous-secret-kept-late',
+  'external-id-129-accepted',
+  'api-version-wrong',
+  'disabled-is-401',
+  'idempotency-memory-23h',
+  'retention-29-days',
+  'auto-pause-after-5h',
+  'auto-pause-after-7h',
+  'sync-interval-23h',
+  'sync-cap-7',
+  'sync-chunks-half-months',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

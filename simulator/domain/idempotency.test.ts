@@ -8,7 +8,10 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.ts';
-import { KEY_MEMORY_MS, canonicalJson, claim, fingerprint, purgeExpired, release, settle, usableKey } from './idempotency.ts';
+import { canonicalJson, claim, fingerprint, purgeExpired, release, settle, usableKey } from './idempotency.ts';
+
+/** §4.5 rule 1, §8 "Idempotency key memory: 24 hours", written out from the document, never read from the code under test. */
+const DAY_MS = 24 * 60 * 60 * 1000;
 import { MemoryStore } from '../store/memory-store.ts';
 
 const NOW = Date.parse('2026-09-15T06:30:00Z');
@@ -141,7 +144,7 @@ describe('claim, settle, release (§4.5 rules 1 and 3)', () => {
   it('§4.5 rule 1: the first claim of a key proceeds and marks it in progress', () => {
     const store = fresh();
     expect(claimIn(store, 'key-0001', PRINT_A)).toEqual({ kind: 'proceed' });
-    expect(store.get('idempotency', '1:key-0001')).toMatchObject({ state: 'in_progress', fingerprint: PRINT_A, expires_at: NOW + KEY_MEMORY_MS });
+    expect(store.get('idempotency', '1:key-0001')).toMatchObject({ state: 'in_progress', fingerprint: PRINT_A, expires_at: NOW + DAY_MS });
   });
 
   it('§4.5 rule 3: an identical request while the first is in progress is IN_PROGRESS', () => {
@@ -176,11 +179,11 @@ describe('claim, settle, release (§4.5 rules 1 and 3)', () => {
     const store = fresh();
     claimIn(store, 'key-0001', PRINT_A);
     settleIn(store, 'key-0001', 201, 'first');
-    expect(claimIn(store, 'key-0001', PRINT_A, NOW + KEY_MEMORY_MS - 1)).toEqual({ kind: 'replay', status: 201, body: 'first' });
-    expect(codeOf(() => claimIn(store, 'key-0001', PRINT_B, NOW + KEY_MEMORY_MS - 1))).toBe('IDEMPOTENCY_KEY_REUSED');
-    expect(claimIn(store, 'key-0001', PRINT_B, NOW + KEY_MEMORY_MS)).toEqual({ kind: 'proceed' });
+    expect(claimIn(store, 'key-0001', PRINT_A, NOW + DAY_MS - 1)).toEqual({ kind: 'replay', status: 201, body: 'first' });
+    expect(codeOf(() => claimIn(store, 'key-0001', PRINT_B, NOW + DAY_MS - 1))).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(claimIn(store, 'key-0001', PRINT_B, NOW + DAY_MS)).toEqual({ kind: 'proceed' });
     // The new claim starts a new 24 hours.
-    expect(store.get('idempotency', '1:key-0001')).toMatchObject({ state: 'in_progress', fingerprint: PRINT_B, expires_at: NOW + 2 * KEY_MEMORY_MS });
+    expect(store.get('idempotency', '1:key-0001')).toMatchObject({ state: 'in_progress', fingerprint: PRINT_B, expires_at: NOW + 2 * DAY_MS });
   });
 
   it('§4.5 rule 1: keys belong to one integration: the same key of another integration is unrelated', () => {
@@ -213,10 +216,13 @@ describe('purgeExpired', () => {
     store.transaction((tx) => {
       claim(tx, 1, 'old-key-1', 'f', 0);
       settle(tx, 1, 'old-key-1', 201, '{}');
-      claim(tx, 1, 'new-key-1', 'f', KEY_MEMORY_MS);
+      claim(tx, 1, 'new-key-1', 'f', DAY_MS);
       settle(tx, 1, 'new-key-1', 201, '{}');
     });
-    expect(store.transaction((tx) => purgeExpired(tx, KEY_MEMORY_MS + 1))).toBe(1);
+    // Just inside the 24 hours nothing is forgotten; just outside, the key answered at 0 is.
+    expect(store.transaction((tx) => purgeExpired(tx, DAY_MS - 1))).toBe(0);
+    expect(store.get('idempotency', '1:old-key-1')).toBeDefined();
+    expect(store.transaction((tx) => purgeExpired(tx, DAY_MS + 1))).toBe(1);
     expect(store.get('idempotency', '1:old-key-1')).toBeUndefined();
     expect(store.get('idempotency', '1:new-key-1')).toBeDefined();
   });

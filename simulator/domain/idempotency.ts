@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { DomainError } from './errors.ts';
 import type { IdempotencyRecord } from './model.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 export const KEY_MEMORY_MS = 24 * 3_600_000;
 const KEY_MIN = 8;
@@ -51,7 +52,7 @@ export type Claim =
  * refuses a different body (IDEMPOTENCY_KEY_REUSED) and an identical request
  * still in flight (IN_PROGRESS); otherwise marks the key in progress.
  */
-export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number): Claim {
+export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number, faults: Faults = NO_FAULTS): Claim {
   const existing = live(tx, integrationId, key, now);
   if (existing) {
     if (existing.fingerprint !== print) throw new DomainError('IDEMPOTENCY_KEY_REUSED', { 'Idempotency-Key': ['Already used with a different request body.'] });
@@ -60,7 +61,8 @@ export function claim(tx: Transaction, integrationId: number, key: string, print
   }
   tx.put('idempotency', recordKey(integrationId, key), {
     integration_id: integrationId, key, fingerprint: print, state: 'in_progress', status: null, body: null,
-    created_at: now, expires_at: now + KEY_MEMORY_MS,
+    // A release that remembers keys 23 hours (a fault).
+    created_at: now, expires_at: now + (faults.has('idempotency-memory-23h') ? KEY_MEMORY_MS - 3_600_000 : KEY_MEMORY_MS),
   });
   return { kind: 'proceed' };
 }

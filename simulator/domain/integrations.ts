@@ -8,7 +8,7 @@ import { DomainError, invalid, notFound } from './errors.ts';
 import { nextId, type Entropy } from './ids.ts';
 import { EVENT_TYPES, type EventType, type Integration, type IntegrationStatus, type PausedReason } from './model.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
-import type { Faults } from './faults.ts';
+import { NO_FAULTS, type Faults } from './faults.ts';
 
 const HOUR_MS = 3_600_000;
 /** §5.4: a rotated-out webhook secret keeps verifying for 24 hours. */
@@ -27,7 +27,7 @@ export function statusOf(integration: Integration): IntegrationStatus {
  * hash and the stored hash is compared in constant time; a staff token is
  * NOT_INTEGRATION_TOKEN, a disabled integration INTEGRATION_DISABLED.
  */
-export function authenticate(r: StoreReader, authorization: string | undefined, digestOf: (token: string) => string = hashToken): Integration {
+export function authenticate(r: StoreReader, authorization: string | undefined, digestOf: (token: string) => string = hashToken, faults: Faults = NO_FAULTS): Integration {
   const match = /^Bearer ([^\s]+)$/.exec(authorization ?? '');
   if (!match) throw new DomainError('UNAUTHENTICATED');
   const digest = digestOf(match[1]!);
@@ -36,7 +36,8 @@ export function authenticate(r: StoreReader, authorization: string | undefined, 
   const entry = r.get('apiKeys', digest);
   const integration = entry && r.get('integrations', String(entry.integration_id));
   if (!integration || !digestsEqual(integration.api_key_hash, digest)) throw new DomainError('UNAUTHENTICATED');
-  if (integration.disabled) throw new DomainError('INTEGRATION_DISABLED');
+  // A release that treats a disabled integration's key as unknown (a fault).
+  if (integration.disabled) throw new DomainError(faults.has('disabled-is-401') ? 'UNAUTHENTICATED' : 'INTEGRATION_DISABLED');
   return integration;
 }
 

@@ -77,7 +77,7 @@ export class Platform {
   /** §5 then §7 RATE_LIMITED: who is calling, with one request charged to its window. */
   authenticate(authorization: string | undefined): Caller {
     return this.deps.store.transaction((tx) => {
-      const integration = authenticate(tx, authorization, (token) => this.digests.of(token));
+      const integration = authenticate(tx, authorization, (token) => this.digests.of(token), this.faults);
       return { integration, rateLimit: spend(tx, integration, this.deps.clock.now()) };
     });
   }
@@ -91,6 +91,8 @@ export class Platform {
     // §5 rule 7: /me is the health check partners poll; serialised once per change of what it shows, not once per call.
     if (known && known.brand === brand && known.undelivered === undelivered) return known.reply;
     const view = integrationView(this.deps.store, integration, undelivered, brand);
+    // A release that reports the previous version (a fault).
+    if (this.faults.has('api-version-wrong')) view.api_version = '2026-08';
     if (this.faults.has('covered-count-brand-wide')) {
       view.covered_properties = [...this.deps.store.values('properties')].filter((p) => p.brand_id === integration.brand_id).length;
     }
@@ -138,7 +140,7 @@ export class Platform {
         const existing = tx.get('idempotency', `${caller.integration.id}:${key}`);
         if (existing && existing.fingerprint !== print) tx.delete('idempotency', `${caller.integration.id}:${key}`);
       }
-      return claim(tx, caller.integration.id, key, print, this.deps.clock.now());
+      return claim(tx, caller.integration.id, key, print, this.deps.clock.now(), this.faults);
     });
     if (outcome.kind === 'replay' && this.faults.has('replay-not-byte-identical')) return { status: outcome.status, body: JSON.stringify(JSON.parse(outcome.body), null, 1) };
     return outcome.kind === 'replay' ? { status: outcome.status, body: outcome.body } : { key };

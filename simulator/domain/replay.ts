@@ -34,10 +34,11 @@ export interface ReplayPage {
 }
 
 /** Drops events past retention from the front of the log; returns the first retained sequence. */
-export function enforceRetention(tx: Transaction, integrationId: number, now: number): number {
+export function enforceRetention(tx: Transaction, integrationId: number, now: number, faults: Faults = NO_FAULTS): number {
   const stream = tx.get('eventStreams', String(integrationId));
   if (!stream) return 1;
-  const cutoff = now - RETENTION_DAYS * DAY_MS;
+  // A release that keeps 29 days while retention_days says 30 (a fault).
+  const cutoff = now - (faults.has('retention-29-days') ? RETENTION_DAYS - 1 : RETENTION_DAYS) * DAY_MS;
   let first = stream.first_retained;
   let undelivered = stream.undelivered;
   // An attempt in flight stops the sweep: its outcome lands on the event first.
@@ -53,7 +54,7 @@ export function enforceRetention(tx: Transaction, integrationId: number, now: nu
 
 export function replay(tx: Transaction, integration: Integration, q: ReplayQuery, now: number, faults: Faults = NO_FAULTS, readings: Readings = DEFAULT_READINGS): ReplayPage {
   if (q.property_id !== undefined && readings.has('events-foreign-property-404') && !integration.coverage.includes(q.property_id)) throw notFound();
-  const first = enforceRetention(tx, integration.id, now);
+  const first = enforceRetention(tx, integration.id, now, faults);
   const latest = tx.get('integrations', String(integration.id))?.last_sequence ?? integration.last_sequence;
   const types = q['types[]'] && q['types[]'].length > 0 ? new Set(q['types[]']) : null;
   const rows: StoredEvent[] = [];

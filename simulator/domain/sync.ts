@@ -49,6 +49,12 @@ export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: Is
   return out;
 }
 
+/** A month's chunk split on the 15th (only for the `sync-chunks-half-months` fault). */
+function halves(chunk: { from: IsoDate; to: IsoDate }): { from: IsoDate; to: IsoDate }[] {
+  const mid = `${chunk.from.slice(0, 8)}15`;
+  return chunk.from < mid && mid < chunk.to ? [{ from: chunk.from, to: mid }, { from: addDays(mid, 1), to: chunk.to }] : [chunk];
+}
+
 /** Fixed-length chunks (only for the `chunk-straddles-months` fault). */
 function fixedChunks(from: IsoDate, to: IsoDate, days: number): { from: IsoDate; to: IsoDate }[] {
   const out: { from: IsoDate; to: IsoDate }[] = [];
@@ -99,12 +105,15 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
     tx.put('syncWindows', String(integration.id), { ...window, calls });
     return { kind: 'refused', error };
   };
-  if (calls.length > SYNC_DAILY_CAP) {
+  // A release that allows seven calls a day (a fault).
+  if (calls.length > (faults.has('sync-cap-7') ? SYNC_DAILY_CAP + 1 : SYNC_DAILY_CAP)) {
     const retry = Math.max(1, Math.ceil((calls[0]! + SYNC_INTERVAL_MS - now) / 1000));
     return refuse(new DomainError('RATE_LIMITED', {}, 'At most six sync calls a day, refusals included.', { 'Retry-After': String(retry) }));
   }
-  if (window.last_accepted_at !== null && now - window.last_accepted_at < SYNC_INTERVAL_MS) {
-    const retry = Math.max(1, Math.ceil((window.last_accepted_at + SYNC_INTERVAL_MS - now) / 1000));
+  // A release whose interval is 23 hours (a fault).
+  const interval = faults.has('sync-interval-23h') ? SYNC_INTERVAL_MS - 3_600_000 : SYNC_INTERVAL_MS;
+  if (window.last_accepted_at !== null && now - window.last_accepted_at < interval) {
+    const retry = Math.max(1, Math.ceil((window.last_accepted_at + interval - now) / 1000));
     return refuse(new DomainError('SYNC_TOO_SOON', { retry_after: retry }, undefined, { 'Retry-After': String(retry) }));
   }
   tx.put('syncWindows', String(integration.id), { last_accepted_at: now, calls });
@@ -114,7 +123,8 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
     accepted_at: now,
     property_ids: [...new Set(ids)],
     types,
-    months: faults.has('chunk-straddles-months') ? fixedChunks(horizon.from, horizon.to, 30) : monthChunks(horizon.from, horizon.to),
+    months: faults.has('chunk-straddles-months') ? fixedChunks(horizon.from, horizon.to, 30)
+      : faults.has('sync-chunks-half-months') ? monthChunks(horizon.from, horizon.to).flatMap(halves) : monthChunks(horizon.from, horizon.to),
     next: 0,
   };
   tx.put('syncJobs', syncJobKey(job), job);
