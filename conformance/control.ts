@@ -11,7 +11,7 @@ import { ApiClient, ExchangeLog } from './client.ts';
 /** The actions of spec/control-openapi.yaml (conformance/control.test.ts keeps the two equal). */
 export const CONTROL_ACTIONS = [
   'delivery.pause', 'delivery.resume', 'delivery.ping', 'webhook.set-url', 'webhook.set-event-types', 'integration.disable', 'integration.enable', 'rate-limit.set', 'api-key.rotate', 'webhook-secret.rotate',
-  'nights.set', 'rates.set', 'restrictions.set', 'booking.status', 'booking.dates', 'clock.advance', 'api.switch',
+  'nights.set', 'rates.set', 'restrictions.set', 'booking.status', 'booking.dates', 'clock.advance', 'api.switch', 'create.latency',
 ] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
@@ -117,6 +117,11 @@ export class ControlClient {
 
   setApiEnabled(enabled: boolean): Promise<unknown> {
     return this.call('api.switch', 'PUT', '/api', { enabled });
+  }
+
+  /** Holds every create this long once its key is claimed (§4.5 rule 3: what IN_PROGRESS is for); 0 turns it off. */
+  setCreateLatency(ms: number): Promise<unknown> {
+    return this.call('create.latency', 'PUT', '/create-latency', { create_latency_ms: ms });
   }
 
   private async integration(action: ControlAction, method: string, tail: string, body?: unknown): Promise<unknown> {

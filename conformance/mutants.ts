@@ -74,6 +74,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-changed-spelling-refused': 'sync.changed-spellings-accepted',
   'previous-secret-dropped-early': 'webhooks.rotation-dual-signature',
   'previous-secret-kept-late': 'webhooks.rotation-dual-signature',
+  'in-progress-as-reused': 'idempotency.in-progress',
   'external-id-129-accepted': 'validation.external-id-length',
   'api-version-wrong': 'schema.read-operations-conform',
   'disabled-is-401': 'auth.disabled-is-403',

@@ -11,6 +11,8 @@ const suite = 'idempotency';
 const DAY_SECONDS = 24 * 60 * 60;
 /** Just inside and just outside: a minute either side (requests take well under that). */
 const MARGIN_SECONDS = 60;
+/** How long the control plane holds each create for idempotency.in-progress; the second is sent a third of the way in. */
+const HOLD_MS = 1500;
 
 /** Same keys, reversed at every depth: a different byte sequence of the same JSON value. */
 function reversedKeys(value: unknown): unknown {
@@ -164,6 +166,28 @@ export const idempotencyChecks = [
       }
       const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
       if (read.body?.data?.id !== created[0]!.body.data.id) ctx.fail('ConcurrentCreates', `GET by external id answered booking ${read.body?.data?.id}`, `the one booking ${created[0]!.body.data.id}`, '4.5.R3');
+    },
+  }),
+  defineCheck({
+    id: 'idempotency.in-progress', title: 'An identical create while the first is still being processed answers 409 IN_PROGRESS and writes nothing; then the key replays the original', suite,
+    clauses: ['4.5.R3', '7.E7'], level: 'normative', needs: ['write', control('create.latency')],
+    async run(ctx) {
+      // A platform processes a create in milliseconds: the control plane holds it long enough to send a second.
+      await ctx.control!.setCreateLatency(HOLD_MS);
+      ctx.cleanup.unshift(async () => void (await ctx.control!.setCreateLatency(0)));
+      const body = bookingBody(ctx);
+      const key = ctx.uniqueId('key');
+      const first = createBooking(ctx, body, key);
+      await new Promise((r) => setTimeout(r, HOLD_MS / 3));
+      const second = await createBooking(ctx, body, key);
+      const original = await first;
+      await ctx.control!.setCreateLatency(0);
+      expectStatus(ctx, original, 201, null, '4.5.R8', 'a valid create, held by the platform');
+      expectStatus(ctx, second, 409, 'IN_PROGRESS', '4.5.R3', `an identical create sent ${HOLD_MS / 3} ms into the first one's ${HOLD_MS} ms`);
+      const again = await createBooking(ctx, body, key);
+      if (again.status !== 201 || again.text !== original.text) ctx.fail('NotReplayed', `${describe(again)} once the first create had finished`, 'the original 201 replayed byte for byte: the IN_PROGRESS answer was not stored', '4.5.R1');
+      const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
+      if (read.body?.data?.id !== original.body.data.id) ctx.fail('InProgressWrote', `GET by external id answered booking ${read.body?.data?.id}`, `the one booking ${original.body.data.id}: a 409 writes nothing`, '4.5.R3');
     },
   }),
   defineCheck({

@@ -42,6 +42,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   { action: 'booking.dates', method: 'post', path: '/bookings/:booking_id/dates', staff: (p) => `/bookings/${p.booking_id}/dates` },
   { action: 'clock.advance', method: 'post', path: '/clock/advance', staff: () => '/clock/advance' },
   { action: 'api.switch', method: 'put', path: '/api', staff: () => '/api' },
+  { action: 'create.latency', method: 'put', path: '/create-latency', staff: () => '/settings' },
 ];
 
 export function controlRouter({ platform, staff }: { platform: Platform; staff: Router }): Router {

@@ -70,6 +70,7 @@ export const FAULT_NAMES = [
   'sync-changed-spelling-refused',
   'previous-secret-dropped-early',
   'previous-secret-kept-late',
+  'in-progress-as-reused',
   'external-id-129-accepted',
   'api-version-wrong',
   'disabled-is-401',

@@ -56,7 +56,8 @@ export function claim(tx: Transaction, integrationId: number, key: string, print
   const existing = live(tx, integrationId, key, now);
   if (existing) {
     if (existing.fingerprint !== print) throw new DomainError('IDEMPOTENCY_KEY_REUSED', { 'Idempotency-Key': ['Already used with a different request body.'] });
-    if (existing.state === 'in_progress') throw new DomainError('IN_PROGRESS');
+    // A release that reads a key still in flight as used with another body (a fault).
+    if (existing.state === 'in_progress') throw faults.has('in-progress-as-reused') ? new DomainError('IDEMPOTENCY_KEY_REUSED', { 'Idempotency-Key': ['Already used.'] }) : new DomainError('IN_PROGRESS');
     return { kind: 'replay', status: existing.status!, body: existing.body! };
   }
   tx.put('idempotency', recordKey(integrationId, key), {
