@@ -6,6 +6,8 @@ import { DomainError, invalid, notFound } from '../domain/errors.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
 import type { ListQuery } from '../domain/bookings.ts';
 import { readJson } from './body.ts';
+import { bodyLimitFault } from '../faults.ts';
+import { NO_FAULTS } from '../domain/faults.ts';
 import { send } from './app.ts';
 
 export type Handler = (ctx: Context, caller: Caller, op: Operation) => Promise<void> | void;
@@ -100,7 +102,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       if ('body' in claimed) return replay(ctx, claimed);
       const latency = platform.settings()?.create_latency_ms ?? 0;
       if (latency > 0) await sleep(latency);
-      replay(ctx, platform.finishCreate(caller, claimed, body, contract.bodyRefusal(op, body)));
+      replay(ctx, platform.finishCreate(caller, claimed, body, contract.bodyRefusal(op, body) ?? bodyLimitFault(platform.deps.faults ?? NO_FAULTS, body)));
     },
   };
 }
