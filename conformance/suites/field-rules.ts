@@ -49,6 +49,8 @@ export const FIELD_CLAUSES: Record<string, string> = {
 
 /** A valid email of exactly 255 characters, each part within RFC 5321 limits (64-character local part, 63-character labels). */
 const EMAIL_255 = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(59)}.in`;
+/** One character more, still a valid address: refused for its length alone (the generated `xxx…` is not an email at all). */
+const EMAIL_256 = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(60)}.in`;
 
 /** `id` made exactly `length` characters long, still unique (the run's id comes first). */
 export function padId(id: string, length: number): string {
@@ -99,6 +101,9 @@ export const fieldRuleChecks = [
         // Aliases: a valid one cannot be made up, an over-long one is refused by the field rule before any lookup.
         { path: 'property.external_id', description: 'property.external_id: 129 characters, above maxLength 128', apply: (b: any) => ({ ...b, property: { external_id: 'P'.repeat(129) } }) },
         { path: 'units.0.external_unit_id', description: 'units.0.external_unit_id: 129 characters, above maxLength 128', apply: (b: any) => ({ ...b, units: [{ ...b.units[0], external_unit_id: 'U'.repeat(129) }] }) },
+        // One past the maximum in a value the field would otherwise take, so only the length can be the reason.
+        { path: 'guest.email', description: 'guest.email: a valid address of 256 characters, above maxLength 255', apply: (b: any) => ({ ...b, guest: { ...b.guest, email: EMAIL_256 } }) },
+        { path: 'guest.mobile', description: 'guest.mobile: 21 digits, above maxLength 20', apply: (b: any) => ({ ...b, guest: { ...b.guest, mobile: '9'.repeat(21) } }) },
       ];
       const proven = new Set<string>();
       for (const v of violations) {
