@@ -151,13 +151,21 @@ export const bookingChecks = [
       // Inside the event horizon: a refusal that wrote would show as an event there (§2.1 horizon_days).
       const fill = await ctx.stays.fillable(property, 20, 'horizon');
       if (!fill) throw new NotApplicable(`no night within the event horizon on property ${property} with 1 to 20 free units (availability snapshot)`);
+      const latest = async () => (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
+      const beforeHeld = await latest();
       const held = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: fill.night, check_out: addDays(fill.night, 1), units: Array.from({ length: fill.available }, () => ({ adults: 1 })) }));
       expectStatus(ctx, held, 201, null, '4.5.R8', `a create of the ${fill.available} unit(s) free on ${fill.night}`);
+      // The held create's own events (§4.5 rule 9) first, so a platform that records them a moment later is not blamed for the refusal's.
+      for (let waited = 0; waited < 10_000; waited += 500) {
+        const types = new Set((await allEvents(ctx, { property_id: property, include_superseded: true }, beforeHeld)).map((r) => r.event.type));
+        if (types.has('availability.changed') && types.has('booking.changed')) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
       const checkIn = addDays(fill.night, -1);
       const checkOut = addDays(fill.night, 1);
       const lastNight = addDays(checkOut, -1);
       const before = await snapshotDates(ctx, property, checkIn, lastNight);
-      const mark = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
+      const mark = await latest();
       const refusedBody = bookingBody(ctx, { property: { doorloom_id: property }, check_in: checkIn, check_out: checkOut });
       const refused = await createBooking(ctx, refusedBody);
       expectStatus(ctx, refused, 409, 'UNAVAILABLE', '4.5.R7', 'a two-night create over a full night');
