@@ -9,6 +9,7 @@ import { errorMappingChecks } from './suites/error-mapping.ts';
 import { validationChecks } from './suites/validation.ts';
 import { externalIdLengthChecks } from './suites/external-id-length.ts';
 import { fieldRuleChecks } from './suites/field-rules.ts';
+import { createLimitChecks } from './suites/create-limits.ts';
 import { sequencingChecks } from './suites/sequencing.ts';
 import { readingUntrackedChecks } from './suites/reading-untracked.ts';
 import { horizonChecks } from './suites/horizon.ts';
@@ -23,7 +24,7 @@ import { integrationRecordChecks } from './suites/integration-record.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...integrationRecordChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

@@ -40,6 +40,13 @@ const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof 
   ['signature-wrong-secret', 'webhooks.live-deliveries', 'SignatureInvalid (5.R4)'],
   ['no-ratelimit-headers-on-429', 'auth.rate-limited-headers', 'MissingRateLimitHeader (7.E16)', { allowBurst: true }, { rateLimit: { limit: 40, window_seconds: 2 } }],
   ['no-retry-after-on-429', 'auth.rate-limited-headers', 'RetryAfterMissing (7.E16)', { allowBurst: true }, { rateLimit: { limit: 40, window_seconds: 2 } }],
+  // Issue 25: limits and defaults, each at its last accepted value, its first refused one, or omitted.
+  ['per-page-clamped-100', 'pagination.per-page-limits', 'PerPageNotEchoed (8.L1)'],
+  ['snapshot-731-accepted', 'watermark.window-limits', 'UnexpectedStatus (4.8.Q5)'],
+  ['notes-2000-refused', 'validation.field-rules', 'MaximumRefused (4.5.Q31)'],
+  ['children-default-1', 'validation.create-defaults', 'WrongDefaultChildren (4.5.Q9)'],
+  ['filter-check-in-to-exclusive', 'validation.valid-queries-accepted', 'FilterDropsMatch (4.4.Q5)'],
+  ['conflict-emits-availability', 'booking.conflict-body', 'RefusalEmitted (4.5.R7)'],
 ];
 
 describe('strengthened checks against a live target with partner credentials', () => {

@@ -96,17 +96,19 @@ export class StayPlanner {
   }
 
   /**
-   * A far night on `property` with 1 to `maxUnits` units free, read now, and
+   * A night on `property` with 1 to `maxUnits` units free, read now, and
    * how many: for a check that fills a night on purpose with one booking.
+   * Far by default; `horizon` when the check must see the events of what it
+   * does there (events reach only horizon_days ahead, §2.1).
    */
-  async fillable(property: number, maxUnits: number): Promise<{ night: string; available: number } | null> {
+  async fillable(property: number, maxUnits: number, kind: 'far' | 'horizon' = 'far'): Promise<{ night: string; available: number } | null> {
     await this.prime();
-    const from = this.starts!.far;
+    const from = this.starts![kind];
     const res = await this.api.get(`/properties/${property}/availability`, { query: { from, to: addDays(from, WINDOW - 1) } });
     const dates: any[] = res.status === 200 && Array.isArray(res.body?.data?.data?.dates) ? res.body.data.data.dates : [];
     for (const d of dates) {
-      if (d.is_blocked !== true && d.available_units >= 1 && d.available_units <= maxUnits && !this.handedOut.has(d.date)) {
-        this.free.far.set(d.date, 0);
+      if (d.is_blocked !== true && d.available_units >= 1 && d.available_units <= maxUnits && !this.handedOut.has(d.date) && (kind === 'far' || (this.free.horizon.get(d.date) ?? 0) > 0)) {
+        this.free[kind].set(d.date, 0);
         this.handedOut.add(d.date);
         return { night: d.date, available: d.available_units };
       }

@@ -4,7 +4,7 @@
  * middleware. Domain-level breaches are asked for in the domain itself
  * (simulator/domain/faults.ts names them all).
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { DomainError } from './domain/errors.ts';
 import { FAULT_NAMES, type FaultName, type Faults } from './domain/faults.ts';
 
@@ -86,6 +86,27 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'sync-interval-23h': 'a full sync is accepted again 23 hours after the last one, not 24 (§8: one per 24 hours)',
   'sync-cap-7': 'POST /sync allows seven calls a day, not six (§8)',
   'sync-chunks-half-months': 'sync windows are half months (1st-15th, 16th-end): two events per type, property and calendar month (§4.7: one per month)',
+  'per-page-200-refused': 'GET /bookings refuses per_page 200 with 422: the maximum is read as exclusive (§4.4, §8: 1 to 200)',
+  'per-page-clamped-100': 'GET /bookings clamps per_page above 100 to 100, a framework page-size cap (§4.4, §8: up to 200)',
+  'per-page-default-25': 'GET /bookings without per_page serves pages of 25 (§4.4, §8: default 50)',
+  'events-default-limit-50': 'GET /events without limit serves pages of 50 (§4.6, §8: default 100)',
+  'events-limit-clamped-100': 'GET /events clamps limit above 100 to 100 rows (§4.6, §8: up to 200)',
+  'snapshot-731-accepted': 'a snapshot with `to` 731 days ahead is accepted: the horizon is counted one day long (§4.8, §8: at most 730)',
+  'idempotency-key-max-127': 'an Idempotency-Key of exactly 128 characters is 422 IDEMPOTENCY_KEY_REQUIRED (§4.5, §8: 8 to 128)',
+  'units-max-19': 'a create with 20 units is 422 VALIDATION_FAILED on units (§4.5, §8: 1 to 20)',
+  'adults-max-49': 'a unit with 50 adults is 422 VALIDATION_FAILED on its adults (§4.5, §8: 1 to 50)',
+  'external-id-max-127': 'an external_booking_id of exactly 128 characters is 422 VALIDATION_FAILED (§4.5, §8: max 128)',
+  'guest-name-max-254': 'a guest.name of exactly 255 characters is 422 VALIDATION_FAILED (§4.5, §8: max 255)',
+  'notes-2000-refused': 'notes of exactly 2000 characters are 422 VALIDATION_FAILED (§4.5, §8: max 2000)',
+  'children-default-1': 'a unit without children counts one child (§4.5: children default 0)',
+  'status-default-pending': 'a create without status makes a pending booking (§3.2, §4.5: default confirmed)',
+  'currency-default-null': 'a create without pricing.currency stores currency null (§2.3: pricing.currency INR)',
+  'phone-code-default-empty': 'a create without guest.phone_code stores an empty phone_code (§4.5: default +91)',
+  'pending-holds-nothing': 'a pending create holds no inventory and emits no availability.changed (§3.2: inventory held; same events)',
+  'filter-check-in-to-exclusive': 'GET /bookings check_in_to leaves out bookings checking in on that date (§4.4: the latest check-in, inclusive)',
+  'status-filter-ignored': 'GET /bookings ignores the status filter (§4.4)',
+  'conflict-emits-availability': 'a create refused 409 UNAVAILABLE still records an availability.changed event for its stay (§4.5 rule 7: nothing written)',
+  'unit-alias-any-property': "a unit alias is looked up across the integration's properties, so another property's unit is booked instead of 422 UNIT_NOT_MAPPED (§4.5, §7)",
 };
 
 export { FAULT_NAMES };
@@ -95,6 +116,7 @@ export function faultMiddleware(faults: Faults): Middleware {
     if (faults.has('per-page-201-accepted') && ctx.method === 'GET' && ctx.path.endsWith('/bookings') && ctx.query.per_page === '201') {
       ctx.query = { ...ctx.query, per_page: '200' };
     }
+    rewriteQuery(faults, ctx);
     if (faults.has('content-type-ignored') && ctx.method === 'POST' && ctx.path.endsWith('/bookings')) ctx.req.headers['content-type'] = 'application/json';
     try {
       await next();
@@ -144,4 +166,43 @@ export function faultMiddleware(faults: Faults): Middleware {
       ctx.status = status;
     }
   };
+}
+
+/**
+ * Create-body limits one short of the contract's (spec/openapi.yaml holds
+ * the rule; this is the refusal a release with a smaller column or a stricter
+ * validator adds to it). Asked for where the body is validated.
+ */
+export function bodyLimitFault(faults: Faults, body: unknown): { code: 'VALIDATION_FAILED'; errors: Record<string, string[]> } | null {
+  if (body === null || typeof body !== 'object') return null;
+  const b = body as { external_booking_id?: unknown; units?: unknown; guest?: { name?: unknown }; notes?: unknown };
+  const errors: Record<string, string[]> = {};
+  const longest = (value: unknown, max: number) => typeof value === 'string' && value.length > max;
+  if (faults.has('units-max-19') && Array.isArray(b.units) && b.units.length > 19) errors.units = ['Must have at most 19 items.'];
+  if (faults.has('adults-max-49') && Array.isArray(b.units)) {
+    b.units.forEach((u: { adults?: unknown }, i) => {
+      if (typeof u?.adults === 'number' && u.adults > 49) errors[`units.${i}.adults`] = ['Must be at most 49.'];
+    });
+  }
+  if (faults.has('external-id-max-127') && longest(b.external_booking_id, 127)) errors.external_booking_id = ['Must be at most 127 characters.'];
+  if (faults.has('guest-name-max-254') && longest(b.guest?.name, 254)) errors['guest.name'] = ['Must be at most 254 characters.'];
+  if (faults.has('notes-2000-refused') && longest(b.notes, 1999)) errors.notes = ['Must be shorter than 2000 characters.'];
+  return Object.keys(errors).length > 0 ? { code: 'VALIDATION_FAILED', errors } : null;
+}
+
+/** Query limits and defaults off by a little: the query is rewritten before the contract reads it. */
+function rewriteQuery(faults: Faults, ctx: Context): void {
+  if (ctx.method !== 'GET') return;
+  const q = ctx.query;
+  const within = (v: unknown, low: number, high: number) => typeof v === 'string' && /^[0-9]+$/.test(v) && Number(v) > low && Number(v) <= high;
+  if (ctx.path.endsWith('/bookings')) {
+    // Read as `per_page < 200`: the validator refuses 200 as it refuses 201.
+    if (faults.has('per-page-200-refused') && q.per_page === '200') ctx.query = { ...q, per_page: '201' };
+    if (faults.has('per-page-clamped-100') && within(q.per_page, 100, 200)) ctx.query = { ...q, per_page: '100' };
+    if (faults.has('per-page-default-25') && q.per_page === undefined) ctx.query = { ...q, per_page: '25' };
+  }
+  if (ctx.path.endsWith('/events')) {
+    if (faults.has('events-default-limit-50') && q.limit === undefined) ctx.query = { ...q, limit: '50' };
+    if (faults.has('events-limit-clamped-100') && within(q.limit, 100, 200)) ctx.query = { ...q, limit: '100' };
+  }
 }

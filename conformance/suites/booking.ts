@@ -144,24 +144,42 @@ export const bookingChecks = [
     },
   }),
   defineCheck({
-    id: 'booking.conflict-body', title: 'The 409 UNAVAILABLE body names the property, the window up to the last night and the availability dates as a snapshot shows them', suite,
-    clauses: ['4.5.R7', '4.5.R7a', '4.5.R7b'], level: 'normative', needs: ['write'],
+    id: 'booking.conflict-body', title: 'The 409 UNAVAILABLE body names the property, the window up to the last night and the availability dates as a snapshot shows them; nothing is written', suite,
+    clauses: ['4.5.R7', '4.5.R7a', '4.5.R7b', '7.E6'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const property = writableProperty(ctx);
-      const fill = await ctx.stays.fillable(property, 20);
-      if (!fill) throw new NotApplicable(`no far night on property ${property} with 1 to 20 free units (availability snapshot)`);
+      // Inside the event horizon: a refusal that wrote would show as an event there (§2.1 horizon_days).
+      const fill = await ctx.stays.fillable(property, 20, 'horizon');
+      if (!fill) throw new NotApplicable(`no night within the event horizon on property ${property} with 1 to 20 free units (availability snapshot)`);
+      const latest = async () => (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
+      const beforeHeld = await latest();
       const held = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: fill.night, check_out: addDays(fill.night, 1), units: Array.from({ length: fill.available }, () => ({ adults: 1 })) }));
       expectStatus(ctx, held, 201, null, '4.5.R8', `a create of the ${fill.available} unit(s) free on ${fill.night}`);
+      // The held create's own events (§4.5 rule 9) first, so a platform that records them a moment later is not blamed for the refusal's.
+      for (let waited = 0; waited < 10_000; waited += 500) {
+        const types = new Set((await allEvents(ctx, { property_id: property, include_superseded: true }, beforeHeld)).map((r) => r.event.type));
+        if (types.has('availability.changed') && types.has('booking.changed')) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
       const checkIn = addDays(fill.night, -1);
       const checkOut = addDays(fill.night, 1);
-      const refused = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: checkIn, check_out: checkOut }));
+      const lastNight = addDays(checkOut, -1);
+      const before = await snapshotDates(ctx, property, checkIn, lastNight);
+      const mark = await latest();
+      const refusedBody = bookingBody(ctx, { property: { doorloom_id: property }, check_in: checkIn, check_out: checkOut });
+      const refused = await createBooking(ctx, refusedBody);
       expectStatus(ctx, refused, 409, 'UNAVAILABLE', '4.5.R7', 'a two-night create over a full night');
       const a = refused.body?.errors?.availability ?? {};
-      const lastNight = addDays(checkOut, -1);
       if (a.property?.doorloom_id !== property) ctx.fail('ConflictPropertyWrong', JSON.stringify(a.property), `{doorloom_id: ${property}}`, '4.5.R7');
       if (a.window?.from !== checkIn || a.window?.to !== lastNight) ctx.fail('ConflictWindowWrong', `window ${JSON.stringify(a.window)}`, `{from: ${checkIn}, to: ${lastNight}} (check_out minus one day)`, '4.5.R7a');
       const want = await snapshotDates(ctx, property, checkIn, lastNight);
       if (JSON.stringify(a.dates) !== JSON.stringify(want)) ctx.fail('ConflictDatesDiffer', `dates ${JSON.stringify(a.dates)}`, `the availability payload without units[]: ${JSON.stringify(want)}`, '4.5.R7b');
+      // §4.5 rule 7, §7: nothing written: no booking under the refused id, availability as before, no event for the property.
+      const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(refusedBody.external_booking_id)}`);
+      if (written.status !== 404) ctx.fail('RefusalWrote', `${describe(written)} reading the refused create's external_booking_id`, '404 NOT_FOUND: nothing written on 409 UNAVAILABLE', '7.E6');
+      if (JSON.stringify(want) !== JSON.stringify(before)) ctx.fail('RefusalChangedAvailability', `after the 409: ${JSON.stringify(want)}`, `availability unchanged by a refused create: ${JSON.stringify(before)}`, '4.5.R7');
+      const events = (await allEvents(ctx, { include_superseded: true }, mark)).filter((r) => r.event.property?.doorloom_id === property);
+      if (events.length > 0) ctx.fail('RefusalEmitted', `events after the 409: ${events.map((r) => `${r.sequence} ${r.event.type} ${r.event.window?.from}..${r.event.window?.to}`).join(', ')}`, 'no event for the property: nothing written on 409 UNAVAILABLE', '4.5.R7');
     },
   }),
   defineCheck({

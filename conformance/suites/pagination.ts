@@ -57,7 +57,7 @@ export const paginationChecks = [
     },
   }),
   defineCheck({
-    id: 'pagination.per-page-limits', title: 'per_page is 1 to 200 (default 50); page is 1-based (default 1)', suite,
+    id: 'pagination.per-page-limits', title: 'per_page 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 50; page omitted is 1, page 0 refused', suite,
     clauses: ['4.4.Q6', '4.4.Q7', '8.L1', '4.4.R5', '7.E8'], level: 'normative', needs: ['read'],
     async run(ctx) {
       for (const bad of [0, 201, -1]) {
@@ -67,10 +67,32 @@ export const paginationChecks = [
       }
       const zero = await ctx.api.get('/bookings', { query: { page: 0 } });
       expectStatus(ctx, zero, 422, 'VALIDATION_FAILED', '4.4.Q6', 'GET /bookings?page=0');
-      const max = await ctx.api.get('/bookings', { query: { per_page: 200 } });
-      expectStatus(ctx, max, 200, null, '8.L1', 'GET /bookings?per_page=200');
-      const dflt = await ctx.api.get('/bookings');
-      if (dflt.body.pagination?.per_page !== 50 || dflt.body.pagination?.page !== 1) ctx.fail('WrongDefaults', JSON.stringify(dflt.body.pagination), 'page 1, per_page 50 by default', '8.L1');
+      // A page size shows only over more bookings than one page of 1: two are made when there are fewer and the run may write.
+      const probe = await ctx.api.get('/bookings', { query: { per_page: 1 } });
+      expectStatus(ctx, probe, 200, null, '8.L1', 'GET /bookings?per_page=1');
+      if ((probe.body.pagination?.total ?? 0) < 2 && ctx.target.capabilities.includes('write')) {
+        await ctx.stays.prime();
+        for (let i = 0; i < 2; i++) expectStatus(ctx, await createBooking(ctx, bookingBody(ctx, farStay(ctx, 1))), 201, null, '4.5.R8', 'a create (bookings to page through)');
+      }
+      // §4.4, §8: the last accepted sizes and the default, each echoed and honoured: page 1 holds min(per_page, total) bookings.
+      for (const [perPage, want] of [[1, 1], [200, 200], [undefined, 50]] as const) {
+        const what = perPage === undefined ? 'GET /bookings without per_page' : `GET /bookings?per_page=${perPage}`;
+        const res = await ctx.api.get('/bookings', { query: perPage === undefined ? {} : { per_page: perPage } });
+        expectStatus(ctx, res, 200, null, '8.L1', what);
+        const p = res.body.pagination;
+        if (p?.per_page !== want || p?.page !== 1) ctx.fail(perPage === undefined ? 'WrongDefaults' : 'PerPageNotEchoed', `${what}: pagination ${JSON.stringify(p)}`, `page 1 (the default), per_page ${want}${perPage === undefined ? ' (the default)' : ''}`, perPage === undefined ? '4.4.Q7' : '8.L1');
+        const expected = Math.min(want, p.total);
+        if (!Array.isArray(res.body.data) || res.body.data.length !== expected) ctx.fail('PageSizeNotHonoured', `${what}: ${res.body.data?.length} bookings on page 1 of total ${p.total}`, `min(per_page ${want}, total ${p.total}) = ${expected}`, '8.L1');
+        // last_page of an empty list is not shown (§4.4): judged when there is a booking.
+        if (p.total > 0 && p.last_page !== Math.ceil(p.total / want)) ctx.fail('WrongLastPage', `${what}: last_page ${p.last_page} for total ${p.total}`, `ceil(total / ${want})`, '4.4.Q7');
+      }
+      // per_page 1 honoured beyond the first page: page 2 is the next booking, one of it.
+      const second = await ctx.api.get('/bookings', { query: { per_page: 1, page: 2 } });
+      expectStatus(ctx, second, 200, null, '4.4.Q6', 'GET /bookings?per_page=1&page=2');
+      const want = Math.min(1, Math.max(0, second.body.pagination.total - 1));
+      if (second.body.data.length !== want || (want === 1 && second.body.data[0].id === probe.body.data?.[0]?.id && probe.body.pagination.total >= 2)) {
+        ctx.fail('PageSizeNotHonoured', `page 2 of per_page 1: ${JSON.stringify(second.body.data.map((b: any) => b.id))} (total ${second.body.pagination.total})`, `${want} booking, the one after page 1's`, '8.L1');
+      }
     },
   }),
   defineCheck({

@@ -167,12 +167,58 @@ export const sequencingChecks = [
     },
   }),
   defineCheck({
-    id: 'sequencing.replay-limits', title: 'limit is 1 to 200 (default 100); retention_days is 30', suite,
-    clauses: ['4.6.Q2', '8.L2', '4.6.R7', '4.6.R8', '8.L3', '6.R7'], level: 'normative', needs: ['read'],
+    id: 'sequencing.replay-limits', title: 'limit 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 100; after_sequence omitted is 0 and include_superseded off; retention_days is 30', suite,
+    clauses: ['4.6.Q1', '4.6.Q2', '4.6.Q5', '8.L2', '4.6.R7', '4.6.R8', '8.L3', '6.R7'], level: 'normative', needs: ['read'],
     async run(ctx) {
-      for (const limit of [0, 201]) expectStatus(ctx, await ctx.api.get('/events', { query: { limit } }), 422, 'VALIDATION_FAILED', '8.L2', `GET /events?limit=${limit}`);
+      for (const limit of [0, 201]) {
+        const res = await ctx.api.get('/events', { query: { limit } });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '8.L2', `GET /events?limit=${limit}`);
+        if (!res.body.errors?.limit) ctx.fail('WrongErrorField', JSON.stringify(res.body.errors), 'errors keyed by the field: limit', '4.6.R8');
+      }
+      // More events after a cursor than the default page holds (§4.6: default 100), where the platform offers rates changes:
+      // two changes of one night first (the older is superseded while undelivered, §3.3), then 101 nights one by one.
+      let after = 0;
+      const property = knownProperty(ctx);
+      if (ctx.control?.offers('rates.set') && property !== null) {
+        after = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
+        const start = addDays(dateAt(ctx.now()), 20);
+        await changeRates(ctx, property, start, start, 4100);
+        for (let i = 0; i <= 101; i++) await changeRates(ctx, property, addDays(start, i), addDays(start, i), 4101 + i);
+      } else await someEvents(ctx, 2);
+      for (const [limit, clause] of [[undefined, '4.6.Q2'], [1, '8.L2'], [200, '8.L2']] as const) {
+        const what = `GET /events?after_sequence=${after}${limit === undefined ? ' (no limit, no include_superseded)' : `&limit=${limit}`}`;
+        const n = limit ?? 100;
+        // Events recorded while the check reads (a live platform keeps working) may extend a short page or supersede
+        // a row: the page is read again, against a fresh walk, while the log moves.
+        for (let attempt = 0; ; attempt++) {
+          const latest = (await ctx.api.get('/events', { query: { after_sequence: after, limit: 1 } })).body?.cursor?.latest_sequence;
+          // The explicit reading of every default: include_superseded false, walked in pages of 200.
+          const rows = (await allEvents(ctx, { include_superseded: false }, after)).map((r) => r.sequence as number);
+          const res = await ctx.api.get('/events', { query: limit === undefined ? { after_sequence: after } : { after_sequence: after, limit } });
+          expectStatus(ctx, res, 200, null, clause, what);
+          const got = res.body.data.map((r: any) => r.sequence as number);
+          const want = rows.slice(0, n);
+          if (JSON.stringify(got) === JSON.stringify(want)) break;
+          if (attempt < 2 && res.body.cursor?.latest_sequence !== latest) continue;
+          const superseded = res.body.data.filter((r: any) => r.status === 'superseded').map((r: any) => r.sequence);
+          ctx.fail(limit === undefined ? 'WrongDefaultPage' : 'LimitNotHonoured', `${what}: ${got.length} rows (${got.slice(0, 3).join(',')}…${got.slice(-2).join(',')})${superseded.length > 0 ? `, superseded ${superseded.join(',')}` : ''}`,
+            `the first min(${n}, ${rows.length}) events after ${after} without the superseded ones (${want.slice(0, 3).join(',')}…${want.slice(-2).join(',')})`, superseded.length > 0 ? '4.6.Q5' : clause);
+        }
+      }
+      // A request with no parameter at all reads from the start of retained events (after_sequence 0).
+      for (let attempt = 0; ; attempt++) {
+        const explicit = await ctx.api.get('/events', { query: { after_sequence: 0, limit: 100, include_superseded: false } });
+        const bare = await ctx.api.get('/events');
+        expectStatus(ctx, bare, 200, null, '4.6.Q1', 'GET /events without parameters');
+        // Sequences only: a live platform may deliver a row between the two reads.
+        const rowsOf = (r: typeof bare) => JSON.stringify(r.body.data.map((x: any) => x.sequence));
+        const a = rowsOf(explicit);
+        const b = rowsOf(bare);
+        if (a === b && bare.body.cursor?.after_sequence === 0) break;
+        if (attempt < 2 && explicit.body.cursor?.latest_sequence !== bare.body.cursor?.latest_sequence) continue;
+        ctx.fail('WrongDefaultCursor', `GET /events: cursor.after_sequence ${bare.body.cursor?.after_sequence}, rows ${b.slice(0, 80)}`, `after_sequence 0, the same rows as after_sequence=0&limit=100&include_superseded=false (${a.slice(0, 80)})`, '4.6.Q1');
+      }
       const ok = await ctx.api.get('/events', { query: { limit: 200 } });
-      expectStatus(ctx, ok, 200, null, '8.L2', 'GET /events?limit=200');
       if (ok.body.cursor.retention_days !== 30) ctx.fail('WrongRetention', String(ok.body.cursor.retention_days), 'retention_days 30', '4.6.R7');
     },
   }),

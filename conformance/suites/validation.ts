@@ -10,7 +10,8 @@ import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { dateTimeBetween, omit } from '../arbitraries/from-schema.ts';
 import { bodyViolations, queryViolations, validBody, validQuery } from '../arbitraries/requests.ts';
-import { createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
+import { addDays } from '../../protocol/calendar.ts';
+import { bookingBody, createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
 
 const suite = 'validation';
 const contract = loadContract();
@@ -50,18 +51,90 @@ function acceptableQuery(ctx: CheckContext, operationId: string) {
  * has units (in-process), else GET /properties (an x-assumption route; absent
  * on a deployment that does not serve it, then the list is the named ones).
  */
-async function coveredProperties(ctx: CheckContext): Promise<{ doorloom_id: number; archived: boolean; units: { inventory_id: number; active: boolean }[] }[]> {
+type CoveredUnit = { inventory_id: number; external_unit_id?: string | null; active: boolean };
+
+async function coveredProperties(ctx: CheckContext): Promise<{ doorloom_id: number; archived: boolean; units: CoveredUnit[] }[]> {
   if (ctx.target.properties.some((p) => p.units.length > 0)) return ctx.target.properties;
-  const found: { doorloom_id: number; archived: boolean; units: { inventory_id: number; active: boolean }[] }[] = [];
+  const found: { doorloom_id: number; archived: boolean; units: CoveredUnit[] }[] = [];
   for (let page = 1; page <= 20; page++) {
     const res = await ctx.api.get('/properties', { query: { page, per_page: 200 } });
     if (res.status !== 200 || !Array.isArray(res.body?.data)) break;
     for (const r of res.body.data) {
-      found.push({ doorloom_id: r.doorloom_id, archived: r.property?.archived === true, units: (r.inventory?.units ?? []).map((u: any) => ({ inventory_id: u.inventory_id, active: u.active !== false })) });
+      found.push({ doorloom_id: r.doorloom_id, archived: r.property?.archived === true, units: (r.inventory?.units ?? []).map((u: any) => ({ inventory_id: u.inventory_id, external_unit_id: typeof u.external_unit_id === 'string' ? u.external_unit_id : null, active: u.active !== false })) });
     }
     if (!res.body.pagination || page >= res.body.pagination.last_page) break;
   }
   return found;
+}
+
+/** Every booking a list query returns, page by page (pages of 200, at most 20 pages: a narrow window returns few). */
+async function listAll(ctx: CheckContext, query: Record<string, string | number>): Promise<{ items: any[]; complete: boolean }> {
+  const items: any[] = [];
+  for (let page = 1; page <= 20; page++) {
+    const res = await ctx.api.get('/bookings', { query: { ...query, page, per_page: 200 } });
+    expectStatus(ctx, res, 200, null, '4.4.R1', `GET /bookings with ${JSON.stringify(query)}`);
+    items.push(...res.body.data);
+    if (page >= (res.body.pagination?.last_page ?? 1)) return { items, complete: true };
+  }
+  return { items, complete: false };
+}
+
+/** §4.4 status values. */
+const BOOKING_STATUSES = ['pending', 'confirmed', 'cancelled', 'completed', 'refunded'];
+
+/**
+ * §4.4: each list filter filters. Around one booking b (checking in on d,
+ * with bookings before and after it where there are any): a window with d as
+ * its first or its last day returns b (both bounds inclusive) and nothing
+ * outside it; b's status and property return b and only matching bookings;
+ * another status or property leaves b out.
+ */
+async function listFiltersFilter(ctx: CheckContext): Promise<void> {
+  const sample = async () => (await ctx.api.get('/bookings', { query: { per_page: 200 } })).body?.data ?? [];
+  let bookings: any[] = await sample();
+  // Bookings on three nights in a row let a bound that is ignored show; made when missing and the run may write.
+  if (new Set(bookings.map((b) => b.check_in)).size < 3 && ctx.target.capabilities.includes('write')) {
+    await ctx.stays.prime();
+    const run = farStay(ctx, 3);
+    for (let i = 0; i < 3; i++) {
+      const check_in = addDays(run.check_in, i);
+      const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: writableProperty(ctx, i) }, check_in, check_out: addDays(check_in, 1), ...(i === 1 ? { status: 'pending' } : {}) }));
+      expectStatus(ctx, res, 201, null, '4.5.R8', 'a create (bookings to filter)');
+    }
+    bookings = await sample();
+  }
+  if (bookings.length === 0) throw new NotApplicable('the integration has no bookings to filter and this run may not create one (--allow-writes)');
+  const known = new Set(ctx.target.properties.map((p) => p.doorloom_id));
+  const days = [...new Set(bookings.map((b) => b.check_in as string))].sort();
+  // A booking strictly inside the dates seen, on a property the run knows is covered, where there is one.
+  const b = bookings.find((x) => x.check_in > days[0]! && x.check_in < days.at(-1)! && known.has(x.property?.doorloom_id))
+    ?? bookings.find((x) => known.has(x.property?.doorloom_id)) ?? bookings[0];
+  const d = b.check_in as string;
+  const window = { check_in_from: d, check_in_to: d };
+  const judge = async (query: Record<string, string | number>, clause: string, what: string, holds: (x: any) => boolean, includesB: boolean) => {
+    const { items, complete } = await listAll(ctx, query);
+    const stray = items.find((x) => !holds(x));
+    if (stray) ctx.fail('FilterNotApplied', `GET /bookings ${JSON.stringify(query)} returned booking ${stray.id} (${what.replace('$', JSON.stringify({ status: stray.status, property_id: stray.property?.doorloom_id, check_in: stray.check_in }))})`, `only bookings matching ${JSON.stringify(query)}`, clause);
+    const found = items.some((x) => x.id === b.id);
+    if (includesB && !found && complete) ctx.fail('FilterDropsMatch', `GET /bookings ${JSON.stringify(query)} left out booking ${b.id} (status ${b.status}, property ${b.property?.doorloom_id}, check_in ${d})`, `booking ${b.id} returned: it matches ${JSON.stringify(query)}`, clause);
+    if (!includesB && found) ctx.fail('FilterNotApplied', `GET /bookings ${JSON.stringify(query)} returned booking ${b.id} (status ${b.status}, property ${b.property?.doorloom_id}, check_in ${d})`, `booking ${b.id} left out: it does not match ${JSON.stringify(query)}`, clause);
+  };
+  // Inclusive bounds: d as the earliest and as the latest check-in.
+  await judge({ check_in_from: d, check_in_to: addDays(d, 1) }, '4.4.Q4', 'check_in $', (x) => x.check_in >= d && x.check_in <= addDays(d, 1), true);
+  await judge({ check_in_from: addDays(d, -1), check_in_to: d }, '4.4.Q5', 'check_in $', (x) => x.check_in >= addDays(d, -1) && x.check_in <= d, true);
+  // Each bound alone leaves b out: a one-day window next to d (ignore that bound and b comes back).
+  await judge({ check_in_from: addDays(d, 1), check_in_to: addDays(d, 1) }, '4.4.Q4', 'check_in $', (x) => x.check_in === addDays(d, 1), false);
+  await judge({ check_in_from: addDays(d, -1), check_in_to: addDays(d, -1) }, '4.4.Q5', 'check_in $', (x) => x.check_in === addDays(d, -1), false);
+  // status: b's own returns b and only that status; any other leaves b out.
+  await judge({ ...window, status: b.status }, '4.4.Q2', '$', (x) => x.status === b.status && x.check_in === d, true);
+  const other = BOOKING_STATUSES.find((s) => s !== b.status)!;
+  await judge({ ...window, status: other }, '4.4.Q2', '$', (x) => x.status === other && x.check_in === d, false);
+  // property_id: only covered properties may be named (§1: another is 404).
+  if (known.has(b.property?.doorloom_id)) {
+    await judge({ ...window, property_id: b.property.doorloom_id }, '4.4.Q3', '$', (x) => x.property?.doorloom_id === b.property.doorloom_id && x.check_in === d, true);
+    const elsewhere = ctx.target.properties.find((p) => !p.archived && p.doorloom_id !== b.property.doorloom_id)?.doorloom_id;
+    if (elsewhere !== undefined) await judge({ ...window, property_id: elsewhere }, '4.4.Q3', '$', (x) => x.property?.doorloom_id === elsewhere && x.check_in === d, false);
+  }
 }
 
 export const validationChecks = [
@@ -102,7 +175,7 @@ export const validationChecks = [
     },
   }),
   defineCheck({
-    id: 'validation.valid-queries-accepted', title: 'Generated valid list and replay queries are answered 200', suite,
+    id: 'validation.valid-queries-accepted', title: 'Generated valid list and replay queries are answered 200; the list filters status, property_id, check_in_from and check_in_to filter, both dates inclusive', suite,
     clauses: ['4.4.Q1', '4.4.Q2', '4.4.Q3', '4.4.Q4', '4.4.Q5', '4.6.Q1', '4.6.Q2', '4.6.Q3', '4.6.Q4', '4.6.Q5'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const cases = fc.constantFrom(...QUERY_OPERATIONS).chain(([op, path]) => acceptableQuery(ctx, op).map((query) => ({ path, query })));
@@ -110,6 +183,7 @@ export const validationChecks = [
         const res = await ctx.api.get(path, { query });
         expectStatus(ctx, res, 200, null, path === '/events' ? '4.6.R1' : '4.4.R1', `GET ${path} with ${JSON.stringify(query)}`);
       });
+      await listFiltersFilter(ctx);
     },
   }),
   defineCheck({
@@ -178,6 +252,15 @@ export const validationChecks = [
       expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: 'no-such-unit' }] })), 422, 'UNIT_NOT_MAPPED', '4.5.Q34', 'a create pinning an unknown unit alias');
       const inactive = withInactive.units.find((u) => !u.active)!;
       expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: inactive.inventory_id }] })), 422, 'UNIT_INACTIVE', '4.5.Q35', 'a create pinning an inactive unit');
+      // §4.5, §7 UNIT_NOT_MAPPED: an alias that belongs to another property is not this property's unit (tried last: it needs a known alias).
+      const other = known.find((p) => !p.archived && p.doorloom_id !== withInactive.doorloom_id && p.units.some((u) => u.active && typeof u.external_unit_id === 'string' && u.external_unit_id !== ''));
+      if (!other) throw new NotApplicable('needs a second covered property whose unit alias is known (target fixtures or GET /properties) to pin another property\'s unit');
+      const alias = other.units.find((u) => u.active && typeof u.external_unit_id === 'string' && u.external_unit_id !== '')!.external_unit_id!;
+      const foreign = body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] });
+      const res = await createBooking(ctx, foreign);
+      expectStatus(ctx, res, 422, 'UNIT_NOT_MAPPED', '4.5.Q34', `a create on property ${withInactive.doorloom_id} pinning ${alias}, a unit alias of property ${other.doorloom_id}`);
+      const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(foreign.external_booking_id as string)}`);
+      expectStatus(ctx, written, 404, 'NOT_FOUND', '4.5.Q34', 'reading the refused create by its external_booking_id');
     },
   }),
 ];

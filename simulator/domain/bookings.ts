@@ -76,7 +76,9 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
 
   const property = resolveProperty(tx, integration, input.property);
   const units = unitsOf(tx, property.id);
-  const pinned = resolvePinnedUnits(units, input.units);
+  // A release that looks unit aliases up across every covered property books another property's unit.
+  const aliases = ctx.faults?.has('unit-alias-any-property') ? integration.coverage.flatMap((id) => unitsOf(tx, id)) : units;
+  const pinned = resolvePinnedUnits(units, input.units, aliases);
   const lastNight = addDays(input.check_out, -1);
   const stay = nights(input.check_in, lastNight);
   // A release that treats a taken pin as a preference: the unit is swapped for a free one.
@@ -96,7 +98,7 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
     external_booking_id: input.external_booking_id,
     revision: 1,
     origin: ctx.faults?.has('origin-not-partner') ? 'platform' : 'partner',
-    status: input.status ?? 'confirmed',
+    status: input.status ?? (ctx.faults?.has('status-default-pending') ? 'pending' : 'confirmed'),
     property_id: property.id,
     check_in: input.check_in,
     check_out: input.check_out,
@@ -104,12 +106,13 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
       inventory_id: allocation[i]!.id,
       external_unit_id: allocation[i]!.external_unit_id,
       adults: u.adults,
-      children: u.children ?? 0,
+      children: u.children ?? (ctx.faults?.has('children-default-1') ? 1 : 0),
       meal_plan: u.meal_plan ?? null,
       stay_price: prices[i]!,
     })),
     pricing: {
-      currency: 'INR',
+      // A release that stores the currency as sent, so an omitted one is null.
+      currency: (ctx.faults?.has('currency-default-null') ? input.pricing.currency ?? null : 'INR') as 'INR',
       total,
       ...money,
       includes_gst: input.pricing.includes_gst ?? null,
@@ -117,7 +120,7 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
     },
     guest: {
       name: input.guest.name,
-      phone_code: input.guest.phone_code ?? '+91',
+      phone_code: input.guest.phone_code ?? (ctx.faults?.has('phone-code-default-empty') ? '' : '+91'),
       mobile: input.guest.mobile,
       email: input.guest.email ?? null,
       country: input.guest.country ?? null,
@@ -135,9 +138,11 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
   };
   tx.put('bookings', String(id), booking);
   tx.put('bookingKeys', bookingKey(integration.id, booking.external_booking_id), { booking_id: id });
-  hold(tx, booking);
+  // §3.2: pending and confirmed both hold (a release that treats pending as a quote holds nothing and changes no availability).
+  const holds = !(booking.status === 'pending' && ctx.faults?.has('pending-holds-nothing'));
+  if (holds) hold(tx, booking);
   // §4.5 rule 9, §3.2: availability.changed for the stay and booking.changed with origin partner.
-  if (!ctx.faults?.has('create-emits-no-availability')) ctx.changes.record(tx, { kind: 'availability', property_id: property.id, from: input.check_in, to: lastNight });
+  if (holds && !ctx.faults?.has('create-emits-no-availability')) ctx.changes.record(tx, { kind: 'availability', property_id: property.id, from: input.check_in, to: lastNight });
   ctx.changes.record(tx, { kind: 'booking', booking_id: id, origin: booking.origin });
   return { kind: 'created', booking };
 }
@@ -178,12 +183,12 @@ export function resolveProperty(r: StoreReader, integration: Integration, ref: {
 }
 
 /** Per requested unit: the pinned unit, or null for "any free unit" (§4.5 rule 6). */
-function resolvePinnedUnits(units: Unit[], requested: CreateBookingInput['units']): (Unit | null)[] {
+function resolvePinnedUnits(units: Unit[], requested: CreateBookingInput['units'], aliases: Unit[] = units): (Unit | null)[] {
   const seen = new Map<number, number>();
   return requested.map((u, i) => {
     if (u.inventory_id === undefined && u.external_unit_id === undefined) return null;
     const byId = u.inventory_id === undefined ? undefined : units.find((x) => x.id === u.inventory_id);
-    const byAlias = u.external_unit_id === undefined ? undefined : units.find((x) => x.external_unit_id === u.external_unit_id);
+    const byAlias = u.external_unit_id === undefined ? undefined : aliases.find((x) => x.external_unit_id === u.external_unit_id);
     const field = u.inventory_id !== undefined && !byId ? 'inventory_id' : 'external_unit_id';
     if ((u.inventory_id !== undefined && !byId) || (u.external_unit_id !== undefined && !byAlias) || (byId && byAlias && byId.id !== byAlias.id)) {
       throw new DomainError('UNIT_NOT_MAPPED', { [`units.${i}.${field}`]: ['Unknown unit for this property.'] });
@@ -291,10 +296,10 @@ export function listBookings(r: StoreReader, integration: Integration, q: ListQu
   const matches = Array.from(r.values('bookings')).filter((b) =>
     b.integration_id === integration.id &&
     (since === null || b.updated_at >= since || faults?.has('updated-since-ignored') === true) &&
-    (q.status === undefined || b.status === q.status) &&
+    (q.status === undefined || b.status === q.status || faults?.has('status-filter-ignored') === true) &&
     (q.property_id === undefined || b.property_id === q.property_id) &&
     (q.check_in_from === undefined || b.check_in >= q.check_in_from) &&
-    (q.check_in_to === undefined || b.check_in <= q.check_in_to));
+    (q.check_in_to === undefined || b.check_in < q.check_in_to || (b.check_in === q.check_in_to && !faults?.has('filter-check-in-to-exclusive'))));
   matches.sort((a, b) => a.updated_at - b.updated_at || a.id - b.id);
   const start = (q.page - 1) * q.per_page;
   return {

@@ -81,6 +81,28 @@ export const FAULT_NAMES = [
   'sync-interval-23h',
   'sync-cap-7',
   'sync-chunks-half-months',
+  // Issue 25 item 3: exact limits and defaults (§4, §8), one off-by-one or wrong default each.
+  'per-page-200-refused',
+  'per-page-clamped-100',
+  'per-page-default-25',
+  'events-default-limit-50',
+  'events-limit-clamped-100',
+  'snapshot-731-accepted',
+  'idempotency-key-max-127',
+  'units-max-19',
+  'adults-max-49',
+  'external-id-max-127',
+  'guest-name-max-254',
+  'notes-2000-refused',
+  'children-default-1',
+  'status-default-pending',
+  'currency-default-null',
+  'phone-code-default-empty',
+  'pending-holds-nothing',
+  'filter-check-in-to-exclusive',
+  'status-filter-ignored',
+  'conflict-emits-availability',
+  'unit-alias-any-property',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -32,8 +32,10 @@ export function fingerprintOfCanonical(canonical: string): string {
 }
 
 /** §4.5 rule 2: missing or unusable key (absent, repeated, or outside 8–128 characters). */
-export function usableKey(header: string | string[] | undefined): string {
-  if (typeof header !== 'string' || header.length < KEY_MIN || header.length > KEY_MAX) {
+export function usableKey(header: string | string[] | undefined, faults: Faults = NO_FAULTS): string {
+  // A release whose column is one character short: a key of exactly 128 is refused.
+  const max = faults.has('idempotency-key-max-127') ? KEY_MAX - 1 : KEY_MAX;
+  if (typeof header !== 'string' || header.length < KEY_MIN || header.length > max) {
     throw new DomainError('IDEMPOTENCY_KEY_REQUIRED', { 'Idempotency-Key': [`The Idempotency-Key header is required (${KEY_MIN} to ${KEY_MAX} characters).`] });
   }
   return header;

@@ -132,7 +132,7 @@ export class Platform {
    * json-text.ts), else from the parsed value.
    */
   claimCreate(caller: Caller, keyHeader: string | string[] | undefined, body: unknown, canonicalText?: string): CreateAnswer | ClaimedCreate {
-    const key = usableKey(keyHeader);
+    const key = usableKey(keyHeader, this.faults);
     const print = this.faults.has('fingerprint-key-order') ? createHash('sha256').update(JSON.stringify(body)).digest('hex')
       : canonicalText !== undefined ? fingerprintOfCanonical(canonicalText) : fingerprint(body);
     const outcome = this.deps.store.transaction((tx) => {
@@ -177,7 +177,14 @@ export class Platform {
       });
     } catch (e) {
       // The refused transaction was dropped whole (§4.5 rules 6, 7: nothing written); store the refusal alone.
-      if (e instanceof DomainError) return refuse(e);
+      if (e instanceof DomainError) {
+        // A release that records the availability change before it knows whether the create holds.
+        const window = (e.errors as { availability?: { property: { doorloom_id: number }; window: { from: string; to: string } } }).availability;
+        if (this.faults.has('conflict-emits-availability') && e.code === 'UNAVAILABLE' && window) {
+          store.transaction((tx) => this.deps.changes.record(tx, { kind: 'availability', property_id: window.property.doorloom_id, from: window.window.from, to: window.window.to }));
+        }
+        return refuse(e);
+      }
       // Not an answer: free the key so a retry is not stuck behind IN_PROGRESS.
       store.transaction((tx) => release(tx, integrationId, claimed.key));
       throw e;

@@ -30,7 +30,8 @@ export function snapshot(r: StoreReader, integration: Integration, kind: Snapsho
   // §4.8: both window violations are reported against `to`.
   if (to < from) throw invalid('to', 'Must be on or after from.');
   if (daysBetween(from, to) + 1 > SNAPSHOT_MAX_NIGHTS) throw invalid('to', `The window may span at most ${SNAPSHOT_MAX_NIGHTS} nights.`);
-  const last = addDays(dateAt(now), SNAPSHOT_HORIZON_DAYS);
+  // A release that counts the horizon from tomorrow lets `to` 731 days ahead through.
+  const last = addDays(dateAt(now), SNAPSHOT_HORIZON_DAYS + (faults.has('snapshot-731-accepted') ? 1 : 0));
   if (to > last) throw invalid('to', `Must be at most ${SNAPSHOT_HORIZON_DAYS} days ahead (${last}).`);
   // The watermark rule: read the sequence first, then build the payload.
   const sequence = (r.get('integrations', String(integration.id))?.last_sequence ?? 0) + (faults.has('watermark-after-payload') ? 1 : 0);

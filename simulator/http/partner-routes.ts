@@ -6,6 +6,8 @@ import { DomainError, invalid, notFound } from '../domain/errors.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
 import type { ListQuery } from '../domain/bookings.ts';
 import { readJson } from './body.ts';
+import { bodyLimitFault } from '../faults.ts';
+import { NO_FAULTS } from '../domain/faults.ts';
 import { send } from './app.ts';
 
 export type Handler = (ctx: Context, caller: Caller, op: Operation) => Promise<void> | void;
@@ -103,7 +105,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       // A release whose length check lets one character too many through on external_booking_id (a fault).
       const checked = (platform.deps.faults?.has('external-id-129-accepted') ?? false) && typeof (body as any)?.external_booking_id === 'string' && (body as any).external_booking_id.length === 129
         ? { ...(body as object), external_booking_id: (body as any).external_booking_id.slice(0, 128) } : body;
-      replay(ctx, platform.finishCreate(caller, claimed, body, contract.bodyRefusal(op, checked)));
+      replay(ctx, platform.finishCreate(caller, claimed, body, contract.bodyRefusal(op, checked) ?? bodyLimitFault(platform.deps.faults ?? NO_FAULTS, body)));
     },
   };
 }
