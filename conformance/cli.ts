@@ -250,6 +250,8 @@ export function verdictLines(report: RunReport): string[] {
   const lines = [
     `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})`,
     `proved: ${s.applicable} of ${s.total} checks applicable; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform${s.clauses_through_assumption > 0 ? `; ${s.clauses_through_assumption} only through an assumption this run left out` : ''}); ${s.bookings_created} booking(s) created on the target`,
+    // Older report.json files (--merge) have no bite counts: say nothing rather than 0.
+    ...(s.clauses_shown_to_bite === undefined ? [] : [`bite: ${s.clauses_shown_to_bite} of ${s.clauses_shown_to_bite + s.clauses_cited_only} clauses with checks shown to bite (a check naming the clause caught a fault or mutant under it); ${s.clauses_cited_only} cited, not shown to bite`]),
   ];
   const why = new Map<string, number>();
   for (const r of report.results) if (r.outcome === 'not_applicable' && r.reason) why.set(r.reason, (why.get(r.reason) ?? 0) + 1);

@@ -42,7 +42,8 @@ export async function runLiveMutants(serve: ServeFault, options: Pick<Conformanc
       try {
         const report = await runConformance({ ...deployment.options, runs: options.runs ?? 5, seed: options.seed, checks: [check] });
         const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
-        results[i] = { fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks };
+        const clause = report.results.find((r) => r.id === check && r.outcome === 'failed')?.failure?.clause || null;
+        results[i] = { fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks, clause };
       } finally {
         await deployment.stop();
       }

@@ -115,6 +115,8 @@ export interface MutantResult {
   detected: boolean;
   /** Every check that failed under this fault. */
   failedChecks: string[];
+  /** The clause the detecting check's failure named (none when it was not detected). */
+  clause: string | null;
 }
 
 /** Runs the expected check (or, with `full`, the whole catalogue) against each fault. */
@@ -124,7 +126,8 @@ export async function runMutants(options: Pick<ConformanceOptions, 'runs' | 'see
     const check = DETECTED_BY[fault];
     const report = await runConformance({ target: 'in-process', fault, runs: options.runs ?? 15, seed: options.seed, checks: options.full ? undefined : [check] });
     const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
-    results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks });
+    const clause = report.results.find((r) => r.id === check && r.outcome === 'failed')?.failure?.clause || null;
+    results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks, clause });
   }
   return { results, score: results.filter((r) => r.detected).length / results.length };
 }

@@ -13,6 +13,8 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { FAULT_NAMES } from '../simulator/faults.ts';
 import { catalogue } from './catalogue.ts';
 import { DETECTED_BY, runMutants } from './mutants.ts';
+import { BITE_EVIDENCE } from './bite-evidence.ts';
+import { faultKills } from './bite.ts';
 import { assertConformance, runConformance } from './runner.ts';
 import { loadClauses } from '../spec/clauses.ts';
 
@@ -50,6 +52,8 @@ describe('against the in-process simulator', () => {
     const { results, score } = await runMutants({ runs: 10, seed: 7 });
     expect(results.filter((r) => !r.detected).map((r) => r.fault)).toEqual([]);
     expect(score).toBe(1);
+    // The committed evidence behind the report's "shown to bite" is what the faults show now (npm run bite-evidence rewrites it).
+    expect(BITE_EVIDENCE.faults, 'conformance/bite-evidence.ts is stale: npm run bite-evidence').toEqual(faultKills(results));
   });
 
   it('reports a failure with its clause, exchanges, seed and replay command; the replay reproduces it', async () => {

@@ -14,6 +14,7 @@ import { preflight } from './preflight.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import { replayCommand } from './replay.ts';
 import { targetFactory, type TargetConfig } from './targets.ts';
+import { biteOf, shownToBite } from './bite.ts';
 import { THROUGH_ASSUMPTION, type Capability, type CheckResult, type ClauseCoverage, type RunReport, type RunSummary } from './types.ts';
 
 export interface ConformanceOptions extends TargetConfig {
@@ -147,6 +148,8 @@ export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: 
     clauses_total: clauses.length,
     clauses_testable: clauses.filter((c) => c.status !== 'untestable').length,
     clauses_through_assumption: clauses.filter((c) => c.status === 'not_run' && c.why?.startsWith(THROUGH_ASSUMPTION)).length,
+    clauses_shown_to_bite: clauses.filter((c) => c.bite === 'shown').length,
+    clauses_cited_only: clauses.filter((c) => c.bite === 'cited').length,
     bookings_created: o.bookingsCreated,
     verdict,
     gate,
@@ -231,7 +234,8 @@ function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCove
       : ran.length === 0 ? 'not_run'
       : ran.some((r) => r.outcome !== 'passed') ? 'failed' : 'passed';
     const why = status === 'not_run' && clause.observedThrough !== undefined ? { why: `${THROUGH_ASSUMPTION}${clause.observedThrough}` } : {};
-    return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status, ...why };
+    const bite = proving.length === 0 ? {} : { bite: shownToBite(biteOf(clause.id, proving)) ? 'shown' as const : 'cited' as const };
+    return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status, ...why, ...bite };
   });
 }
 

@@ -87,6 +87,12 @@ export interface ClauseCoverage {
    * (a --normative-only run): through which one (spec/clauses.yaml).
    */
   why?: string;
+  /**
+   * For a clause with checks: `shown` when a check naming it has caught a
+   * deliberate breach under it (a simulator fault or a mutant, committed in
+   * conformance/bite-evidence.ts), else `cited`: named, not shown to bite.
+   */
+  bite?: 'shown' | 'cited';
 }
 
 export interface RunReport {
@@ -121,6 +127,10 @@ export interface RunSummary {
   clauses_testable: number;
   /** Testable clauses left unproven because they can be observed only through an x-assumption and no check relying on it ran. */
   clauses_through_assumption: number;
+  /** Clauses with checks that a check naming them has been shown to bite on (a fault or mutant caught under the clause). */
+  clauses_shown_to_bite: number;
+  /** Clauses with checks none of which has been shown to bite on them: cited, not shown to bite. */
+  clauses_cited_only: number;
   /** Bookings the run created on the target (they stay: partners cannot cancel). */
   bookings_created: number;
   /** `passed` only when every applicable check passed and the gate held; `insufficient` when the run proved too little. */

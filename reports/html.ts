@@ -210,19 +210,26 @@ ${attention}
     }).join('\n');
     return `<section id="coverage" aria-labelledby="coverage-h">
 <h2 id="coverage-h">Clause coverage</h2>
-<p class="muted">Every clause of the catalogue, grouped by section of the API document, with the checks that prove it.</p>
+<p class="muted">Every clause of the catalogue, grouped by section of the API document, with the checks that prove it.${this.biteLine()}</p>
 <div class="legend">${legend}</div>
 ${filters}
 <div id="coverage-grid">${body || '<p class="muted">The report has no clause catalogue.</p>'}</div>
 </section>`;
   }
 
+  /** How many clauses with checks have been shown to bite (conformance/bite.ts); nothing for a report without the counts. */
+  private biteLine(): string {
+    const s = this.report.summary;
+    if (s.clauses_shown_to_bite === undefined) return '';
+    return ` ${s.clauses_shown_to_bite} of ${s.clauses_shown_to_bite + s.clauses_cited_only} clauses with checks are <b>shown to bite</b>: a check naming the clause caught a deliberate breach of it (a simulator fault or mutant). ${s.clauses_cited_only} are <b>cited, not shown to bite</b> (marked on their tile).`;
+  }
+
   private tile(c: ClauseCoverage): string {
     const checks = c.checks.length > 0
       ? c.checks.map((id) => (this.anchors.has(id) ? `<a href="#${this.anchor(id)}">${breakable(id)}</a>` : `<span title="not in this run">${breakable(id)}</span>`)).join('')
       : c.why ? `<span class="none">${text(c.why)}</span>` : '<span class="none">no check</span>';
-    const search = [c.id, c.title, ...c.checks].join(' ').toLowerCase();
-    return `<li class="tile c-${c.status}" data-key="${c.status}" data-search="${attr(search)}"><div class="tile-head"><span class="cid">${text(c.id)}</span><span class="st">${COVERAGE_LABEL[c.status]}</span></div><div class="ctitle">${text(c.title)}</div><div class="cchecks">${checks}</div></li>`;
+    const search = [c.id, c.title, ...c.checks, c.bite === 'cited' ? 'cited, not shown to bite' : ''].join(' ').toLowerCase();
+    return `<li class="tile c-${c.status}" data-key="${c.status}" data-search="${attr(search)}"><div class="tile-head"><span class="cid">${text(c.id)}</span><span class="st">${COVERAGE_LABEL[c.status]}</span></div><div class="ctitle">${text(c.title)}</div><div class="cchecks">${checks}</div>${c.bite === 'cited' ? '<div class="bite">cited, not shown to bite</div>' : ''}</li>`;
   }
 
   // ------------------------------------------------------------ results
@@ -569,6 +576,7 @@ h1{margin:.1rem 0 0;font-size:1.6rem;letter-spacing:-.015em}h1 code{font-size:.9
 .ctitle{font-size:.84rem;line-height:1.3;margin:2px 0;overflow-wrap:anywhere}
 .cchecks{display:flex;flex-wrap:wrap;gap:2px 8px;font-family:var(--mono);font-size:.74rem;overflow-wrap:anywhere}
 .cchecks .none{color:var(--muted);font-style:italic;font-family:var(--sans)}
+.bite{font-size:.7rem;color:var(--muted);font-style:italic;margin-top:2px}
 .table-scroll{overflow-x:auto;border:1px solid var(--border);border-radius:8px}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th{text-align:left;font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);background:var(--soft);padding:8px 10px;border-bottom:1px solid var(--border);white-space:nowrap}

@@ -169,6 +169,8 @@ function mergeSummary(deployments: MergedDeployment[], coverage: MergedCoverage[
     clauses_total: coverage.length,
     clauses_testable: coverage.filter((c) => c.status !== 'untestable').length,
     clauses_through_assumption: coverage.filter((c) => c.status === 'not_run' && c.why?.startsWith(THROUGH_ASSUMPTION)).length,
+    clauses_shown_to_bite: coverage.filter((c) => c.bite === 'shown').length,
+    clauses_cited_only: coverage.filter((c) => c.bite === 'cited').length,
     bookings_created: sum((s) => s.bookings_created),
     verdict,
     gate: deployments.flatMap((d) => d.summary.gate.map((g) => `${d.label}: ${g}`)),

@@ -1,0 +1,33 @@
+/**
+ * `npm run bite-evidence`: runs every simulator fault against the check that
+ * must catch it (in-process) and writes conformance/bite-evidence.ts, the
+ * committed record of which clause each caught breach was caught under. The
+ * mutant counts are kept as they are unless --mutation FILE names a
+ * StrykerJS JSON report of a full run (reports/mutation/mutation.json).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { BITE_EVIDENCE } from './bite-evidence.ts';
+import { evidenceModule, faultKills, type BiteEvidence } from './bite.ts';
+import { mutantKills } from './mutation-kills.ts';
+import { runMutants } from './mutants.ts';
+
+const { values } = parseArgs({ options: { mutation: { type: 'string' }, help: { type: 'boolean' } }, strict: true });
+if (values.help) {
+  process.stdout.write('Usage: npm run bite-evidence [-- --mutation reports/mutation/mutation.json]\n');
+  process.exit(0);
+}
+const { results, score } = await runMutants({ runs: 10, seed: 7 });
+if (score < 1) {
+  process.stderr.write(`error: ${results.filter((r) => !r.detected).map((r) => r.fault).join(', ')} not detected by their checks: fix that before recording evidence\n`);
+  process.exit(1);
+}
+let mutants = BITE_EVIDENCE.mutants;
+let mutationRun = BITE_EVIDENCE.mutationRun;
+if (values.mutation) {
+  mutants = mutantKills(JSON.parse(readFileSync(values.mutation, 'utf8')));
+  mutationRun = new Date().toISOString();
+}
+const evidence: BiteEvidence = { faults: faultKills(results), mutants, mutationRun };
+writeFileSync(new URL('./bite-evidence.ts', import.meta.url), evidenceModule(evidence));
+process.stdout.write(`conformance/bite-evidence.ts: ${Object.keys(evidence.faults).length} faults, ${Object.values(mutants).reduce((a, b) => a + b, 0)} mutant kills over ${Object.keys(mutants).length} clauses\n`);

@@ -1,0 +1,38 @@
+/**
+ * The mutant half of the bite evidence, read from a StrykerJS JSON report
+ * (mutation-testing-report-schema): per clause, the mutants a check naming
+ * the clause killed under it. Each check runs as its own vitest test named
+ * by its id, and a failed check's message ends with its CheckFailure, whose
+ * last parenthesis is the clause (conformance/check.ts), so Stryker's
+ * `statusReason` for a killed mutant says which clause caught it.
+ */
+import { catalogue } from './catalogue.ts';
+
+interface StrykerReport {
+  files: Record<string, { mutants: { status: string; killedBy?: string[]; statusReason?: string }[] }>;
+  testFiles?: Record<string, { tests: { id: string; name: string }[] }>;
+}
+
+/** The clause a failed check's message names: the CheckFailure message's last parenthesised clause id. */
+export function clauseOf(reason: string | undefined): string | null {
+  const ids = [...(reason ?? '').matchAll(/\((\d+(?:\.[0-9A-Za-z]+)+)\)/g)].map((m) => m[1]!);
+  return ids.at(-1) ?? null;
+}
+
+export function mutantKills(report: StrykerReport): Record<string, number> {
+  const claims = new Map(catalogue().map((c) => [c.id, c.clauses]));
+  const names = new Map<string, string>();
+  for (const file of Object.values(report.testFiles ?? {})) for (const t of file.tests) names.set(t.id, t.name);
+  const kills: Record<string, number> = {};
+  for (const file of Object.values(report.files)) {
+    for (const m of file.mutants) {
+      if (m.status !== 'Killed') continue;
+      const clause = clauseOf(m.statusReason);
+      // The killing test is the check (named by its id, perhaps under its suite's describe).
+      const check = (m.killedBy ?? []).map((id) => names.get(id) ?? id).map((name) => name.split(' ').find((w) => claims.has(w))).find((c) => c !== undefined);
+      if (!clause || !check || !claims.get(check)!.includes(clause)) continue;
+      kills[clause] = (kills[clause] ?? 0) + 1;
+    }
+  }
+  return Object.fromEntries(Object.entries(kills).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
+}
