@@ -295,6 +295,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "schema.error-mapping",
       clause: "7.C2f"
     },
+    "staff-change-not-pushed": {
+      check: "model.partner-and-staff-commands",
+      clause: "6.R1"
+    },
     "status-default-pending": {
       check: "validation.create-defaults",
       clause: "4.5.Q30"
@@ -313,6 +317,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     },
     "supersede-delivered": {
       check: "supersession.only-undelivered",
+      clause: "3.3.T1a"
+    },
+    "supersede-partial-overlap": {
+      check: "supersession.covered-and-omitted",
       clause: "3.3.T1a"
     },
     "superseded-in-replay": {

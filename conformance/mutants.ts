@@ -75,6 +75,8 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'previous-secret-dropped-early': 'webhooks.rotation-dual-signature',
   'previous-secret-kept-late': 'webhooks.rotation-dual-signature',
   'in-progress-as-reused': 'idempotency.in-progress',
+  'supersede-partial-overlap': 'supersession.covered-and-omitted',
+  'staff-change-not-pushed': 'model.partner-and-staff-commands',
   'external-id-129-accepted': 'validation.external-id-length',
   'api-version-wrong': 'schema.read-operations-conform',
   'disabled-is-401': 'auth.disabled-is-403',

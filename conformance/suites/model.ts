@@ -13,11 +13,28 @@ import { allEvents, bookingBody, changeRates, coveringRow, createBooking, farSta
 const suite = 'model';
 
 interface Model {
-  bookings: Map<number, { revision: number; status: string }>;
+  bookings: Map<number, { revision: number; status: string; property: number }>;
   /** Highest sequence already checked. */
   seen: number;
-  /** The last command changed something that emits events (§6.1, §6.5). */
-  emitted: boolean;
+  /** The events the last command's change must have recorded after `seen` (§1, §6.1, §6.5). */
+  expected: Expected[];
+  /** Event types the integration subscribes to (webhook.event_types): only those are recorded. */
+  subscribed: string[];
+}
+
+/** An event a change must record: its type and property, and for booking.changed the booking where the payload names it. */
+interface Expected {
+  type: string;
+  property: number;
+  booking?: number;
+  clause: string;
+  what: string;
+}
+
+/** Whether `row` is the event `e` describes. booking.changed's payload is not shown (§6): its `id` is compared only where it has one. */
+function recordedAs(row: any, e: Expected): boolean {
+  if (row.event.type !== e.type || row.event.property?.doorloom_id !== e.property) return false;
+  return e.booking === undefined || row.event.data?.id === undefined || row.event.data.id === e.booking;
 }
 
 interface Real {
@@ -36,8 +53,10 @@ async function invariants(m: Model, { ctx }: Real): Promise<void> {
     previous = r.sequence;
   }
   if (rows.length > 0 && previous !== latest) ctx.fail('LatestSequenceMismatch', `newest row ${previous}`, `latest_sequence ${latest}`, '4.6.R6');
-  if (m.emitted && latest <= m.seen) ctx.fail('ChangeNotRecorded', `latest sequence stayed ${latest} after a change`, 'each change recorded as new events with higher sequences', '6.R1');
-  m.emitted = false;
+  for (const e of m.expected.filter((x) => m.subscribed.includes(x.type))) {
+    if (!rows.some((r) => recordedAs(r, e))) ctx.fail('ChangeNotPushed', `no ${e.type} for property ${e.property}${e.booking === undefined ? '' : ` (booking ${e.booking})`} after sequence ${m.seen}, following ${e.what}; recorded: ${rows.map((r) => `${r.sequence} ${r.event.type}`).join(', ') || 'nothing'}`, `${e.what} is pushed as ${e.type}`, e.clause);
+  }
+  m.expected = [];
   const all = await allEvents(ctx, { include_superseded: true });
   for (const old of rows.filter((r) => r.status === 'superseded')) {
     if (!coveringRow(all, old)) ctx.fail('SupersededUncovered', `event ${old.sequence}`, 'covered by a newer event of the same type and property', '3.3.T1');
@@ -56,8 +75,10 @@ class CreateBooking implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const res = await createBooking(r.ctx, bookingBody(r.ctx, farStay(r.ctx, this.nights, this.slot)));
     if (res.status === 201) {
-      m.bookings.set(res.body.data.id, { revision: 1, status: 'confirmed' });
-      m.emitted = true;
+      const property = res.body.data.property?.doorloom_id as number;
+      m.bookings.set(res.body.data.id, { revision: 1, status: 'confirmed', property });
+      // §6.5: a create emits booking.changed (its availability.changed falls beyond the horizon for these far stays).
+      m.expected.push({ type: 'booking.changed', property, booking: res.body.data.id, clause: '6.R5', what: `the create of booking ${res.body.data.id}` });
     }
     else if (res.status !== 409) r.ctx.fail('UnexpectedStatus', String(res.status), '201 or 409 UNAVAILABLE', '4.5.R8');
     await invariants(m, r);
@@ -72,8 +93,8 @@ class CancelBooking implements fc.AsyncCommand<Model, Real> {
     const open = [...m.bookings.entries()].filter(([, b]) => b.status === 'confirmed');
     const [id, b] = open[this.pick % open.length]!;
     await r.ctx.control!.setBookingStatus(id, 'cancelled');
-    m.bookings.set(id, { revision: b.revision + 1, status: 'cancelled' });
-    m.emitted = true;
+    m.bookings.set(id, { ...b, revision: b.revision + 1, status: 'cancelled' });
+    m.expected.push({ type: 'booking.changed', property: b.property, booking: id, clause: '6.R1', what: `staff cancelling booking ${id}` });
     await invariants(m, r);
   }
   toString = () => `control: cancel booking #${this.pick}`;
@@ -84,8 +105,9 @@ class ChangeRates implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, r: Real) {
     const from = addDays(dateAt(r.ctx.now()), 20 + this.offset);
-    await changeRates(r.ctx, knownProperty(r.ctx)!, from, addDays(from, this.span), this.rate);
-    m.emitted = true;
+    const property = knownProperty(r.ctx)!;
+    await changeRates(r.ctx, property, from, addDays(from, this.span), this.rate);
+    m.expected.push({ type: 'rates.changed', property, clause: '1.R3', what: `a rates change from ${from}` });
     await invariants(m, r);
   }
   toString = () => `control: rates +${this.offset}d for ${this.span + 1} nights = ${this.rate}`;
@@ -104,7 +126,7 @@ class AdvanceClock implements fc.AsyncCommand<Model, Real> {
 export const modelChecks = [
   defineCheck({
     id: 'model.partner-and-staff-commands', title: 'Random sequences of creates, cancellations, rate changes and clock moves keep every event invariant', suite,
-    clauses: ['1.R3a', '2.1.R3', '3.3.T1', '3.3.R2', '4.6.R6', '6.R1', '2.3.R3'], level: 'normative',
+    clauses: ['1.R3', '1.R3a', '2.1.R3', '3.3.T1', '3.3.R2', '4.6.R6', '6.R1', '6.R5', '2.3.R3'], level: 'normative',
     needs: ['write', control('booking.status'), control('rates.set'), control('clock.advance')],
     async run(ctx) {
       const commands = fc.commands([
@@ -113,9 +135,10 @@ export const modelChecks = [
         fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1000, max: 9000 })).map(([o, s, rate]) => new ChangeRates(o, s, rate)),
         fc.integer({ min: 0, max: 6 }).map((h) => new AdvanceClock(h)),
       ], { maxCommands: 12 });
+      const subscribed = ((await ctx.api.get('/me')).body.data.webhook.event_types ?? []) as string[];
       await ctx.forAll(commands, async (cmds) => {
         const latest = (await ctx.api.get('/events', { query: { limit: 1 } })).body.cursor.latest_sequence as number;
-        await fc.asyncModelRun(() => ({ model: { bookings: new Map(), seen: latest, emitted: false }, real: { ctx } }), cmds);
+        await fc.asyncModelRun(() => ({ model: { bookings: new Map(), seen: latest, expected: [], subscribed }, real: { ctx } }), cmds);
       }, { books: true });
     },
   }),

@@ -362,6 +362,6 @@ function emitBookingChange(tx: Transaction, ctx: BookingContext, booking: Bookin
     const change: Change = { kind: 'availability', property_id: booking.property_id, ...w };
     ctx.changes.record(tx, change);
   }
-  // §6.1: every change to a booking of the integration is pushed as booking.changed.
-  ctx.changes.record(tx, { kind: 'booking', booking_id: booking.id, origin: booking.origin });
+  // §6.1: every change to a booking of the integration is pushed as booking.changed (a fault: only a new booking is).
+  if (!ctx.faults?.has('staff-change-not-pushed')) ctx.changes.record(tx, { kind: 'booking', booking_id: booking.id, origin: booking.origin });
 }

@@ -71,6 +71,8 @@ export const FAULT_NAMES = [
   'previous-secret-dropped-early',
   'previous-secret-kept-late',
   'in-progress-as-reused',
+  'supersede-partial-overlap',
+  'staff-change-not-pushed',
   'external-id-129-accepted',
   'api-version-wrong',
   'disabled-is-401',

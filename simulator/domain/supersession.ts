@@ -31,7 +31,9 @@ export function supersede(tx: Transaction, newer: StoredEvent, faults: Faults = 
       continue;
     }
     if (!UNDELIVERED.has(older.status) && !(faults.has('supersede-delivered') && older.status === 'delivered')) continue;
-    if (older.from >= newer.from && older.to <= newer.to) {
+    // A release that supersedes on any overlap, not only a full cover (a fault).
+    const covered = faults.has('supersede-partial-overlap') ? older.from <= newer.to && older.to >= newer.from : older.from >= newer.from && older.to <= newer.to;
+    if (covered) {
       tx.put('events', eventKey, { ...older, status: 'superseded', next_attempt_at: null });
       count += 1;
     } else kept.push(seq);

@@ -281,13 +281,13 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
   router.post('/bookings/:id/status', async (ctx) => {
     const b = await body(ctx);
     const status = oneOf(b, 'status', BOOKING_STATUSES);
-    const booking = store.transaction((tx) => changeBookingStatus(tx, { changes, now: now() }, id(ctx), status));
+    const booking = store.transaction((tx) => changeBookingStatus(tx, { changes, now: now(), faults: platform.deps.faults }, id(ctx), status));
     ok(ctx, 'Booking status changed.', bookingView(store, booking));
   });
 
   router.post('/bookings/:id/dates', async (ctx) => {
     const b = await body(ctx);
-    const booking = store.transaction((tx) => changeBookingDates(tx, { changes, now: now() }, id(ctx), str(b, 'check_in'), str(b, 'check_out')));
+    const booking = store.transaction((tx) => changeBookingDates(tx, { changes, now: now(), faults: platform.deps.faults }, id(ctx), str(b, 'check_in'), str(b, 'check_out')));
     ok(ctx, 'Booking dates changed.', bookingView(store, booking));
   });
 
