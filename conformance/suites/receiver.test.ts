@@ -34,7 +34,7 @@ const silent = { received: [], problems: [] } as unknown as Receiver;
 
 describe('waiting for deliveries', () => {
   it('ensureDelivered: a delivery that never comes makes the check not applicable, naming why it was needed and what was queued ahead', async () => {
-    const { ctx, moved } = platform(7, [{ sequence: 5, status: 'failed' }, { sequence: 6, status: 'pending' }, { sequence: 7, status: 'pending' }]);
+    const { ctx, moved } = platform(7, [{ sequence: 5, status: 'failed', delivered_at: null }, { sequence: 6, status: 'pending', delivered_at: null }, { sequence: 7, status: 'pending', delivered_at: null }]);
     const outcome = await ensureDelivered(ctx, silent, 'the first change must be delivered before it is covered', 7).catch((e) => e);
     expect(outcome).toBeInstanceOf(NotApplicable);
     expect(outcome.message).toContain('the first change must be delivered before it is covered');
@@ -44,16 +44,17 @@ describe('waiting for deliveries', () => {
     expect(Math.max(...moved)).toBeLessThanOrEqual(60);
   });
 
-  it('drained: true only once the receiver accepted the event and the platform recorded it delivered', async () => {
+  it('drained: true once the platform recorded the event delivered (to this receiver or an earlier one), never on the receiver alone', async () => {
     const accepted = { received: [{ sequence: 7, answered: 200, problems: [] }], problems: [] } as unknown as Receiver;
     expect(await drained(platform(7, [{ sequence: 7, status: 'delivered', delivered_at: 'x' }]).ctx, accepted, 7)).toBe(true);
-    expect(await drained(platform(7, []).ctx, silent, 7)).toBe(false);
+    expect(await drained(platform(7, [{ sequence: 7, status: 'delivered', delivered_at: 'x' }]).ctx, silent, 7)).toBe(true);
+    expect(await drained(platform(7, [{ sequence: 7, status: 'pending', delivered_at: null }]).ctx, silent, 7)).toBe(false);
   });
 
   it('drained: a receiver problem on the way fails the check with its breach', async () => {
     const bad = { sequence: 7, answered: 400, type: 'rates.changed', problems: [{ kind: 'bad-signature', detail: 'no v1 value verifies' }] };
     const receiver = { received: [bad], problems: [bad] } as unknown as Receiver;
-    const outcome = await drained(platform(7, []).ctx, receiver, 7).catch((e) => e);
+    const outcome = await drained(platform(7, [{ sequence: 7, status: 'failed', delivered_at: null }]).ctx, receiver, 7).catch((e) => e);
     expect(outcome).toBeInstanceOf(CheckFailure);
     expect(outcome.failure.clause).toBe('5.R4');
   });
