@@ -191,7 +191,7 @@ export async function partnerReceiver(ctx: CheckContext): Promise<PartnerReceive
 export async function backlogAhead(ctx: CheckContext, own: number[]): Promise<number> {
   const first = Math.min(...own);
   const rows = (await ctx.api.get('/events', { query: { after_sequence: Math.max(0, first - 201), limit: 200, include_superseded: true } })).body?.data ?? [];
-  return rows.filter((r: any) => r.sequence < first && ['pending', 'failed', 'delivering'].includes(r.status)).length;
+  return rows.filter((r: any) => r.sequence < first && UNSETTLED.has(r.status)).length;
 }
 
 /**
