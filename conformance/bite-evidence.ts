@@ -365,7 +365,7 @@ export const BITE_EVIDENCE: BiteEvidence = {
     },
     "sync-reposts-old-events": {
       check: "sync.pushed-to-webhook",
-      clause: "6.R2a"
+      clause: "4.6.R10"
     },
     "total-rounded": {
       check: "booking.stored-as-sent",

@@ -73,17 +73,25 @@ export const DRAIN_REAL_SECONDS = 120;
  * Waits until `done()` holds for as long as a drain may take: where the
  * control plane moves the clock, in steps that grow from a second to a
  * minute, so a retry in back-off falls due on the way without hundreds of
- * calls; otherwise in real time. Its bound is what `describeDrain` says.
+ * calls; otherwise in real time, looking every 100 ms. Its bound is what
+ * `describeDrain` says.
  */
-export async function waitForDrain(ctx: CheckContext, done: () => boolean): Promise<boolean> {
-  if (!ctx.control?.offers('clock.advance')) return waitFor(ctx, done, DRAIN_REAL_SECONDS);
+export async function waitForDrain(ctx: CheckContext, done: () => boolean | Promise<boolean>): Promise<boolean> {
+  if (!ctx.control?.offers('clock.advance')) {
+    for (const end = Date.now() + DRAIN_REAL_SECONDS * 1000; ;) {
+      if (await done()) return true;
+      if (Date.now() > end) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
   for (let elapsed = 0, first = true; ; first = false) {
     // Nothing moves before the first look; then a second at a time, growing by a tenth of what has passed, to a minute.
     const step = first ? 0 : Math.min(60, Math.max(1, Math.floor(elapsed / 10)));
     await ctx.control.advanceClock(step);
     elapsed += step;
     if (ctx.target.kind === 'live') await new Promise((r) => setTimeout(r, 100));
-    if (done() || elapsed >= DRAIN_PLATFORM_SECONDS) return done();
+    if (await done()) return true;
+    if (elapsed >= DRAIN_PLATFORM_SECONDS) return false;
   }
 }
 
@@ -93,38 +101,37 @@ export function describeDrain(ctx: CheckContext): string {
 
 /**
  * Whether the platform delivered every event through `through` (default:
- * the integration's latest sequence as `GET /me` shows it now) and recorded
- * it: its replay row is settled (delivered, perhaps to an earlier check's
- * receiver), or the receiver accepted a delivery at or past it and the row
- * then shows it. A staff pause is lifted first where the control plane can, and
- * the wait is a drain's (`waitForDrain`). A receiver problem on the way (a
- * bad signature, a delivery out of order) fails the check. Where delivery is
- * itself the finding, the caller judges the false; where it is a
- * precondition, `ensureDelivered` says why the check cannot go on.
+ * the integration's latest sequence as `GET /me` shows it now), as its own
+ * record shows: the replay row of `through` and every row before it settled
+ * (delivered, perhaps to an earlier check's receiver, or superseded). Until
+ * the platform has recorded a delivery the event is still undelivered (§3.3:
+ * it may yet be superseded), so the receiver's 2xx alone is not enough. A
+ * staff pause is lifted first where the control plane can, and the wait is a
+ * drain's (`waitForDrain`). A receiver problem on the way (a bad signature,
+ * a delivery out of order) fails the check. Where delivery is itself the
+ * finding, the caller judges the false; where it is a precondition,
+ * `ensureDelivered` says why the check cannot go on.
  */
 export async function drained(ctx: CheckContext, receiver: Receiver, through?: number): Promise<boolean> {
   const me = (await ctx.api.get('/me')).body?.data;
   const last = through ?? (me?.webhook?.last_sequence as number | undefined);
   if (typeof last !== 'number' || last === 0) return true;
-  // The platform's own record: delivered (perhaps to an earlier check's receiver), or settled otherwise.
   const settled = async () => {
     const row: any = (await ctx.api.get('/events', { query: { after_sequence: last - 1, limit: 1, include_superseded: true } })).body?.data?.[0];
-    return !row || row.sequence !== last || row.delivered_at !== null || !UNSETTLED.has(row.status);
+    const done = !row || row.sequence !== last || !UNSETTLED.has(row.status);
+    // In sequence order (§6.2): delivered through `last` means nothing before it is still waiting.
+    return done && (await backlogAhead(ctx, [last])) === 0;
   };
-  if (await settled()) return true;
+  // Whatever the receiver got so far is judged too: a delivery out of order may already have come and gone.
+  if (await settled()) {
+    deliveryBreach(ctx, receiver.received);
+    return true;
+  }
   // §3.1: a paused integration drains in order once resumed.
   if (me?.status === 'paused' && ctx.control?.offers('delivery.resume')) await ctx.control.resume();
-  const accepted = () => receiver.received.some((d) => d.answered === 200 && (d.sequence ?? 0) >= last);
-  await waitForDrain(ctx, () => accepted() || receiver.problems.length > 0);
+  const ok = await waitForDrain(ctx, async () => receiver.problems.length > 0 || settled());
   deliveryBreach(ctx, receiver.received);
-  if (!accepted()) return settled();
-  // The platform records a delivery once the 2xx has reached it; until then the event is still undelivered
-  // (§3.3: it may yet be superseded), so a check that acts next waits for the record, not only the receiver.
-  for (const end = Date.now() + 30_000; ;) {
-    if (await settled()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return ok;
 }
 
 /** Replay statuses of an event the platform has yet to deliver (§2.6). */

@@ -56,10 +56,16 @@ export const syncChecks = [
       const later = () => receiver.received.slice(heard);
       const oldIds = new Set(accepted.values());
       const reposted = () => later().find((d) => d.sequence !== null && (accepted.has(d.sequence) || oldIds.has(eventId(d.body))));
-      const through = await drained(ctx, receiver, Math.max(...rows.map((r) => r.sequence as number)));
-      // §4.6: what a sync re-sends is a new event; an old envelope posted again is not.
-      const old = reposted();
-      if (old) ctx.fail('RedeliveryReusedSequence', `after the sync the webhook got ${old.type} sequence ${old.sequence} (id ${eventId(old.body)}) again, accepted before the sync (latest sequence then ${answer.before})`, 'a redelivery is always a new event with a new sequence (and a new id)', '4.6.R10');
+      // §4.6: what a sync re-sends is a new event; an old envelope posted again is not (named before the disorder it makes).
+      const repost = () => {
+        const old = reposted();
+        if (old) ctx.fail('RedeliveryReusedSequence', `after the sync the webhook got ${old.type} sequence ${old.sequence} (id ${eventId(old.body)}) again, accepted before the sync (latest sequence then ${answer.before})`, 'a redelivery is always a new event with a new sequence (and a new id)', '4.6.R10');
+      };
+      const through = await drained(ctx, receiver, Math.max(...rows.map((r) => r.sequence as number))).catch((e) => {
+        repost();
+        throw e;
+      });
+      repost();
       deliveryBreach(ctx, later());
       if (!through || !pushed()) {
         const missing = rows.filter((r) => !receiver.received.some((d) => d.sequence === r.sequence && d.answered === 200));
