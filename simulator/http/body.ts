@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { DomainError, invalid } from '../domain/errors.ts';
 import { scanJsonText } from '../domain/json-text.ts';
+import { addFieldError, newFieldErrors } from '../../spec/field-errors.ts';
 
 /** Larger bodies are refused before parsing (20 units of 2000-character notes fit well inside). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -77,8 +78,9 @@ export async function readJson(ctx: Context, emptyAs?: unknown): Promise<unknown
   // and fingerprinted as something else); the canonical text keeps the rest for the §4.5 rule 1 fingerprint.
   const scan = scanJsonText(text);
   if (scan.unholdable.length > 0) {
-    const errors: Record<string, string[]> = {};
-    for (const n of scan.unholdable) (errors[n.path] ??= []).push(`The number ${n.text.length > 40 ? `${n.text.slice(0, 40)}…` : n.text} cannot be kept as sent: ${n.reason}.`);
+    // Paths are the sender's keys (`constructor`, `__proto__`): a map without a prototype (issue 29).
+    const errors = newFieldErrors();
+    for (const n of scan.unholdable) addFieldError(errors, n.path, `The number ${n.text.length > 40 ? `${n.text.slice(0, 40)}…` : n.text} cannot be kept as sent: ${n.reason}.`);
     throw new DomainError('VALIDATION_FAILED', errors);
   }
   ctx.state.bodyCanonical = scan.canonical;
