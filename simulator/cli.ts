@@ -6,9 +6,8 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createServer } from 'node:http';
 import { API_ROOT } from './http/app.ts';
-import { applyTimeouts } from './http/server-timeouts.ts';
+import { createSimulatorServer } from './http/server.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { FAULT_NAMES } from './faults.ts';
@@ -149,8 +148,9 @@ async function main(): Promise<void> {
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
   sim.webhooks.start();
-  // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s.
-  const server = applyTimeouts(createServer(sim.app.callback()));
+  // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s;
+  // what Node's parser refuses is answered with the error envelope (issue 29).
+  const server = createSimulatorServer(sim.app);
   server.listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
     fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));

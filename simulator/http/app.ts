@@ -16,6 +16,7 @@ import type { CallJournal } from '../call-journal.ts';
 import { hashToken } from '../domain/credentials.ts';
 import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
+import { RequestAbortedError } from './body.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 /** The staging control plane (spec/control-openapi.yaml). */
@@ -99,6 +100,11 @@ export function createApp(options: AppOptions): Koa {
         // (its idempotency key replays whatever the store keeps); a read keeps its answer, from memory.
         if (!inHandler && ctx.method === 'GET') return;
         return storageUnavailable(ctx);
+      }
+      if (e instanceof RequestAbortedError) {
+        // The client is gone (or Node already answered 408): nothing to send, nothing to log.
+        ctx.respond = false;
+        return;
       }
       // Issue 29: a 500 is a bug; it is logged with an id the caller also receives, so a report can name it.
       const requestId = `req_${randomUUID()}`;

@@ -10,15 +10,27 @@ import { addFieldError, newFieldErrors } from '../../spec/field-errors.ts';
 /** Larger bodies are refused before parsing (20 units of 2000-character notes fit well inside). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The client went away, or overran the server's time limit, before its body
+ * arrived (Node's `aborted`): nobody is left to answer, and it is no bug, so
+ * it is neither answered nor logged as an unexpected 500 (issue 29).
+ */
+export class RequestAbortedError extends Error {}
+
 export async function readRaw(ctx: Context): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > MAX_BODY_BYTES) throw invalid('_body', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw invalid('_body', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw invalid('_body', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    if (e instanceof DomainError) throw e;
+    throw new RequestAbortedError(`the request body did not arrive: ${(e as Error).message}`);
   }
   return Buffer.concat(chunks);
 }
