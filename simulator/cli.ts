@@ -6,9 +6,8 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createServer } from 'node:http';
 import { API_ROOT } from './http/app.ts';
-import { applyTimeouts } from './http/server-timeouts.ts';
+import { createSimulatorServer } from './http/server.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { createSimulator, type Simulator } from './simulator.ts';
 import { FAULT_NAMES } from './faults.ts';
@@ -20,12 +19,15 @@ import { DataDirLockedError, JournalFailedError, StoreDamagedError } from './sto
 import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 import { loadVaultKey, VaultKeyError } from './vault-key.ts';
+import { issuedHighWater, raiseIssued } from './domain/issued.ts';
 
 const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [options])
 
   --port N             port on 127.0.0.1 (default 4010; 0 picks a free port)
   --memory             keep everything in memory (no files)
   --data DIR           data directory (default ./data)
+  --recover            start even when the newest journal lost acknowledged transactions: keep what is intact,
+                       move the damaged journal aside, never reuse an id or sequence (docs/simulator.md)
   --fixtures-out FILE  write base URL, staff token and demo credentials as JSON once serving
   --webhook-url URL    register URL as the first demo integration's webhook (all six types)
   --api-off            start with the partner API switched off (every route a bare 404)
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
         port: { type: 'string', default: '4010' },
         memory: { type: 'boolean', default: false },
         data: { type: 'string' },
+        recover: { type: 'boolean', default: false },
         'fixtures-out': { type: 'string' },
         'webhook-url': { type: 'string' },
         'api-off': { type: 'boolean', default: false },
@@ -90,6 +93,7 @@ async function main(): Promise<void> {
   const port = /^[0-9]{1,5}$/.test(args.port) ? Number(args.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${args.port}"`);
   if (args.memory && args.data) fail('--memory and --data exclude each other');
+  if (args.memory && args.recover) fail('--recover applies to a data directory; --memory keeps nothing to recover');
   if (args['webhook-url'] && !/^https?:\/\/\S+$/.test(args['webhook-url'])) fail(`--webhook-url must be an http(s) URL, got "${args['webhook-url']}"`);
   const faults = args.fault ?? [];
   if (faults.length > 0 && !args['enable-faults']) fail('--fault breaks the simulator on purpose; add --enable-faults to confirm');
@@ -120,13 +124,23 @@ async function main(): Promise<void> {
         // Issue 17: said at the moment it happens, and when it is over.
         onWriteFailure: (e) => process.stderr.write(`error: ${e.message} Writes answer 503 meanwhile.\n`),
         onWriteRecovery: ({ ms, transactions }) => process.stderr.write(`note: ${dataDir} accepts writes again after ${(ms / 1000).toFixed(1)} s; ${transactions} transaction(s) held back meanwhile are written.\n`),
+        // Issue 29: the acknowledgement mark keeps the ids and sequences issued, so a recovery never hands them out again.
+        issued: issuedHighWater,
+        raiseIssued,
+        recover: args.recover,
       });
     } catch (e) {
       if (e instanceof DataDirLockedError || e instanceof StoreDamagedError) refuse(e.message);
       // A read-only or full directory (EACCES, EROFS, ENOSPC) is a start-up refusal too, never a stack trace (issue 17).
       refuse(`cannot open the data directory ${dataDir}: ${(e as Error).message}`);
     }
-    const { tornBytes, tornReason, tookOverLockFrom } = fileStore.report;
+    const { tornBytes, tornReason, tookOverLockFrom, recovery, ackMarkDamaged } = fileStore.report;
+    if (recovery) {
+      process.stderr.write(`warning: --recover: started ${dataDir} with what is intact, up to transaction ${recovery.lastN}; ${recovery.missing} acknowledged `
+        + `record(s) up to transaction ${recovery.acknowledgedN} are lost. The damaged journal is kept as ${recovery.movedAside}; `
+        + 'ids and sequences continue after the highest ever issued.\n');
+    }
+    if (ackMarkDamaged) process.stderr.write(`warning: ${join(dataDir, 'acknowledged')} was damaged (a power loss during its write?); it is written afresh, and this start could not check that no acknowledged transaction is missing\n`);
     if (tookOverLockFrom) process.stderr.write(`note: took over the lock of ${dataDir} from pid ${tookOverLockFrom.pid}, which is gone\n`);
     if (tornBytes > 0) process.stderr.write(`note: recovered ${dataDir} to its last complete transaction: dropped ${tornBytes} bytes at the end of the journal (${tornReason}; a write cut short)\n`);
     store = opened = fileStore;
@@ -149,8 +163,9 @@ async function main(): Promise<void> {
 
   // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
   sim.webhooks.start();
-  // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s.
-  const server = applyTimeouts(createServer(sim.app.callback()));
+  // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s;
+  // what Node's parser refuses is answered with the error envelope (issue 29).
+  const server = createSimulatorServer(sim.app);
   server.listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
     fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));

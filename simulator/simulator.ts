@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
-import { createApp, type ContractViolation } from './http/app.ts';
+import { createApp, type ContractViolation, type UnexpectedError } from './http/app.ts';
 import { staffRouter } from './staff/routes.ts';
 import { controlRouter } from './control/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
@@ -52,6 +52,8 @@ export interface SimulatorOptions {
   readings?: string[];
   /** Keep the call journal (default true); a process nobody can ask for it (the CLI) does without. */
   journal?: boolean;
+  /** Told of every unexpected 500 with its request id (stderr by default; tests collect them). */
+  onUnexpectedError?: (report: UnexpectedError) => void;
 }
 
 export interface Simulator {
@@ -121,6 +123,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     extraHandlers: eventHandlers({ events, worker: sync, contract }),
     onContractViolation: options.onContractViolation,
     journal: options.journal === false ? undefined : journal,
+    onUnexpectedError: options.onUnexpectedError,
   });
   // Syncs accepted before a restart carry on.
   sync.kick();

@@ -7,6 +7,7 @@
  * type names no framework.
  */
 import type { Server } from 'node:http';
+import { createSimulatorServer } from './http/server.ts';
 import type { AddressInfo } from 'node:net';
 import { API_ROOT, CONTROL_ROOT } from './http/app.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
@@ -42,7 +43,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const unknown = (options.faults ?? []).find((f) => !(FAULT_NAMES as readonly string[]).includes(f));
   if (unknown !== undefined) throw new RangeError(`startSimulator: "${unknown}" is not a fault (faults: ${FAULT_NAMES.join(', ')})`);
   const sim = createSimulator({ faults: options.faults ?? [], journal: false });
-  const server: Server = sim.app.listen(port, '127.0.0.1');
+  // The CLI's server: its time limits and the envelope for what Node's parser refuses.
+  const server: Server = createSimulatorServer(sim.app).listen(port, '127.0.0.1');
   await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken!, webhookUrl: options.webhookUrl ?? null });

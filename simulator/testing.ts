@@ -7,7 +7,7 @@
  */
 import supertest from 'supertest';
 import { expect } from 'vitest';
-import type { ContractViolation } from './http/app.ts';
+import type { ContractViolation, UnexpectedError } from './http/app.ts';
 import { API_ROOT } from './http/app.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
@@ -47,6 +47,8 @@ export interface HarnessOptions {
   faults?: string[];
   /** The other readings of the document's tensions (simulator/domain/readings.ts). */
   readings?: string[];
+  /** Told of every unexpected 500 (stderr by default). */
+  onUnexpectedError?: (report: UnexpectedError) => void;
 }
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
@@ -56,6 +58,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     store: options.store, clock, staffToken: 'stf_test_staff_token',
     onContractViolation: options.checkResponses === false ? undefined : (v) => violations.push(v),
     transport: options.transport, deliveryTimeoutMs: options.deliveryTimeoutMs, changes: new ChangeLog(), faults: options.faults, readings: options.readings,
+    onUnexpectedError: options.onUnexpectedError,
   });
   const fixtures = seedDemoWorld(sim, { baseUrl: API_ROOT, staffToken: 'stf_test_staff_token' });
   const http = supertest(sim.app.callback());

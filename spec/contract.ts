@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { parseYamlCached } from './yaml-cache.ts';
+import { addFieldError, newFieldErrors, type FieldErrors } from './field-errors.ts';
 
 // ajv (about 80 modules) is loaded on first use, synchronously (it ships CommonJS): a start that
 // answers GET /me does not need it, since /me has no parameters and production checks no responses.
@@ -48,8 +49,7 @@ export interface Operation {
   responses: Record<string, ResponseSpec>;
 }
 
-/** Field path (`units.0.adults`) → messages, the shape of §7's `errors` for 422. */
-export type FieldErrors = Record<string, string[]>;
+export type { FieldErrors } from './field-errors.ts';
 
 export interface Assumption {
   /** JSON pointer of the node carrying `x-assumption`. */
@@ -165,12 +165,12 @@ function buildContract(raw: JsonSchema): Contract {
       }
       const target = { path: { ...input.path }, query: { ...input.query }, header: headers };
       const fn = compile(coercingAjv, schema);
-      const errors = fn(target) ? {} : fieldErrors(fn.errors ?? [], 1);
+      const errors = fn(target) ? newFieldErrors() : fieldErrors(fn.errors ?? [], 1);
       // Coercion reads "1e400" as Infinity, and ajv applies minimum/maximum to finite numbers only,
       // so `page=1e400` passed and answered `"page": null`: a parameter the contract types as a number must be finite.
       for (const location of ['path', 'query'] as const) {
         for (const [name, value] of Object.entries(target[location])) {
-          if (typeof value === 'number' && !Number.isFinite(value)) (errors[name] ??= []).push('Must be a finite number.');
+          if (typeof value === 'number' && !Number.isFinite(value)) addFieldError(errors, name, 'Must be a finite number.');
         }
       }
       if (Object.keys(errors).length > 0) return errors;
@@ -331,10 +331,8 @@ function parametersAsSchema(parameters: ParameterSpec[]): JsonSchema {
  * messages. `skip` drops leading path segments (the parameter location).
  */
 function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
-  const out: FieldErrors = {};
-  const add = (path: string, message: string) => {
-    (out[path] ??= []).includes(message) || out[path]!.push(message);
-  };
+  const out = newFieldErrors();
+  const add = (path: string, message: string) => addFieldError(out, path, message);
   for (const e of errors) {
     // anyOf reports each branch; the summary below says it once.
     if (e.schemaPath.includes('/anyOf/') && e.keyword === 'required') continue;

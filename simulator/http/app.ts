@@ -3,6 +3,7 @@
  * the staff plane. Routes are thin: parse, validate from the contract, call
  * the domain, send the envelope.
  */
+import { randomUUID } from 'node:crypto';
 import Koa, { type Context } from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
 import { loadContract, type Contract, type Operation } from '../../spec/contract.ts';
@@ -15,6 +16,7 @@ import type { CallJournal } from '../call-journal.ts';
 import { hashToken } from '../domain/credentials.ts';
 import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
+import { RequestAbortedError } from './body.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 /** The staging control plane (spec/control-openapi.yaml). */
@@ -43,6 +45,22 @@ export interface AppOptions {
   journal?: CallJournal;
   /** Waits `ms` (real time) while a create is in progress; injected so the domain has no timers. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told of every unexpected failure (a 500) with the request id its answer carries; stderr by default. */
+  onUnexpectedError?: (report: UnexpectedError) => void;
+}
+
+/** An answer 500 INTERNAL_ERROR: a bug, logged with the id its envelope and `X-Request-Id` carry. */
+export interface UnexpectedError {
+  requestId: string;
+  method: string;
+  path: string;
+  error: unknown;
+}
+
+/** Where an unexpected failure goes when nobody asked: one line on stderr, with the stack. */
+export function logUnexpectedError({ requestId, method, path, error }: UnexpectedError): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`error: request ${requestId} (${method} ${path}) failed unexpectedly, answered 500 INTERNAL_ERROR: ${detail}\n`);
 }
 
 /** Sends a domain reply (its body serialised here unless the domain kept it serialised). */
@@ -83,10 +101,18 @@ export function createApp(options: AppOptions): Koa {
         if (!inHandler && ctx.method === 'GET') return;
         return storageUnavailable(ctx);
       }
+      if (e instanceof RequestAbortedError) {
+        // The client is gone (or Node already answered 408): nothing to send, nothing to log.
+        ctx.respond = false;
+        return;
+      }
+      // Issue 29: a 500 is a bug; it is logged with an id the caller also receives, so a report can name it.
+      const requestId = `req_${randomUUID()}`;
       ctx.status = 500;
       ctx.type = 'application/json';
-      ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: 'The simulator failed unexpectedly; this is a bug.', errors: {} });
-      ctx.app.emit('error', e, ctx);
+      ctx.set('X-Request-Id', requestId);
+      ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: `The simulator failed unexpectedly; this is a bug (request ${requestId}).`, errors: { request_id: requestId } });
+      (options.onUnexpectedError ?? logUnexpectedError)({ requestId, method: ctx.method, path: ctx.path, error: e });
       return;
     }
     if (ctx.status === 404 && ctx.body === undefined) {

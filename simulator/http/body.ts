@@ -5,19 +5,32 @@
 import type { Context } from 'koa';
 import { DomainError, invalid } from '../domain/errors.ts';
 import { scanJsonText } from '../domain/json-text.ts';
+import { addFieldError, newFieldErrors } from '../../spec/field-errors.ts';
 
 /** Larger bodies are refused before parsing (20 units of 2000-character notes fit well inside). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The client went away, or overran the server's time limit, before its body
+ * arrived (Node's `aborted`): nobody is left to answer, and it is no bug, so
+ * it is neither answered nor logged as an unexpected 500 (issue 29).
+ */
+export class RequestAbortedError extends Error {}
 
 export async function readRaw(ctx: Context): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > MAX_BODY_BYTES) throw invalid('_body', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw invalid('_body', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw invalid('_body', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    if (e instanceof DomainError) throw e;
+    throw new RequestAbortedError(`the request body did not arrive: ${(e as Error).message}`);
   }
   return Buffer.concat(chunks);
 }
@@ -77,8 +90,9 @@ export async function readJson(ctx: Context, emptyAs?: unknown): Promise<unknown
   // and fingerprinted as something else); the canonical text keeps the rest for the §4.5 rule 1 fingerprint.
   const scan = scanJsonText(text);
   if (scan.unholdable.length > 0) {
-    const errors: Record<string, string[]> = {};
-    for (const n of scan.unholdable) (errors[n.path] ??= []).push(`The number ${n.text.length > 40 ? `${n.text.slice(0, 40)}…` : n.text} cannot be kept as sent: ${n.reason}.`);
+    // Paths are the sender's keys (`constructor`, `__proto__`): a map without a prototype (issue 29).
+    const errors = newFieldErrors();
+    for (const n of scan.unholdable) addFieldError(errors, n.path, `The number ${n.text.length > 40 ? `${n.text.slice(0, 40)}…` : n.text} cannot be kept as sent: ${n.reason}.`);
     throw new DomainError('VALIDATION_FAILED', errors);
   }
   ctx.state.bodyCanonical = scan.canonical;

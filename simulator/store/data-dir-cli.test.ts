@@ -5,7 +5,7 @@
  * and a message, never a silent empty world.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +24,8 @@ interface Run {
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
-function launch(dir: string): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', '--data', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function launch(dir: string, ...flags: string[]): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', '--data', dir, ...flags], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const run: Run = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
@@ -108,6 +108,56 @@ describe('npm start --data DIR: one simulator per directory', () => {
     expect(second.stderr).toContain('will not start empty');
     expect(second.stdout).not.toContain('base URL');
     expect(readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')])).toEqual(before);
+  });
+});
+
+describe('npm start --data DIR: acknowledged bookings lost after a kill (issue 29)', () => {
+  it('SIGKILL, then the newest journal cut to 75%: exit 2 naming the file and the missing records; --recover starts with what is intact and never reuses a booking id', async () => {
+    const dir = tempDir();
+    const first = launch(dir);
+    const baseUrl = await serving(first);
+    const fixtures = JSON.parse(readFileSync(join(dir, 'demo-credentials.json'), 'utf8')) as { integrations: { apiKey: string }[] };
+    const auth = { Authorization: `Bearer ${fixtures.integrations[0]!.apiKey}`, 'Content-Type': 'application/json' };
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const day = String(1 + 2 * i).padStart(2, '0');
+      const res = await fetch(`${baseUrl}/bookings`, {
+        method: 'POST', headers: { ...auth, 'Idempotency-Key': `cli-recover-${i}-key` },
+        body: JSON.stringify({ external_booking_id: `CLI-REC-${i}`, property: { doorloom_id: 101 }, units: [{ adults: 1 }], check_in: `2027-01-${day}`, check_out: `2027-01-${String(2 + 2 * i).padStart(2, '0')}`, guest: { name: 'A', mobile: '9' }, pricing: { total: 100 } }),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      ids.push(((await res.json()) as { data: { id: number } }).data.id);
+    }
+    first.child.kill('SIGKILL');
+    await first.exit;
+    const journal = join(dir, readdirSync(dir).filter((n) => /^journal\.\d+\.log$/.test(n)).sort().at(-1)!);
+    truncateSync(journal, Math.floor(statSync(journal).size * 0.75));
+
+    const refused = launch(dir);
+    expect(await bounded(refused.exit, () => refused.stderr)).toBe(2);
+    expect(refused.stderr).toMatch(/^error: /);
+    expect(refused.stderr).toContain(`${journal} ends at transaction`);
+    expect(refused.stderr).toMatch(/\d+ acknowledged records? (is|are) missing/);
+    expect(refused.stdout).not.toContain('base URL');
+
+    const recovered = launch(dir, '--recover');
+    const url = await serving(recovered);
+    expect(recovered.stderr).toMatch(/warning: --recover: started .* acknowledged record\(s\) up to transaction \d+ are lost\. The damaged journal is kept as .*\.damaged-/);
+    expect(readdirSync(dir).some((n) => /\.damaged-/.test(n))).toBe(true);
+    const res = await fetch(`${url}/bookings`, {
+      method: 'POST', headers: { ...auth, 'Idempotency-Key': 'cli-recover-after' },
+      body: JSON.stringify({ external_booking_id: 'CLI-REC-AFTER', property: { doorloom_id: 101 }, units: [{ adults: 1 }], check_in: '2027-02-01', check_out: '2027-02-02', guest: { name: 'A', mobile: '9' }, pricing: { total: 100 } }),
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { data: { id: number } }).data.id;
+    expect(id).toBeGreaterThan(Math.max(...ids));
+    recovered.child.kill('SIGTERM');
+    expect(await bounded(recovered.exit, () => recovered.stderr)).toBe(0);
+    // Afterwards it starts without --recover.
+    const again = launch(dir);
+    await serving(again);
+    again.child.kill('SIGTERM');
+    expect(await bounded(again.exit, () => again.stderr)).toBe(0);
   });
 });
 

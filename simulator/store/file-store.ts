@@ -18,19 +18,20 @@
  *
  * ARCHITECTURE.md "Storage" argues the design.
  */
-import { chmodSync, closeSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { makeDirectory, syncDir } from './durable-fs.ts';
+import { makeDirectory, syncDir, syncDirSync } from './durable-fs.ts';
 import { StoreDamagedError } from './errors.ts';
 import { encodeTransaction, journalFileName, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
 import { LazyTable, RawTexts } from './lazy-table.ts';
 import { lockDataDir, type DataDirLock, type LockOwner } from './lock.ts';
 import { MANIFEST_FILE, readManifest, writeManifest, type Manifest } from './manifest.ts';
+import { ACK_FILE, AckMarkWriter, readAckMark, type AckMark } from './ack-mark.ts';
 import { MemoryStore, type Overlay } from './memory-store.ts';
 import { PART_NAME, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_TEMP, writeSnapshot, type SnapshotInfo, type SnapshotStep } from './snapshot.ts';
-import { VOLATILE_TABLES, type TableName } from './store.ts';
+import { VOLATILE_TABLES, type StoreReader, type TableName, type Transaction } from './store.ts';
 
 export type CompactionStep = 'rotated' | SnapshotStep | 'journal-synced' | 'renamed' | 'dir-synced' | 'cleaned';
 
@@ -51,6 +52,33 @@ export interface FileStoreOptions {
   onWriteRecovery?: (outage: { ms: number; transactions: number }) => void;
   /** A test knob: consulted before each journal write; an error it returns fails that write (a disk fault on demand). */
   writeFault?: () => Error | null;
+  /**
+   * The highest ids and sequences issued so far, kept in the acknowledgement
+   * mark (ack-mark.ts) so a recovery never issues them again. The store
+   * knows no ids: the simulator hands in domain/issued.ts.
+   */
+  issued?: (reader: StoreReader) => Record<string, number>;
+  /** Raises the recovered state past `issued` (domain/issued.ts); applied by `recover` before the state is written out. */
+  raiseIssued?: (tx: Transaction, issued: Record<string, number>) => void;
+  /**
+   * `--recover`: when the journals end before the last acknowledged
+   * transaction, start with what is intact instead of refusing: the
+   * damaged journal is moved aside (renamed `<name>.damaged-<time>`), the
+   * intact state is written out as a fresh snapshot, and every id and
+   * sequence is raised past what was issued.
+   */
+  recover?: boolean;
+}
+
+/** What `recover` found missing and did. */
+export interface Recovery {
+  /** The journal that ended short, as it is now named (moved aside). */
+  movedAside: string;
+  /** The transaction the journals end at, and the last one acknowledged. */
+  lastN: number;
+  acknowledgedN: number;
+  /** Acknowledged transactions lost with the damage. */
+  missing: number;
 }
 
 /** What open found and did. */
@@ -63,6 +91,10 @@ export interface OpenReport {
   tornReason: string | null;
   /** The lock was left by this process, now gone. */
   tookOverLockFrom: LockOwner | null;
+  /** The acknowledgement mark was damaged (a power loss during its write): it proved nothing this time. */
+  ackMarkDamaged: boolean;
+  /** Set when `recover` started from less than was acknowledged. */
+  recovery: Recovery | null;
   ms: number;
 }
 
@@ -100,7 +132,7 @@ const TABLE_RANK = new Map<string, number>(TABLE_ORDER.map((name, i) => [name, i
 
 /** Files of the store that hold records (owner-only). */
 function isStoreFile(name: string): boolean {
-  return name === SNAPSHOT_FILE || name === MANIFEST_FILE || JOURNAL_NAME.test(name) || PART_NAME.test(name);
+  return name === SNAPSHOT_FILE || name === MANIFEST_FILE || name === ACK_FILE || JOURNAL_NAME.test(name) || PART_NAME.test(name) || DAMAGED_NAME.test(name);
 }
 
 /** The overlay without its volatile tables (most often the overlay itself: no copy). */
@@ -110,6 +142,16 @@ function durablePart(overlay: Overlay): Overlay {
   return new Map([...overlay].filter(([name]) => !VOLATILE_TABLES.has(name)));
 }
 
+/** Per name, the higher of two records of ids and sequences issued. */
+function maxIssued(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = { ...a };
+  for (const [k, v] of Object.entries(b)) if (!(out[k]! >= v)) out[k] = v;
+  return out;
+}
+
+/** A journal moved aside by `recover`. */
+const DAMAGED_NAME = /^journal\.\d{6,}\.log\.damaged-[0-9TZ]+$/;
+
 interface Loaded {
   snapshot: SnapshotInfo | null;
   scans: JournalScan[];
@@ -118,10 +160,12 @@ interface Loaded {
   nextN: number;
   /** Files no longer needed: journals the snapshot covers, parts of other generations, temp files. */
   stale: string[];
+  /** With `recover`: the journals end before the acknowledged transaction (else that is an error). */
+  short: { path: string; lastN: number; acknowledgedN: number } | null;
 }
 
 /** Loads snapshot + journals into `table(name)` maps; changes nothing on disk. */
-async function loadState(dir: string, table: (name: string) => LazyTable, manifest: Manifest | null): Promise<Loaded> {
+async function loadState(dir: string, table: (name: string) => LazyTable, manifest: Manifest | null, ack: AckMark | null = null, recover = false): Promise<Loaded> {
   const snapshot = await readSnapshot(dir, table);
   const names = readdirSync(dir);
   const journals = names.flatMap((name) => {
@@ -136,7 +180,9 @@ async function loadState(dir: string, table: (name: string) => LazyTable, manife
   // Journal G is created before snapshot G is renamed into place and outlives it, so it always exists.
   const snapshotJournal = snapshot && snapshot.journalFrom !== null ? from : -1;
   const mustExist = Math.max(snapshotJournal, manifest?.generation ?? -1);
-  if (mustExist >= 0 && !live.some((j) => j.generation === mustExist)) {
+  // A recovery killed between writing its snapshot and creating the snapshot's journal: nothing follows the snapshot, so it is created anew.
+  const resumedRecovery = recover && mustExist === snapshotJournal && !live.some((j) => j.generation >= mustExist);
+  if (mustExist >= 0 && !live.some((j) => j.generation === mustExist) && !resumedRecovery) {
     throw lost(`${join(dir, journalFileName(mustExist))} is missing (${manifest?.generation === mustExist ? `${MANIFEST_FILE} names it the newest journal` : `${SNAPSHOT_FILE} of generation ${from} continues in it`})`);
   }
   // A version 1 document (the first file store) has no journal position: take the journal as it comes.
@@ -166,8 +212,23 @@ async function loadState(dir: string, table: (name: string) => LazyTable, manife
   }
   // After a clean close the manifest says how far the history reached: a journal cut at a line boundary is short of it.
   const lastN = (expected ?? 1) - 1;
-  if (manifest?.closedAt != null && lastN < manifest.closedAt) {
+  if (manifest?.closedAt != null && lastN < manifest.closedAt && !recover) {
     throw lost(`the journals of ${dir} end at transaction ${lastN}, but the simulator closed cleanly after transaction ${manifest.closedAt} (${MANIFEST_FILE})`);
+  }
+  // Issue 29: after a kill only the unacknowledged tail may be missing. The mark names the last acknowledged transaction.
+  const acknowledgedN = Math.max(ack?.n ?? 0, manifest?.closedAt ?? 0);
+  let short: Loaded['short'] = null;
+  if (lastN < acknowledgedN) {
+    const newest = live.at(-1);
+    const path = newest ? join(dir, newest.name) : join(dir, journalFileName(mustExist));
+    const missing = acknowledgedN - lastN;
+    if (!recover) {
+      throw new StoreDamagedError(`${path} ends at transaction ${lastN}, but transactions up to ${acknowledgedN} were acknowledged (${ACK_FILE}): `
+        + `${missing} acknowledged record${missing === 1 ? ' is' : 's are'} missing, more than a write cut short by a crash can lose. The store will not start `
+        + 'from a shorter history (it would hand out acknowledged ids again): restore the data directory from a backup, start with --recover to keep '
+        + 'what is intact (the damaged journal is moved aside), or move the directory away to start afresh.');
+    }
+    short = { path, lastN, acknowledgedN };
   }
   const keep = new Set(snapshot?.files ?? []);
   const stale = [
@@ -175,7 +236,7 @@ async function loadState(dir: string, table: (name: string) => LazyTable, manife
     ...names.filter((n) => PART_NAME.test(n) && !keep.has(n)),
     ...names.filter((n) => n === SNAPSHOT_TEMP),
   ];
-  return { snapshot, scans, generation: live.at(-1)?.generation ?? from, nextN: expected ?? 1, stale };
+  return { snapshot, scans, generation: live.at(-1)?.generation ?? from, nextN: expected ?? 1, stale, short };
 }
 
 /** The state a data directory holds, read without locking or repairing it (inspection, tests). */
@@ -187,7 +248,8 @@ export async function readDataDir(dir: string): Promise<{ tables: Map<string, Ma
     if (!m) tables.set(name, (m = new LazyTable(texts)));
     return m as LazyTable;
   };
-  const loaded = await loadState(dir, table, readManifest(dir));
+  const ack = readAckMark(dir);
+  const loaded = await loadState(dir, table, readManifest(dir), ack === 'damaged' ? null : ack);
   return { tables, snapshot: loaded.snapshot, journals: loaded.scans };
 }
 
@@ -202,6 +264,9 @@ export class FileStore extends MemoryStore {
   private lastCompaction: CompactionReport | null = null;
   private closing = false;
   private closed = false;
+  private unjournaled = false;
+  private ackMark!: AckMarkWriter;
+  private issuedNow: () => Record<string, number> = () => ({});
   /** What open found: snapshot, journals replayed, torn bytes dropped. */
   report!: OpenReport;
   private manifest!: Manifest;
@@ -231,25 +296,42 @@ export class FileStore extends MemoryStore {
     try {
       const store = new FileStore(path, lock, options);
       const manifest = readManifest(path);
-      const loaded = await loadState(path, (name) => store.table(name as TableName) as unknown as LazyTable, manifest);
+      const mark = readAckMark(path);
+      const ack = mark === 'damaged' ? null : mark;
+      const loaded = await loadState(path, (name) => store.table(name as TableName) as unknown as LazyTable, manifest, ack, options.recover === true);
       const last = loaded.scans.at(-1);
-      if (last?.torn) {
-        // Recover to the last complete transaction: cut the torn tail off before appending after it.
-        const fd = openSync(last.path, 'r+');
-        try {
-          ftruncateSync(fd, last.validBytes);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
+      let recovery: Recovery | null = null;
+      let generation: number;
+      let nextN = loaded.nextN;
+      if (loaded.short) {
+        // --recover (issue 29): keep what is intact, written out afresh; the short journal goes aside whole.
+        ({ recovery, generation, nextN } = await store.recoverShort(loaded, ack?.issued ?? {}));
+      } else {
+        if (last?.torn) {
+          // Recover to the last complete transaction: cut the torn tail off before appending after it.
+          const fd = openSync(last.path, 'r+');
+          try {
+            ftruncateSync(fd, last.validBytes);
+            fsyncSync(fd);
+          } finally {
+            closeSync(fd);
+          }
         }
+        for (const name of loaded.stale) rmSync(join(path, name), { force: true });
+        // A journal from before the manifest has no header: new transactions go to a new generation that has one.
+        const headerless = last !== undefined && !last.header && last.validBytes > 0;
+        generation = headerless ? loaded.generation + 1 : loaded.generation;
       }
-      for (const name of loaded.stale) rmSync(join(path, name), { force: true });
       // Guest details: owner-only, also for files an older version wrote 0644 (issue 17).
       for (const name of readdirSync(path)) if (isStoreFile(name)) chmodSync(join(path, name), 0o600);
-      // A journal from before the manifest has no header: new transactions go to a new generation that has one.
-      const headerless = last !== undefined && !last.header && last.validBytes > 0;
-      const generation = headerless ? loaded.generation + 1 : loaded.generation;
-      store.journal = await JournalWriter.open(path, generation, loaded.nextN);
+      store.journal = await JournalWriter.open(path, generation, nextN);
+      // The mark names what is durable now, and keeps the ids issued before (a recovery raised the state past them).
+      const issuedBefore = ack?.issued ?? {};
+      const issued = () => maxIssued(issuedBefore, options.issued?.(store) ?? {});
+      store.ackMark = AckMarkWriter.open(path);
+      store.ackMark.write({ n: nextN - 1, issued: issued() });
+      store.journal.onDurable = (n) => store.ackMark.write({ n, issued: issued() });
+      store.issuedNow = issued;
       store.manifest = { generation, headersFrom: manifest?.headersFrom ?? generation, closedAt: null };
       writeManifest(path, store.manifest);
       store.journal.onFailure = (e) => options.onWriteFailure?.(e);
@@ -259,22 +341,80 @@ export class FileStore extends MemoryStore {
         store.manifest = { ...store.manifest, generation: g };
         writeManifest(path, store.manifest);
       };
-      store.snapshotBytes = loaded.snapshot?.bytes ?? 0;
-      store.olderJournalBytes = loaded.scans.slice(0, -1).reduce((sum, s) => sum + s.fileBytes, 0);
+      store.snapshotBytes = recovery ? store.snapshotBytes : (loaded.snapshot?.bytes ?? 0);
+      store.olderJournalBytes = recovery ? 0 : loaded.scans.slice(0, -1).reduce((sum, s) => sum + s.fileBytes, 0);
       store.compactAt = store.compactionLimit();
       store.report = {
         snapshot: loaded.snapshot,
         journals: loaded.scans,
         transactionsReplayed: loaded.scans.reduce((sum, s) => sum + s.transactions, 0),
-        tornBytes: last?.torn?.bytes ?? 0,
-        tornReason: last?.torn?.reason ?? null,
+        tornBytes: recovery ? 0 : (last?.torn?.bytes ?? 0),
+        tornReason: recovery ? null : (last?.torn?.reason ?? null),
         tookOverLockFrom: lock.tookOver,
+        ackMarkDamaged: mark === 'damaged',
+        recovery,
         ms: performance.now() - started,
       };
       return store;
     } catch (e) {
       lock.release();
       throw e;
+    }
+  }
+
+  /**
+   * `--recover` after the journals were found short of the acknowledged
+   * transaction: raise ids and sequences past what was issued, move the short
+   * journal aside (a copy first, so a kill leaves it in place), write the
+   * intact state as snapshot G+1 whose journal begins after the last
+   * acknowledged transaction (so no transaction number is reused either),
+   * then remove the journals it covers. A kill on the way leaves a directory
+   * that `--recover` opens again.
+   */
+  private async recoverShort(loaded: Loaded, issued: Record<string, number>): Promise<{ recovery: Recovery; generation: number; nextN: number }> {
+    const short = loaded.short!;
+    this.applyWithoutJournal((tx) => this.options.raiseIssued?.(tx, issued));
+    const movedAside = `${short.path}.damaged-${new Date().toISOString().replace(/[-:.]/g, '')}`;
+    if (existsSync(short.path)) {
+      copyFileSync(short.path, movedAside);
+      const fd = openSync(movedAside, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      syncDirSync(this.dir);
+    }
+    const generation = Math.max(loaded.generation, loaded.snapshot?.generation ?? 0) + 1;
+    const nextN = short.acknowledgedN + 1;
+    const tables = [...this.tables]
+      .filter(([name, map]) => map.size > 0 && !VOLATILE_TABLES.has(name))
+      .sort(([a], [b]) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b));
+    const written = await writeSnapshot(this.dir, { generation, journalFrom: nextN }, tables, {
+      partBytes: this.options.partBytes ?? 64 * MIB, sliceMs: this.options.sliceMs ?? 2, aborted: () => false,
+    });
+    await rename(join(this.dir, SNAPSHOT_TEMP), join(this.dir, SNAPSHOT_FILE));
+    await syncDir(this.dir);
+    this.snapshotBytes = written.bytes;
+    const keep = new Set(written.files);
+    for (const name of readdirSync(this.dir)) {
+      const j = JOURNAL_NAME.exec(name);
+      if ((j && Number(j[1]) < generation) || (PART_NAME.test(name) && !keep.has(name))) rmSync(join(this.dir, name), { force: true });
+    }
+    return {
+      recovery: { movedAside, lastN: short.lastN, acknowledgedN: short.acknowledgedN, missing: short.acknowledgedN - short.lastN },
+      generation,
+      nextN,
+    };
+  }
+
+  /** Applies a transaction to the loaded state without journaling it (recovery, before the journal is open). */
+  private applyWithoutJournal(fn: (tx: Transaction) => void): void {
+    this.unjournaled = true;
+    try {
+      this.transaction(fn);
+    } finally {
+      this.unjournaled = false;
     }
   }
 
@@ -295,6 +435,7 @@ export class FileStore extends MemoryStore {
 
   protected override commit(overlay: Overlay): void {
     if (this.closed) throw new Error(`the store in ${this.dir} is closed`);
+    if (this.unjournaled) return super.commit(overlay);
     const durable = durablePart(overlay);
     if (durable.size > 0) {
       const n = this.journal.nextN;
@@ -397,6 +538,8 @@ export class FileStore extends MemoryStore {
     try {
       await this.compaction?.catch(() => undefined);
       await this.journal.close();
+      this.ackMark.write({ n: this.journal.nextN - 1, issued: this.issuedNow() });
+      this.ackMark.close();
       // A clean close records how far the history reaches (manifest.ts).
       this.manifest = { ...this.manifest, closedAt: this.journal.nextN - 1 };
       writeManifest(this.dir, this.manifest);

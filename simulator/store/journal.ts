@@ -253,6 +253,12 @@ export class JournalWriter {
   onRecovery: ((outage: { ms: number; transactions: number }) => void) | null = null;
   /** A test knob: consulted before each write; an error it returns is thrown as the write's (a disk fault on demand). */
   writeFault: (() => Error | null) | null = null;
+  /**
+   * Called once transactions up to `n` are written and synced, before any
+   * flush waiting for them resolves (the acknowledgement mark, ack-mark.ts):
+   * nothing is acknowledged that the mark does not name.
+   */
+  onDurable: ((n: number) => void) | null = null;
   private failedAt = 0;
   private retry: NodeJS.Timeout | null = null;
 
@@ -384,6 +390,8 @@ export class JournalWriter {
           i = j;
         }
         if (!SYNCED_WRITES) await this.fh.datasync();
+        // The mark first: if it cannot be written, the round fails whole and is retried (nothing acknowledged).
+        this.onDurable?.(upTo);
         lines = [];
         this.durableN = upTo;
         if (this.failure) {

@@ -589,6 +589,7 @@ export interface components {
                 children: number;
                 /** @enum {string} */
                 meal_plan?: "EP" | "CP" | "MP" | "AP";
+                /** @description Rupees; the range is x-assumptions money-range. */
                 stay_price?: number;
             }[];
             /**
@@ -611,6 +612,7 @@ export interface components {
                 country?: string;
             };
             pricing: {
+                /** @description Rupees; the range is x-assumptions money-range. */
                 total: number;
                 /** @enum {string} */
                 currency?: "INR";
@@ -621,6 +623,7 @@ export interface components {
             payment?: {
                 /** @enum {string} */
                 status?: "paid" | "partial" | "unpaid";
+                /** @description Rupees; may exceed pricing.total (x-assumptions money-range). */
                 amount_collected?: number;
                 /** @enum {string} */
                 collected_by?: "partner" | "host";

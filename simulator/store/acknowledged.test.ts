@@ -1,0 +1,175 @@
+/**
+ * Issue 29, item 1: crash recovery tells a torn tail from lost acknowledged
+ * records. After a kill only what no flush acknowledged may be missing (the
+ * acknowledgement mark, ack-mark.ts, names the last acknowledged
+ * transaction); a newest journal cut shorter refuses to start, naming the
+ * file and how many acknowledged records are missing. `recover` starts with
+ * what is intact, moves the damaged journal aside, and never reuses an id,
+ * a sequence or a transaction number.
+ */
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ACK_FILE, readAckMark } from './ack-mark.ts';
+import { StoreDamagedError } from './errors.ts';
+import { FileStore, type FileStoreOptions } from './file-store.ts';
+import { JOURNAL_NAME } from './journal.ts';
+import { LOCK_FILE } from './lock.ts';
+import { sampleBooking } from './store.contract.ts';
+import { issuedHighWater, raiseIssued } from '../domain/issued.ts';
+import supertest from 'supertest';
+import { addDays } from '../../protocol/calendar.ts';
+import { API_ROOT } from '../http/app.ts';
+import { createSimulator } from '../simulator.ts';
+import { makeHarness, newKey } from '../testing.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'acknowledged-test-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const stores: FileStore[] = [];
+async function openStore(dir: string, options?: FileStoreOptions): Promise<FileStore> {
+  const store = await FileStore.open(dir, options);
+  stores.push(store);
+  return store;
+}
+afterEach(async () => {
+  for (const s of stores.splice(0).reverse()) await s.close().catch(() => undefined);
+});
+
+/** The directory as a SIGKILL now would leave it. */
+function killCopy(dir: string): string {
+  const copy = tempDir();
+  cpSync(dir, copy, { recursive: true, filter: (src) => !src.endsWith(LOCK_FILE) });
+  return copy;
+}
+const newestJournal = (dir: string) => join(dir, readdirSync(dir).filter((n) => JOURNAL_NAME.test(n)).sort().at(-1)!);
+const ISSUED = { issued: issuedHighWater, raiseIssued };
+
+/** 30 bookings, each its own acknowledged transaction (a create answered 201), then a kill. */
+async function thirtyAcknowledged(): Promise<{ dir: string; store: FileStore }> {
+  const store = await openStore(tempDir(), ISSUED);
+  for (let i = 5001; i <= 5030; i++) {
+    store.transaction((tx) => {
+      tx.put('bookings', String(i), sampleBooking(i));
+      tx.put('counters', 'booking', { value: i });
+    });
+    await store.flush();
+  }
+  return { dir: killCopy(store.dir), store };
+}
+
+describe('after a kill, only the unacknowledged tail may be missing', () => {
+  it('the mark names the last acknowledged transaction and the ids issued, after every flush', async () => {
+    const { dir } = await thirtyAcknowledged();
+    expect(readAckMark(dir)).toEqual({ n: 30, issued: { 'counter:booking': 5030 } });
+    expect((statSync(join(dir, ACK_FILE)).mode & 0o777).toString(8)).toBe('600');
+  });
+
+  it('SIGKILL, then the newest journal cut to 75%: refuses to start, naming the file and how many acknowledged records are missing; files left as found', async () => {
+    const { dir } = await thirtyAcknowledged();
+    const journal = newestJournal(dir);
+    truncateSync(journal, Math.floor(statSync(journal).size * 0.75));
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    const open = FileStore.open(dir, ISSUED);
+    await expect(open).rejects.toBeInstanceOf(StoreDamagedError);
+    const message = await FileStore.open(dir, ISSUED).then(() => 'opened', (e: Error) => e.message);
+    expect(message).toContain(journal);
+    const [, lastN] = /ends at transaction (\d+), but transactions up to 30 were acknowledged/.exec(message)!;
+    expect(Number(lastN)).toBeLessThan(30);
+    expect(message).toContain(`${30 - Number(lastN)} acknowledged records are missing`);
+    expect(message).toMatch(/--recover/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]), 'the files are left as found').toEqual(before);
+  });
+
+  it('SIGKILL, then exactly one whole acknowledged record cut at a line boundary: refused too (1 acknowledged record is missing)', async () => {
+    const { dir } = await thirtyAcknowledged();
+    const journal = newestJournal(dir);
+    const text = readFileSync(journal);
+    const cut = text.lastIndexOf(10, text.length - 2) + 1;
+    truncateSync(journal, cut);
+    await expect(FileStore.open(dir, ISSUED)).rejects.toThrow(/ends at transaction 29, but transactions up to 30 were acknowledged .*1 acknowledged record is missing/);
+  });
+
+  it('a torn last record that no flush acknowledged: starts with every acknowledged record and drops only the torn bytes', async () => {
+    const { store } = await thirtyAcknowledged();
+    // A 31st transaction whose round was cut short by the kill: half its line on disk, the mark still at 30.
+    const mark = readFileSync(join(store.dir, ACK_FILE));
+    store.transaction((tx) => tx.put('bookings', '5031', sampleBooking(5031)));
+    await store.flush();
+    const dir = killCopy(store.dir);
+    truncateSync(newestJournal(dir), statSync(newestJournal(dir)).size - 40);
+    writeFileSync(join(dir, ACK_FILE), mark);
+    const opened = await openStore(dir, ISSUED);
+    expect(opened.size('bookings')).toBe(30);
+    expect(opened.report.tornBytes).toBeGreaterThan(0);
+    expect(opened.report.recovery).toBeNull();
+    opened.transaction((tx) => tx.put('bookings', '5031', sampleBooking(5031)));
+    await opened.close();
+    expect((await openStore(dir, ISSUED)).size('bookings')).toBe(31);
+  });
+});
+
+describe('recover: start with what is intact, the damaged journal moved aside, nothing reused', () => {
+  it('keeps the intact records, moves the short journal aside, raises the counters past what was issued, and numbers transactions after the acknowledged ones', async () => {
+    const { dir } = await thirtyAcknowledged();
+    const journal = newestJournal(dir);
+    truncateSync(journal, Math.floor(statSync(journal).size * 0.75));
+    const recovered = await openStore(dir, { ...ISSUED, recover: true });
+    const r = recovered.report.recovery!;
+    expect(r).toMatchObject({ acknowledgedN: 30, missing: 30 - r.lastN });
+    expect(r.lastN).toBeLessThan(30);
+    expect(recovered.size('bookings')).toBe(r.lastN);
+    expect(r.movedAside).toMatch(/journal\.000000\.log\.damaged-[0-9TZ]+$/);
+    expect(existsSync(r.movedAside)).toBe(true);
+    expect(existsSync(journal), 'the short journal is no longer in place').toBe(false);
+    // The next id is past every one ever issued, not past the intact ones.
+    expect(recovered.get('counters', 'booking')).toEqual({ value: 5030 });
+    recovered.transaction((tx) => tx.put('bookings', '5031', sampleBooking(5031)));
+    await recovered.close();
+    expect(readAckMark(dir)).toMatchObject({ n: 31 });
+    // Opens normally afterwards, with the records intact and the one written after the recovery.
+    const again = await openStore(dir, ISSUED);
+    expect(again.size('bookings')).toBe(r.lastN + 1);
+    expect(again.report.recovery).toBeNull();
+    expect(again.get('counters', 'booking')).toEqual({ value: 5030 });
+  });
+
+  it('over HTTP: after a kill and a cut journal, --recover never hands out an acknowledged booking id or event sequence again', async () => {
+    const h = makeHarness({ store: await openStore(tempDir(), ISSUED) });
+    const acknowledged: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      // Nights of their own, past the demo world's blocked nights (days +60, +61).
+      const check_in = addDays('2026-12-01', 2 * i);
+      const check_out = addDays(check_in, 1);
+      const res = await h.api('post', '/bookings').set('Idempotency-Key', newKey()).send(h.bookingBody({ check_in, check_out }));
+      expect(res.status, res.text).toBe(201);
+      acknowledged.push(res.body.data.id);
+    }
+    const lastSequence = (await h.api('get', '/me')).body.data.webhook.last_sequence as number;
+    const dir = killCopy(stores.at(-1)!.dir);
+    const journal = newestJournal(dir);
+    truncateSync(journal, Math.floor(statSync(journal).size * 0.75));
+    await expect(FileStore.open(dir, ISSUED)).rejects.toThrow(/acknowledged records? (is|are) missing/);
+
+    // The same world restarted on the recovered directory (its clock restored from the store).
+    const sim = createSimulator({ store: await openStore(dir, { ...ISSUED, recover: true }) });
+    const http = supertest(sim.app.callback());
+    const key = `Bearer ${h.fixtures.integrations[0]!.apiKey}`;
+    const res = await http.post(`${API_ROOT}/bookings`).set('Authorization', key).set('Idempotency-Key', newKey()).send(h.bookingBody({ check_in: '2026-12-28', check_out: '2026-12-29' }));
+    expect(res.status, res.text).toBe(201);
+    expect(acknowledged).not.toContain(res.body.data.id);
+    expect(res.body.data.id).toBeGreaterThan(Math.max(...acknowledged));
+    const me = (await http.get(`${API_ROOT}/me`).set('Authorization', key)).body.data.webhook.last_sequence as number;
+    const events = (await http.get(`${API_ROOT}/events?after_sequence=${lastSequence}`).set('Authorization', key)).body.data as { sequence: number }[];
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) expect(e.sequence).toBeGreaterThan(lastSequence);
+    expect(me).toBeGreaterThan(lastSequence);
+  });
+});
