@@ -47,7 +47,7 @@ describe('the catalogue against a live deployment', () => {
     expect(report.results.filter((r) => r.outcome !== 'passed').map(outcome)).toEqual([]);
     expect(report.summary.applicable).toBe(catalogue().length);
     // The run went on with the rotated key: the configured one is refused now, the handed-over one works.
-    expect(rotated.map(([kind]) => kind).sort()).toEqual(['apiKey', 'webhookSecret', 'webhookSecret']);
+    expect(rotated.map(([kind]) => kind).sort()).toEqual(['apiKey', 'webhookSecret', 'webhookSecret', 'webhookSecret']);
     const key = rotated.find(([kind]) => kind === 'apiKey')![1];
     expect((await fetch(`${s.partner.baseUrl}/me`, { headers: { Authorization: `Bearer ${s.partner.apiKey}` } })).status).toBe(401);
     expect((await fetch(`${s.partner.baseUrl}/me`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
