@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type supertest from 'supertest';
+import { loadContract } from '../../spec/contract.ts';
 import { EVENT_TYPES } from '../domain/model.ts';
 import { expectConformingResponses, makeHarness, newKey, TEST_NOW, type Harness } from '../testing.ts';
 
@@ -488,5 +489,25 @@ describe('§4.4, §6.9: polling by updated_since never misses a latest revision'
     await advance(61.5);
     const changed = await h.staff<Booking>('post', `/bookings/${b.id}/status`, { status: 'cancelled' });
     expect(changed.updated_at).toBe('2026-09-15T12:01:01.500+05:30');
+  });
+});
+
+describe('the contract shows what both GET booking operations answer (issue 29 item 6)', () => {
+  /** The messages of the 200 examples of `path` in spec/openapi.yaml (its "Booking created." was the create's). */
+  function exampleMessages(path: string): unknown[] {
+    const paths = loadContract().document.paths as Record<string, any>;
+    const media = paths[path].get.responses['200'].content['application/json'];
+    return Object.values(media.examples as Record<string, { value: { message: unknown } }>).map((e) => e.value.message);
+  }
+
+  it.each([
+    ['§4.2 GET /bookings/{doorloom_id}', '/bookings/{doorloom_id}', (b: Booking) => `/bookings/${b.id}`],
+    ['§4.3 GET /bookings/external/{external_booking_id}', '/bookings/external/{external_booking_id}', (b: Booking) => `/bookings/external/${encodeURIComponent(b.external_booking_id)}`],
+  ])('%s: the 200 example says the message the answer carries', async (_name, path, url) => {
+    const res = await h.api('get', url(await create()));
+    expect(res.status, res.text).toBe(200);
+    const messages = exampleMessages(path);
+    expect(messages.length).toBeGreaterThan(0);
+    for (const message of messages) expect(message).toBe(res.body.message);
   });
 });
