@@ -742,34 +742,71 @@ export interface components {
         };
         AvailabilityChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "availability.changed";
-            data?: components["schemas"]["AvailabilityPayload"];
+            type: "availability.changed";
+            data: components["schemas"]["AvailabilityPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "availability.changed";
         };
         RatesChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "rates.changed";
-            data?: components["schemas"]["RatesPayload"];
+            type: "rates.changed";
+            data: components["schemas"]["RatesPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rates.changed";
         };
         RestrictionsChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "restrictions.changed";
-            data?: components["schemas"]["RestrictionsPayload"];
+            type: "restrictions.changed";
+            data: components["schemas"]["RestrictionsPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "restrictions.changed";
         };
         InventoryChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "inventory.changed";
-            data?: components["schemas"]["InventoryPayload"];
+            type: "inventory.changed";
+            data: components["schemas"]["InventoryPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "inventory.changed";
         };
         PropertyChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "property.changed";
-            data?: components["schemas"]["PropertyPayload"];
+            type: "property.changed";
+            data: components["schemas"]["PropertyPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "property.changed";
         };
         BookingChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "booking.changed";
-            data?: components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"];
+            type: "booking.changed";
+            data: components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "booking.changed";
         };
+        /** @description One event of any type (§2.5, §6); `type` tells which (issue 29: a discriminator, so generated clients pick the branch without trying each). */
         AnyEvent: components["schemas"]["AvailabilityChangedEvent"] | components["schemas"]["RatesChangedEvent"] | components["schemas"]["RestrictionsChangedEvent"] | components["schemas"]["InventoryChangedEvent"] | components["schemas"]["PropertyChangedEvent"] | components["schemas"]["BookingChangedEvent"];
         /** @description One row of replay (§2.6). */
         EventRow: {
