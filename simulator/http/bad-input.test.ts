@@ -270,11 +270,13 @@ describe('a value out of range → 422 VALIDATION_FAILED naming that field (§4.
     expect(Object.keys(res.body.errors).sort()).toEqual(['notes', 'property']);
   });
 
-  it('§4.5, §8 state no lower bound on money: negative pricing.total, stay_price and amount_collected pass the contract', () => {
+  it('negative pricing.total, stay_price and amount_collected are refused on their field (spec x-assumptions money-range, issue 29)', () => {
     for (const [path, value] of [['pricing.total', -1], ['units.0.stay_price', -1], ['payment.amount_collected', -5]] as const) {
       const body = fullBody();
       setPath(body, path, value);
-      expect(contract.bodyRefusal(createOp, body), path).toBeNull();
+      const refusal = contract.bodyRefusal(createOp, body);
+      expect(refusal?.code, path).toBe('VALIDATION_FAILED');
+      expect(Object.keys(refusal!.errors), path).toEqual([path]);
     }
   });
 
