@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addDays, nights } from '../../protocol/calendar.ts';
+import { loadContract as contract } from '../../spec/contract.ts';
 import { ChangeLog, type Change } from '../domain/changes.ts';
 import { availabilityPayload } from '../domain/inventory.ts';
 import type { FixtureProperty, FixtureUnit } from '../demo-world.ts';
@@ -311,6 +312,33 @@ describe('§4.5 rule 3: IN_PROGRESS', () => {
 });
 
 describe('§4.5 rule 4: existing external_booking_id', () => {
+  it('§4.5 rule 4 comes before the date, property, unit and availability rules, after the schema (spec x-assumption-duplicate-first)', async () => {
+    const { sea, fort, hill } = world(h);
+    const body = fullBody(h);
+    const created = await create(h, body);
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id;
+    const external_booking_id = body.external_booking_id;
+    const before = await writes(h);
+    const retries: [string, Record<string, unknown>][] = [
+      ['check_in before yesterday', h.bookingBody({ external_booking_id, check_in: '2026-09-01', check_out: '2026-09-02' })],
+      ['an archived property', h.bookingBody({ external_booking_id, property: { doorloom_id: fort.doorloom_id } })],
+      ['an unknown property', h.bookingBody({ external_booking_id, property: { doorloom_id: 999999 } })],
+      ['an unknown unit', h.bookingBody({ external_booking_id, property: { doorloom_id: sea.doorloom_id }, units: [{ adults: 2, external_unit_id: 'NO-SUCH-UNIT' }] })],
+      ['more units than the property has', h.bookingBody({ external_booking_id, property: { doorloom_id: hill.doorloom_id }, units: [{ adults: 1 }, { adults: 1 }] })],
+    ];
+    for (const [name, retry] of retries) {
+      const res = await create(h, retry);
+      expect(res.status, `${name}: ${res.text}`).toBe(200);
+      expect(res.body.data, name).toMatchObject({ id, duplicate: true });
+    }
+    await expectNothingWritten(h, before);
+    // The schema still comes first: a body it refuses is 422 even for an existing external_booking_id.
+    expectError(await create(h, h.bookingBody({ external_booking_id, units: [] })), 422, 'VALIDATION_FAILED');
+    const op = (contract().document.paths as Record<string, any>)['/bookings'].post;
+    expect(op['x-assumption-duplicate-first']?.['x-assumption'], 'the order is decided in the contract').toMatch(/before the date rules/);
+  });
+
   it('§4.5 rule 4: a retry under a new key after check_in has passed is still the 200 duplicate, not a date refusal', async () => {
     const body = fullBody(h, { check_in: '2026-09-15', check_out: '2026-09-16' });
     const created = await create(h, body);
