@@ -6,6 +6,7 @@
  * switched off (§5.6), the bare 404 of every path under the API root.
  */
 import { describe, expect, it } from 'vitest';
+import { loadContract } from '../../spec/contract.ts';
 import { API_ROOT } from './app.ts';
 import { makeHarness } from '../testing.ts';
 
@@ -59,5 +60,37 @@ describe('paths are exact: another case or a trailing slash answers as an unknow
     const upper = await h.http.get('/API/INTEGRATIONS/V1/ME');
     expect(upper.status).toBe(404);
     expect(upper.body.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('a method §4 does not give a path answers as an unknown path (spec x-assumptions unknown-routes)', () => {
+  it.each([
+    ['put', '/me'], ['patch', '/bookings'], ['delete', '/bookings/5001'], ['options', '/me'], ['post', '/me'], ['get', '/sync'],
+  ] as const)('%s %s → 404 NOT_FOUND before authentication, nothing charged to the rate limit', async (method, path) => {
+    const h = makeHarness();
+    const key = `Bearer ${h.fixtures.integrations[0]!.apiKey}`;
+    const unknown = await h.http.get(`${API_ROOT}/nope`);
+    for (const auth of [null, key, 'Bearer garbage']) {
+      const req = h.http[method](API_ROOT + path);
+      const res = await (auth === null ? req : req.set('Authorization', auth));
+      expect(res.status, `${auth}: ${res.text}`).toBe(404);
+      expect(res.body).toEqual(unknown.body);
+      expect(res.headers.allow).toBeUndefined();
+      expect(res.headers['x-ratelimit-remaining']).toBeUndefined();
+    }
+  });
+
+  it('HEAD on a GET path is that GET without its body', async () => {
+    const h = makeHarness();
+    expect((await h.http.head(`${API_ROOT}/me`)).status).toBe(401);
+    const res = await h.http.head(`${API_ROOT}/me`).set('Authorization', `Bearer ${h.fixtures.integrations[0]!.apiKey}`);
+    expect(res.status).toBe(200);
+    expect(res.text ?? '').toBe('');
+  });
+
+  it('the contract states the decision', () => {
+    const decided = (loadContract().document['x-assumptions'] as Record<string, { 'x-assumption': string }>)['unknown-routes']!['x-assumption'];
+    expect(decided).toMatch(/404 NOT_FOUND/);
+    expect(decided).toMatch(/Not 405/);
   });
 });
