@@ -822,6 +822,23 @@ describe('§4.5 other failures', () => {
     await expectNothingWritten(h, before);
   });
 
+  it.each([
+    ['0@com', false], ['name@localhost', false], ['"quoted"@example.com', false], ['a@[192.168.0.1]', false], ['a..b@example.com', false],
+    ['a@-example.com', false], ['a@b.co', true], ['0@example.com', true], ["o'brien+stay@mail.example.in", true], ['ASHA@Example.COM', true],
+  ] as const)('§4.5 guest.email "Valid email" (spec x-assumption on guest.email): %s → accepted %s', async (email, accepted) => {
+    const res = await create(h, h.bookingBody({ guest: { name: 'Asha Rao', mobile: '9800000000', email } }));
+    if (accepted) {
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.data.guest.email).toBe(email);
+    } else {
+      expectError(res, 422, 'VALIDATION_FAILED');
+      expect(Object.keys(res.body.errors)).toEqual(['guest.email']);
+    }
+    const schema = (contract().document.paths as Record<string, any>)['/bookings'].post.requestBody.content['application/json'].schema;
+    const guest = (schema.allOf ?? [schema]).map((p: any) => p.properties?.guest).find(Boolean) ?? schema.properties.guest;
+    expect(guest.properties.email['x-assumption'], 'decided in the contract').toMatch(/0@com/);
+  });
+
   it('§4.5, §8: every string at its documented maximum, adults 50 and children 50 are accepted', async () => {
     const { sea } = world(h);
     const s = (n: number) => 'y'.repeat(n);
