@@ -516,42 +516,52 @@ export interface components {
             property: components["schemas"]["PropertyRefShort"];
             check_in: components["schemas"]["Date"];
             check_out: components["schemas"]["Date"];
-            guests: {
-                adults: number;
-                children: number;
-            };
+            guests: components["schemas"]["BookingGuests"];
             units: components["schemas"]["BookingUnit"][];
-            pricing: {
-                /** @constant */
-                currency: "INR";
-                total: number;
-                advance: number;
-                balance: number;
-                includes_gst?: boolean | null;
-                breakdown?: Record<string, never> | null;
-            };
-            guest?: {
-                name?: string;
-                phone_code?: string;
-                mobile?: string;
-                email?: string | null;
-                country?: string | null;
-            };
-            payment?: {
-                /** @enum {string|null} */
-                status?: "paid" | "partial" | "unpaid" | null;
-                amount_collected?: number;
-                /** @enum {string|null} */
-                collected_by?: "partner" | "host" | null;
-                reference?: string | null;
-            };
-            source?: {
-                channel?: string | null;
-                reference?: string | null;
-            };
+            pricing: components["schemas"]["BookingPricing"];
+            guest?: components["schemas"]["BookingGuest"];
+            payment?: components["schemas"]["BookingPayment"];
+            source?: components["schemas"]["BookingSource"];
             notes?: string | null;
             created_at?: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Guest counts of a booking, summed over its units (§2.3 guests). */
+        BookingGuests: {
+            adults: number;
+            children: number;
+        };
+        /** @description A booking's money (§2.3 pricing); balance = total minus advance. */
+        BookingPricing: {
+            /** @constant */
+            currency: "INR";
+            total: number;
+            advance: number;
+            balance: number;
+            includes_gst?: boolean | null;
+            breakdown?: Record<string, never> | null;
+        };
+        /** @description The lead guest of a booking, as sent at create (§4.5 guest). */
+        BookingGuest: {
+            name?: string;
+            phone_code?: string;
+            mobile?: string;
+            email?: string | null;
+            country?: string | null;
+        };
+        /** @description Payment of a booking, as sent at create (§4.5 payment). */
+        BookingPayment: {
+            /** @enum {string|null} */
+            status?: "paid" | "partial" | "unpaid" | null;
+            amount_collected?: number;
+            /** @enum {string|null} */
+            collected_by?: "partner" | "host" | null;
+            reference?: string | null;
+        };
+        /** @description Where a booking came from, as sent at create (§4.5 source). */
+        BookingSource: {
+            channel?: string | null;
+            reference?: string | null;
         };
         /** @description §2.3: `duplicate` is added, with value true, only on the 200 duplicate answer to create; everywhere else it is absent (or false). */
         NotDuplicate: {
@@ -727,18 +737,22 @@ export interface components {
             version: "2026-09";
             sequence: number;
             occurred_at: components["schemas"]["Timestamp"];
-            integration: {
-                id: number;
-                slug: string;
-            };
-            property: {
-                doorloom_id: number;
-                external_id: string;
-                master_property_id: number;
-            };
+            integration: components["schemas"]["EventIntegration"];
+            property: components["schemas"]["EventProperty"];
             window: components["schemas"]["Window"];
             /** @description Type-specific payload (array or object). */
             data: Record<string, never> | unknown[];
+        };
+        /** @description The integration an event is for (§2.5 integration). */
+        EventIntegration: {
+            id: number;
+            slug: string;
+        };
+        /** @description The property an event is about (§2.5 property). */
+        EventProperty: {
+            doorloom_id: number;
+            external_id: string;
+            master_property_id: number;
         };
         AvailabilityChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */

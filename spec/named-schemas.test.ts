@@ -1,0 +1,35 @@
+/**
+ * Issue 29 item 6: the objects a client author refers to by name are named
+ * components, not anonymous inline objects (a generator names an inline
+ * object after its position, e.g. `Booking_pricing`, or not at all), and the
+ * generated TypeScript keeps every name it had.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseYamlCached } from './yaml-cache.ts';
+
+type Json = Record<string, any>;
+const schemas = (parseYamlCached(new URL('./openapi.yaml', import.meta.url)) as Json).components.schemas as Record<string, Json>;
+
+describe('named components for what a client refers to', () => {
+  it.each([
+    ['Booking', 'guests', 'BookingGuests'],
+    ['Booking', 'pricing', 'BookingPricing'],
+    ['Booking', 'guest', 'BookingGuest'],
+    ['Booking', 'payment', 'BookingPayment'],
+    ['Booking', 'source', 'BookingSource'],
+    ['EventEnvelope', 'integration', 'EventIntegration'],
+    ['EventEnvelope', 'property', 'EventProperty'],
+  ])('%s.%s is the component %s', (owner, field, name) => {
+    expect(schemas[owner]!.properties[field]).toEqual({ $ref: `#/components/schemas/${name}` });
+    expect(schemas[name]!.type).toBe('object');
+    expect(schemas[name]!.description, `${name} says what it is`).toEqual(expect.any(String));
+  });
+
+  it('the generated types export each of them, beside the names they had', () => {
+    const generated = readFileSync(new URL('./generated/openapi.d.ts', import.meta.url), 'utf8');
+    for (const name of ['Booking', 'EventEnvelope', 'AnyEvent', 'BookingGuests', 'BookingPricing', 'BookingGuest', 'BookingPayment', 'BookingSource', 'EventIntegration', 'EventProperty']) {
+      expect(generated, name).toMatch(new RegExp(`^ {8}${name}: `, 'm'));
+    }
+  });
+});
