@@ -586,22 +586,8 @@ export interface components {
         /** @description Body of POST /bookings (§4.5). */
         BookingCreateRequest: {
             external_booking_id: string;
-            /** @description One of doorloom_id or external_id; neither is 422. §7 maps "property reference missing" to PROPERTY_NOT_MAPPED, so an absent `property`, or one with neither id, answers that code (when every other field is valid; with other bad fields the answer is VALIDATION_FAILED naming them all, as validation runs first). */
-            property: {
-                doorloom_id?: number;
-                external_id?: string;
-            } | unknown | unknown;
-            units: {
-                inventory_id?: number;
-                external_unit_id?: string;
-                adults: number;
-                /** @default 0 */
-                children: number;
-                /** @enum {string} */
-                meal_plan?: "EP" | "CP" | "MP" | "AP";
-                /** @description Rupees; the range is x-assumptions money-range. */
-                stay_price?: number;
-            }[];
+            property: components["schemas"]["BookingCreatePropertyRef"];
+            units: components["schemas"]["BookingCreateUnit"][];
             /**
              * Format: date
              * @description Not before yesterday.
@@ -612,43 +598,68 @@ export interface components {
              * @description After check_in; exclusive; a stay longer than the platform maximum is refused on check_out.
              */
             check_out: string;
-            guest: {
-                name: string;
-                /** @default +91 */
-                phone_code: string;
-                mobile: string;
-                /** Format: email */
-                email?: string;
-                country?: string;
-            };
-            pricing: {
-                /** @description Rupees; the range is x-assumptions money-range. */
-                total: number;
-                /** @enum {string} */
-                currency?: "INR";
-                includes_gst?: boolean;
-                /** @description Free-form; stored verbatim and returned unchanged. */
-                breakdown?: Record<string, never>;
-            };
-            payment?: {
-                /** @enum {string} */
-                status?: "paid" | "partial" | "unpaid";
-                /** @description Rupees; may exceed pricing.total (x-assumptions money-range). */
-                amount_collected?: number;
-                /** @enum {string} */
-                collected_by?: "partner" | "host";
-                reference?: string;
-            };
-            source?: {
-                channel?: string;
-                reference?: string;
-            };
+            guest: components["schemas"]["BookingCreateGuest"];
+            pricing: components["schemas"]["BookingCreatePricing"];
+            payment?: components["schemas"]["BookingCreatePayment"];
+            source?: components["schemas"]["BookingCreateSource"];
             /**
              * @default confirmed
              * @enum {string}
              */
             status: "confirmed" | "pending";
             notes?: string;
+        };
+        /** @description One of doorloom_id or external_id; neither is 422. §7 maps "property reference missing" to PROPERTY_NOT_MAPPED, so an absent `property`, or one with neither id, answers that code (when every other field is valid; with other bad fields the answer is VALIDATION_FAILED naming them all, as validation runs first). */
+        BookingCreatePropertyRef: {
+            doorloom_id?: number;
+            external_id?: string;
+        } | unknown | unknown;
+        /** @description One unit booked (§4.5 units[], rule 6); pinned by inventory_id or external_unit_id, or any free unit. */
+        BookingCreateUnit: {
+            inventory_id?: number;
+            external_unit_id?: string;
+            adults: number;
+            /** @default 0 */
+            children: number;
+            /** @enum {string} */
+            meal_plan?: "EP" | "CP" | "MP" | "AP";
+            /** @description Rupees; the range is x-assumptions money-range. */
+            stay_price?: number;
+        };
+        /** @description The lead guest (§4.5 guest). */
+        BookingCreateGuest: {
+            name: string;
+            /** @default +91 */
+            phone_code: string;
+            mobile: string;
+            /** Format: email */
+            email?: string;
+            country?: string;
+        };
+        /** @description The money of the stay (§4.5 pricing, rule 5). */
+        BookingCreatePricing: {
+            /** @description Rupees; the range is x-assumptions money-range. */
+            total: number;
+            /** @enum {string} */
+            currency?: "INR";
+            includes_gst?: boolean;
+            /** @description Free-form; stored verbatim and returned unchanged. */
+            breakdown?: Record<string, never>;
+        };
+        /** @description What was collected (§4.5 payment); amount_collected becomes the advance. */
+        BookingCreatePayment: {
+            /** @enum {string} */
+            status?: "paid" | "partial" | "unpaid";
+            /** @description Rupees; may exceed pricing.total (x-assumptions money-range). */
+            amount_collected?: number;
+            /** @enum {string} */
+            collected_by?: "partner" | "host";
+            reference?: string;
+        };
+        /** @description Where the booking came from (§4.5 source); set only at create. */
+        BookingCreateSource: {
+            channel?: string;
+            reference?: string;
         };
         /** @description One night of availability (§2.4). */
         AvailabilityDate: {
