@@ -25,20 +25,29 @@ describe('named components for what a client refers to', () => {
     ['BookingCreateRequest', 'pricing', 'BookingCreatePricing'],
     ['BookingCreateRequest', 'payment', 'BookingCreatePayment'],
     ['BookingCreateRequest', 'source', 'BookingCreateSource'],
+    ['Integration', 'brand', 'IntegrationBrand'],
+    ['Integration', 'webhook', 'IntegrationWebhook'],
   ])('%s.%s is the component %s', (owner, field, name) => {
     expect(schemas[owner]!.properties[field]).toEqual({ $ref: `#/components/schemas/${name}` });
     expect(schemas[name]!.type).toBe('object');
     expect(schemas[name]!.description, `${name} says what it is`).toEqual(expect.any(String));
   });
 
-  it('BookingCreateRequest.units[] is the component BookingCreateUnit', () => {
-    expect(schemas.BookingCreateRequest!.properties.units.items).toEqual({ $ref: '#/components/schemas/BookingCreateUnit' });
+  it.each([
+    ['BookingCreateRequest', 'units', 'BookingCreateUnit'],
+    ['RatesPayload', 'dates', 'RatesDate'],
+    ['RestrictionsPayload', 'dates', 'RestrictionsDate'],
+    ['InventoryPayload', 'units', 'InventoryUnit'],
+  ])('%s.%s[] is the component %s', (owner, field, name) => {
+    expect(schemas[owner]!.properties[field].items).toEqual({ $ref: `#/components/schemas/${name}` });
+    expect(schemas[name]!.description, `${name} says what it is`).toEqual(expect.any(String));
   });
 
   it('the generated types export each of them, beside the names they had', () => {
     const generated = readFileSync(new URL('./generated/openapi.d.ts', import.meta.url), 'utf8');
     for (const name of ['Booking', 'EventEnvelope', 'AnyEvent', 'BookingGuests', 'BookingPricing', 'BookingGuest', 'BookingPayment', 'BookingSource', 'EventIntegration', 'EventProperty',
-      'BookingCreatePropertyRef', 'BookingCreateUnit', 'BookingCreateGuest', 'BookingCreatePricing', 'BookingCreatePayment', 'BookingCreateSource']) {
+      'BookingCreatePropertyRef', 'BookingCreateUnit', 'BookingCreateGuest', 'BookingCreatePricing', 'BookingCreatePayment', 'BookingCreateSource',
+      'IntegrationBrand', 'IntegrationWebhook', 'RatesDate', 'RestrictionsDate', 'InventoryUnit']) {
       expect(generated, name).toMatch(new RegExp(`^ {8}${name}: `, 'm'));
     }
   });

@@ -461,27 +461,31 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "active" | "paused" | "disabled";
-            brand: {
-                id: number;
-                name: string;
-            };
+            brand: components["schemas"]["IntegrationBrand"];
             /** @constant */
             api_version: "2026-09";
-            webhook: {
-                configured: boolean;
-                url: string | null;
-                event_types: components["schemas"]["EventType"][];
-                last_sequence: number;
-                undelivered_events: number;
-                consecutive_failures: number;
-                last_success_at: components["schemas"]["NullableTimestamp"];
-                last_failure_at: components["schemas"]["NullableTimestamp"];
-                paused_at: components["schemas"]["NullableTimestamp"];
-                /** @enum {string|null} */
-                paused_reason: "manual" | "auto" | "gone" | null;
-            };
+            webhook: components["schemas"]["IntegrationWebhook"];
             horizon_days: number;
             covered_properties: number;
+        };
+        /** @description Webhook settings and delivery health of an integration (§2.1 webhook, §3.3). */
+        IntegrationWebhook: {
+            configured: boolean;
+            url: string | null;
+            event_types: components["schemas"]["EventType"][];
+            last_sequence: number;
+            undelivered_events: number;
+            consecutive_failures: number;
+            last_success_at: components["schemas"]["NullableTimestamp"];
+            last_failure_at: components["schemas"]["NullableTimestamp"];
+            paused_at: components["schemas"]["NullableTimestamp"];
+            /** @enum {string|null} */
+            paused_reason: "manual" | "auto" | "gone" | null;
+        };
+        /** @description The brand an integration belongs to (§2.1 brand). */
+        IntegrationBrand: {
+            id: number;
+            name: string;
         };
         MeResponse: components["schemas"]["SuccessEnvelope"] & {
             data?: components["schemas"]["Integration"];
@@ -687,33 +691,39 @@ export interface components {
         RatesPayload: {
             /** @constant */
             currency: "INR";
-            dates: {
-                date: components["schemas"]["Date"];
-                base_rate: number;
-                extra_adult_rate: number;
-                extra_child_rate: number;
-            }[];
+            dates: components["schemas"]["RatesDate"][];
+        };
+        /** @description One night of rates (rates.changed payload and the rates snapshot). */
+        RatesDate: {
+            date: components["schemas"]["Date"];
+            base_rate: number;
+            extra_adult_rate: number;
+            extra_child_rate: number;
         };
         RestrictionsPayload: {
-            dates: {
-                date: components["schemas"]["Date"];
-                min_stay: number;
-                max_stay: number;
-                closed_to_arrival: boolean;
-                closed_to_departure: boolean;
-                stop_sell: boolean;
-            }[];
+            dates: components["schemas"]["RestrictionsDate"][];
+        };
+        /** @description One night of restrictions (restrictions.changed payload and the restrictions snapshot). */
+        RestrictionsDate: {
+            date: components["schemas"]["Date"];
+            min_stay: number;
+            max_stay: number;
+            closed_to_arrival: boolean;
+            closed_to_departure: boolean;
+            stop_sell: boolean;
         };
         InventoryPayload: {
             total_units: number;
-            units: {
-                inventory_id: number;
-                external_unit_id: string | null;
-                name: string;
-                active: boolean;
-                max_adults: number;
-                max_children: number;
-            }[];
+            units: components["schemas"]["InventoryUnit"][];
+        };
+        /** @description One unit of a property, active or not, with its capacity (inventory.changed payload). */
+        InventoryUnit: {
+            inventory_id: number;
+            external_unit_id: string | null;
+            name: string;
+            active: boolean;
+            max_adults: number;
+            max_children: number;
         };
         PropertyPayload: {
             doorloom_id: number;
