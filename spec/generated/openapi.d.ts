@@ -873,20 +873,19 @@ export interface components {
             types?: components["schemas"]["SyncType"][];
         };
         SyncResponse: components["schemas"]["SuccessEnvelope"] & {
-            data?: {
-                queued_properties: number;
-                horizon_days: number;
-                types: ("availability.changed" | "rates.changed" | "restrictions.changed" | "inventory.changed" | "property.changed")[];
-            };
+            data?: components["schemas"]["SyncAccepted"];
+        };
+        /** @description What POST /sync queued (§4.7): how many properties, over how many days, which event types. */
+        SyncAccepted: {
+            queued_properties: number;
+            horizon_days: number;
+            types: ("availability.changed" | "rates.changed" | "restrictions.changed" | "inventory.changed" | "property.changed")[];
         };
         /** @description `data` of a snapshot response (§2.7). The payload is at `data.data`. */
         SnapshotEnvelope: {
             /** @description Watermark read before the payload was built. */
             sequence: number;
-            property: {
-                doorloom_id: number;
-                external_id: string;
-            };
+            property: components["schemas"]["PropertyRefShort"];
             window: components["schemas"]["Window"];
             data: unknown;
         };
@@ -911,10 +910,7 @@ export interface components {
             /** @constant */
             version: "2026-09";
             occurred_at: components["schemas"]["Timestamp"];
-            integration: {
-                id: number;
-                slug: string;
-            };
+            integration: components["schemas"]["EventIntegration"];
             last_sequence: number;
         };
     };
