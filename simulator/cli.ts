@@ -134,7 +134,12 @@ async function main(): Promise<void> {
       // A read-only or full directory (EACCES, EROFS, ENOSPC) is a start-up refusal too, never a stack trace (issue 17).
       refuse(`cannot open the data directory ${dataDir}: ${(e as Error).message}`);
     }
-    const { tornBytes, tornReason, tookOverLockFrom, recovery, ackMarkDamaged } = fileStore.report;
+    const { tornBytes, tornReason, tookOverLockFrom, recovery, ackMarkDamaged, modesTightened } = fileStore.report;
+    // Issue 29 item 4: said once, and only when something was readable by others.
+    if (modesTightened.length > 0) {
+      const what = modesTightened.map((c) => `${c.name === '.' ? 'the directory' : c.name} ${c.from.toString(8).padStart(4, '0')} → ${c.to.toString(8).padStart(4, '0')}`);
+      process.stderr.write(`note: made ${dataDir} owner-only (it holds guest details, credentials and the key of the webhook secrets): ${what.join(', ')}\n`);
+    }
     if (recovery) {
       process.stderr.write(`warning: --recover: started ${dataDir} with what is intact, up to transaction ${recovery.lastN}; ${recovery.missing} acknowledged `
         + `record(s) up to transaction ${recovery.acknowledgedN} are lost. The damaged journal is kept as ${recovery.movedAside}; `

@@ -124,7 +124,9 @@ export function createApp(options: AppOptions): Koa {
     }
   });
 
-  const api = new Router({ prefix: API_ROOT });
+  // The document's paths are exact (Conventions: "relative to `{base_url}/api/integrations/v1`"; §4 names
+  // each one): another case or a trailing slash is an unknown path, answered as one above (issue 29 item 7).
+  const api = new Router({ prefix: API_ROOT, sensitive: true, strict: true });
   const handlers = {
     ...partnerHandlers({ platform, contract, sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) }),
     ...options.extraHandlers,

@@ -270,11 +270,13 @@ describe('a value out of range → 422 VALIDATION_FAILED naming that field (§4.
     expect(Object.keys(res.body.errors).sort()).toEqual(['notes', 'property']);
   });
 
-  it('negative money is refused on its field (x-assumptions money-range: §4.5 and §8 show no range)', () => {
+  it('negative pricing.total, stay_price and amount_collected are refused on their field (spec x-assumptions money-range, issue 29)', () => {
     for (const [path, value] of [['pricing.total', -1], ['units.0.stay_price', -1], ['payment.amount_collected', -5]] as const) {
       const body = fullBody();
       setPath(body, path, value);
-      expect(Object.keys(contract.bodyRefusal(createOp, body)?.errors ?? {}), path).toEqual([path]);
+      const refusal = contract.bodyRefusal(createOp, body);
+      expect(refusal?.code, path).toBe('VALIDATION_FAILED');
+      expect(Object.keys(refusal!.errors), path).toEqual([path]);
     }
   });
 

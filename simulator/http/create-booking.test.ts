@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addDays, nights } from '../../protocol/calendar.ts';
+import { loadContract as contract } from '../../spec/contract.ts';
 import { ChangeLog, type Change } from '../domain/changes.ts';
 import { availabilityPayload } from '../domain/inventory.ts';
 import type { FixtureProperty, FixtureUnit } from '../demo-world.ts';
@@ -311,6 +312,33 @@ describe('§4.5 rule 3: IN_PROGRESS', () => {
 });
 
 describe('§4.5 rule 4: existing external_booking_id', () => {
+  it('§4.5 rule 4 comes before the date, property, unit and availability rules, after the schema (spec x-assumption-duplicate-first)', async () => {
+    const { sea, fort, hill } = world(h);
+    const body = fullBody(h);
+    const created = await create(h, body);
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id;
+    const external_booking_id = body.external_booking_id;
+    const before = await writes(h);
+    const retries: [string, Record<string, unknown>][] = [
+      ['check_in before yesterday', h.bookingBody({ external_booking_id, check_in: '2026-09-01', check_out: '2026-09-02' })],
+      ['an archived property', h.bookingBody({ external_booking_id, property: { doorloom_id: fort.doorloom_id } })],
+      ['an unknown property', h.bookingBody({ external_booking_id, property: { doorloom_id: 999999 } })],
+      ['an unknown unit', h.bookingBody({ external_booking_id, property: { doorloom_id: sea.doorloom_id }, units: [{ adults: 2, external_unit_id: 'NO-SUCH-UNIT' }] })],
+      ['more units than the property has', h.bookingBody({ external_booking_id, property: { doorloom_id: hill.doorloom_id }, units: [{ adults: 1 }, { adults: 1 }] })],
+    ];
+    for (const [name, retry] of retries) {
+      const res = await create(h, retry);
+      expect(res.status, `${name}: ${res.text}`).toBe(200);
+      expect(res.body.data, name).toMatchObject({ id, duplicate: true });
+    }
+    await expectNothingWritten(h, before);
+    // The schema still comes first: a body it refuses is 422 even for an existing external_booking_id.
+    expectError(await create(h, h.bookingBody({ external_booking_id, units: [] })), 422, 'VALIDATION_FAILED');
+    const op = (contract().document.paths as Record<string, any>)['/bookings'].post;
+    expect(op['x-assumption-duplicate-first']?.['x-assumption'], 'the order is decided in the contract').toMatch(/before the date rules/);
+  });
+
   it('§4.5 rule 4: a retry under a new key after check_in has passed is still the 200 duplicate, not a date refusal', async () => {
     const body = fullBody(h, { check_in: '2026-09-15', check_out: '2026-09-16' });
     const created = await create(h, body);
@@ -792,6 +820,23 @@ describe('§4.5 other failures', () => {
     expect(Object.keys(res.body.errors)).toEqual([path]);
     expect(res.body.errors[path]).toEqual([expect.any(String)]);
     await expectNothingWritten(h, before);
+  });
+
+  it.each([
+    ['0@com', false], ['name@localhost', false], ['"quoted"@example.com', false], ['a@[192.168.0.1]', false], ['a..b@example.com', false],
+    ['a@-example.com', false], ['a@b.co', true], ['0@example.com', true], ["o'brien+stay@mail.example.in", true], ['ASHA@Example.COM', true],
+  ] as const)('§4.5 guest.email "Valid email" (spec x-assumption on guest.email): %s → accepted %s', async (email, accepted) => {
+    const res = await create(h, h.bookingBody({ guest: { name: 'Asha Rao', mobile: '9800000000', email } }));
+    if (accepted) {
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.data.guest.email).toBe(email);
+    } else {
+      expectError(res, 422, 'VALIDATION_FAILED');
+      expect(Object.keys(res.body.errors)).toEqual(['guest.email']);
+    }
+    const schema = (contract().document.paths as Record<string, any>)['/bookings'].post.requestBody.content['application/json'].schema;
+    const guest = (schema.allOf ?? [schema]).map((p: any) => p.properties?.guest).find(Boolean) ?? schema.properties.guest;
+    expect(guest.properties.email['x-assumption'], 'decided in the contract').toMatch(/0@com/);
   });
 
   it('§4.5, §8: every string at its documented maximum, adults 50 and children 50 are accepted', async () => {

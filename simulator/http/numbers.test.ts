@@ -64,3 +64,36 @@ describe('numbers as sent', () => {
     expectConformingResponses(h);
   });
 });
+
+describe('integers past 2^53 in the query string are refused, never rounded (issue 29 item 6, spec x-assumptions safe-integers)', () => {
+  const PAST = '9007199254740993'; // 2^53 + 1: a double holds it as 2^53, so it would "echo" as …992
+  const LAST = '9007199254740991'; // Number.MAX_SAFE_INTEGER: the largest integer held exactly
+
+  it.each([
+    ['/events', 'after_sequence'],
+    ['/events', 'property_id'],
+    ['/bookings', 'property_id'],
+    ['/bookings', 'page'],
+    ['/properties', 'page'],
+  ])('GET %s?%s=2^53+1 → 422 VALIDATION_FAILED on it', async (path, name) => {
+    const h = makeHarness();
+    for (const value of [PAST, '9007199254740992', '1e16', '99999999999999999999']) {
+      const res = await h.api('get', `${path}?${name}=${value}`);
+      expect(res.status, `${name}=${value}: ${res.text}`).toBe(422);
+      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+      expect(Object.keys(res.body.errors), value).toEqual([name]);
+    }
+    expectConformingResponses(h);
+  });
+
+  it('2^53 − 1 is accepted and echoed exactly (after_sequence), and is a page past the last (page)', async () => {
+    const h = makeHarness();
+    const events = await h.api('get', `/events?after_sequence=${LAST}`);
+    expect(events.status, events.text).toBe(200);
+    expect(JSON.stringify(events.body)).toContain(`"after_sequence":${LAST}`);
+    const bookings = await h.api('get', `/bookings?page=${LAST}`);
+    expect(bookings.status, bookings.text).toBe(200);
+    expect(bookings.body.data).toEqual([]);
+    expectConformingResponses(h);
+  });
+});

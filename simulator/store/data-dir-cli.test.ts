@@ -5,7 +5,7 @@
  * and a message, never a silent empty world.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,40 @@ afterEach(() => {
 });
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('npm start --data DIR: owner-only files on every start (issue 29 item 4)', () => {
+  it('a 0755 directory with a 0644 vault.key from an older version: 0700 and 0600 after the start, said once on stderr', async () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    const key = 'ab'.repeat(32);
+    writeFileSync(join(dir, 'vault.key'), key + '\n');
+    chmodSync(join(dir, 'vault.key'), 0o644);
+    const first = launch(dir);
+    await serving(first);
+    expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
+    for (const name of readdirSync(dir)) expect((statSync(join(dir, name)).mode & 0o777).toString(8), name).toBe('600');
+    expect(readFileSync(join(dir, 'vault.key'), 'utf8'), 'the key itself is kept').toBe(key + '\n');
+    const notes = first.stderr.split('\n').filter((l) => l.includes('owner-only'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^note: made .* owner-only .*: the directory 0755 → 0700, vault\.key 0644 → 0600$/);
+    first.child.kill('SIGTERM');
+    expect(await bounded(first.exit, () => first.stderr)).toBe(0);
+    // demo-credentials.json written 0644 by an older version: tightened at the next start, and only it is named.
+    chmodSync(join(dir, 'demo-credentials.json'), 0o644);
+    const second = launch(dir);
+    await serving(second);
+    expect((statSync(join(dir, 'demo-credentials.json')).mode & 0o777).toString(8)).toBe('600');
+    expect(second.stderr).toMatch(/^note: made .* owner-only .*: demo-credentials\.json 0644 → 0600$/m);
+    second.child.kill('SIGTERM');
+    expect(await bounded(second.exit, () => second.stderr)).toBe(0);
+    // Nothing to change: nothing said.
+    const third = launch(dir);
+    await serving(third);
+    expect(third.stderr).not.toContain('owner-only');
+    third.child.kill('SIGTERM');
+    expect(await bounded(third.exit, () => third.stderr)).toBe(0);
+  });
 });
 
 describe('npm start --data DIR: one simulator per directory', () => {

@@ -3,7 +3,7 @@
  * directory (so a created, renamed or removed name survives a power loss),
  * and replace a small file atomically.
  */
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -27,6 +27,40 @@ export function makeDirectory(path: string, mode = 0o700): void {
   }
   // An existing name that is not a directory is refused as mkdir would refuse it.
   if (missing.length === 0) mkdirSync(path, { recursive: true, mode });
+}
+
+/** One mode changed by {@link tightenModes}: `name` is `.` for the directory itself. */
+export interface ModeChange {
+  name: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * Takes from `dir` and every regular file directly in it whatever anyone but
+ * the owner may do (a 0755 directory becomes 0700, a 0644 file 0600; files
+ * lose execute bits too), and returns what it changed: nothing when all was
+ * already so. Issue 29 item 4: files an older version wrote 0644
+ * (`vault.key` unseals the webhook secrets, `demo-credentials.json` holds
+ * credentials, the journals guest details) and a directory the user made
+ * 0755 beforehand stayed readable by anyone. It only takes away: a directory
+ * the owner made read-only (0500) stays so, and the start is refused as
+ * before. Symbolic links are left alone: chmod would follow them out of `dir`.
+ */
+export function tightenModes(dir: string): ModeChange[] {
+  const changes: ModeChange[] = [];
+  const tighten = (path: string, name: string, keep: number) => {
+    const from = lstatSync(path).mode & 0o7777;
+    const to = from & keep;
+    if (from === to) return;
+    chmodSync(path, to);
+    changes.push({ name, from, to });
+  };
+  tighten(dir, '.', 0o700);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile()) tighten(join(dir, entry.name), entry.name, 0o600);
+  }
+  return changes;
 }
 
 /** `write` may stop short of the whole buffer; loop until it is all written. */

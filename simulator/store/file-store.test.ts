@@ -579,4 +579,14 @@ describe('FileStore lock', () => {
     await expect(FileStore.open(dir)).rejects.toThrow(new RegExp(`in use by another simulator \\(pid ${process.ppid} on .*since 2026-09-15T06:30:00Z\\); stop it first or use another --data DIR`));
     expect(readdirSync(dir)).toEqual([LOCK_FILE]);
   });
+
+  it('a lock that records only a pid: the refusal names the fields it lacks, never "undefined" (issue 29 item 7)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, LOCK_FILE), '{"pid": 1}\n');
+    const refusal = FileStore.open(dir);
+    await expect(refusal).rejects.toThrow(/in use by another simulator \(pid 1; the lock file records no hostname and no locked_at\)/);
+    await expect(refusal).rejects.toThrow(new RegExp(`it does not say which machine holds it: if no simulator serves this directory, delete ${join(dir, LOCK_FILE).replace(/[.]/g, '\\.')}`));
+    await expect(refusal).rejects.not.toThrow(/undefined/);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+  });
 });

@@ -18,11 +18,11 @@
  *
  * ARCHITECTURE.md "Storage" argues the design.
  */
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { makeDirectory, syncDir, syncDirSync } from './durable-fs.ts';
+import { makeDirectory, syncDir, syncDirSync, tightenModes, type ModeChange } from './durable-fs.ts';
 import { StoreDamagedError } from './errors.ts';
 import { encodeTransaction, journalFileName, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
 import { LazyTable, RawTexts } from './lazy-table.ts';
@@ -95,6 +95,8 @@ export interface OpenReport {
   ackMarkDamaged: boolean;
   /** Set when `recover` started from less than was acknowledged. */
   recovery: Recovery | null;
+  /** Modes made owner-only at open (the directory 0700, its files 0600): none when all already were. */
+  modesTightened: ModeChange[];
   ms: number;
 }
 
@@ -130,11 +132,6 @@ const TABLE_ORDER = [
 ];
 const TABLE_RANK = new Map<string, number>(TABLE_ORDER.map((name, i) => [name, i]));
 
-/** Files of the store that hold records (owner-only). */
-function isStoreFile(name: string): boolean {
-  return name === SNAPSHOT_FILE || name === MANIFEST_FILE || name === ACK_FILE || JOURNAL_NAME.test(name) || PART_NAME.test(name) || DAMAGED_NAME.test(name);
-}
-
 /** The overlay without its volatile tables (most often the overlay itself: no copy). */
 function durablePart(overlay: Overlay): Overlay {
   const tables = [...overlay.keys()];
@@ -148,9 +145,6 @@ function maxIssued(a: Record<string, number>, b: Record<string, number>): Record
   for (const [k, v] of Object.entries(b)) if (!(out[k]! >= v)) out[k] = v;
   return out;
 }
-
-/** A journal moved aside by `recover`. */
-const DAMAGED_NAME = /^journal\.\d{6,}\.log\.damaged-[0-9TZ]+$/;
 
 interface Loaded {
   snapshot: SnapshotInfo | null;
@@ -294,6 +288,8 @@ export class FileStore extends MemoryStore {
     makeDirectory(path);
     const lock = lockDataDir(path);
     try {
+      // Owner-only before anything is read: guest details, credentials and the vault key (issue 17, issue 29 item 4).
+      const modesTightened = tightenModes(path);
       const store = new FileStore(path, lock, options);
       const manifest = readManifest(path);
       const mark = readAckMark(path);
@@ -322,8 +318,6 @@ export class FileStore extends MemoryStore {
         const headerless = last !== undefined && !last.header && last.validBytes > 0;
         generation = headerless ? loaded.generation + 1 : loaded.generation;
       }
-      // Guest details: owner-only, also for files an older version wrote 0644 (issue 17).
-      for (const name of readdirSync(path)) if (isStoreFile(name)) chmodSync(join(path, name), 0o600);
       store.journal = await JournalWriter.open(path, generation, nextN);
       // The mark names what is durable now, and keeps the ids issued before (a recovery raised the state past them).
       const issuedBefore = ack?.issued ?? {};
@@ -353,6 +347,7 @@ export class FileStore extends MemoryStore {
         tookOverLockFrom: lock.tookOver,
         ackMarkDamaged: mark === 'damaged',
         recovery,
+        modesTightened,
         ms: performance.now() - started,
       };
       return store;

@@ -80,8 +80,17 @@ function parseOwner(text: string): LockOwner | null {
   }
 }
 
+/** A text field the lock file records, or null when it lacks it (a hand-written or older LOCK). */
+function recorded(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** The holder as the message names it; fields the lock file lacks are named as missing, never printed "undefined" (issue 29 item 7). */
 function describe(owner: LockOwner): string {
-  return `pid ${owner.pid} on ${owner.hostname}, since ${owner.locked_at}`;
+  const host = recorded(owner.hostname);
+  const since = recorded(owner.locked_at);
+  const missing = [host ? null : 'hostname', since ? null : 'locked_at'].filter((m) => m !== null);
+  return `pid ${owner.pid}${host ? ` on ${host}` : ''}${since ? `, since ${since}` : ''}${missing.length > 0 ? `; the lock file records no ${missing.join(' and no ')}` : ''}`;
 }
 
 function tryCreate(path: string, text: string): boolean {
@@ -141,7 +150,10 @@ export function lockDataDir(dir: string): DataDirLock {
     // An unreadable lock is one torn by a kill between create and write: nobody holds it.
     if (holder && ownerAlive(holder)) {
       const who = holder.pid === process.pid && holder.start_ticks === owner.start_ticks ? 'this process' : `another simulator (${describe(holder)})`;
-      const hint = holder.hostname !== owner.hostname ? `; this machine cannot check a process on ${holder.hostname}: if no simulator runs there, delete ${path}` : ` (lock file: ${path})`;
+      // A lock that names no machine is never taken over (ownerAlive cannot tell): say so, and what to do.
+      const hint = recorded(holder.hostname) === null
+        ? `; it does not say which machine holds it: if no simulator serves this directory, delete ${path}`
+        : holder.hostname !== owner.hostname ? `; this machine cannot check a process on ${holder.hostname}: if no simulator runs there, delete ${path}` : ` (lock file: ${path})`;
       throw new DataDirLockedError(`the data directory ${dir} is in use by ${who}; stop it first or use another --data DIR${hint}`);
     }
     const aside = `${path}.stale-${process.pid}-${attempt}`;

@@ -461,27 +461,31 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "active" | "paused" | "disabled";
-            brand: {
-                id: number;
-                name: string;
-            };
+            brand: components["schemas"]["IntegrationBrand"];
             /** @constant */
             api_version: "2026-09";
-            webhook: {
-                configured: boolean;
-                url: string | null;
-                event_types: components["schemas"]["EventType"][];
-                last_sequence: number;
-                undelivered_events: number;
-                consecutive_failures: number;
-                last_success_at: components["schemas"]["NullableTimestamp"];
-                last_failure_at: components["schemas"]["NullableTimestamp"];
-                paused_at: components["schemas"]["NullableTimestamp"];
-                /** @enum {string|null} */
-                paused_reason: "manual" | "auto" | "gone" | null;
-            };
+            webhook: components["schemas"]["IntegrationWebhook"];
             horizon_days: number;
             covered_properties: number;
+        };
+        /** @description Webhook settings and delivery health of an integration (§2.1 webhook, §3.3). */
+        IntegrationWebhook: {
+            configured: boolean;
+            url: string | null;
+            event_types: components["schemas"]["EventType"][];
+            last_sequence: number;
+            undelivered_events: number;
+            consecutive_failures: number;
+            last_success_at: components["schemas"]["NullableTimestamp"];
+            last_failure_at: components["schemas"]["NullableTimestamp"];
+            paused_at: components["schemas"]["NullableTimestamp"];
+            /** @enum {string|null} */
+            paused_reason: "manual" | "auto" | "gone" | null;
+        };
+        /** @description The brand an integration belongs to (§2.1 brand). */
+        IntegrationBrand: {
+            id: number;
+            name: string;
         };
         MeResponse: components["schemas"]["SuccessEnvelope"] & {
             data?: components["schemas"]["Integration"];
@@ -516,42 +520,52 @@ export interface components {
             property: components["schemas"]["PropertyRefShort"];
             check_in: components["schemas"]["Date"];
             check_out: components["schemas"]["Date"];
-            guests: {
-                adults: number;
-                children: number;
-            };
+            guests: components["schemas"]["BookingGuests"];
             units: components["schemas"]["BookingUnit"][];
-            pricing: {
-                /** @constant */
-                currency: "INR";
-                total: number;
-                advance: number;
-                balance: number;
-                includes_gst?: boolean | null;
-                breakdown?: Record<string, never> | null;
-            };
-            guest?: {
-                name?: string;
-                phone_code?: string;
-                mobile?: string;
-                email?: string | null;
-                country?: string | null;
-            };
-            payment?: {
-                /** @enum {string|null} */
-                status?: "paid" | "partial" | "unpaid" | null;
-                amount_collected?: number;
-                /** @enum {string|null} */
-                collected_by?: "partner" | "host" | null;
-                reference?: string | null;
-            };
-            source?: {
-                channel?: string | null;
-                reference?: string | null;
-            };
+            pricing: components["schemas"]["BookingPricing"];
+            guest?: components["schemas"]["BookingGuest"];
+            payment?: components["schemas"]["BookingPayment"];
+            source?: components["schemas"]["BookingSource"];
             notes?: string | null;
             created_at?: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Guest counts of a booking, summed over its units (§2.3 guests). */
+        BookingGuests: {
+            adults: number;
+            children: number;
+        };
+        /** @description A booking's money (§2.3 pricing); balance = total minus advance. */
+        BookingPricing: {
+            /** @constant */
+            currency: "INR";
+            total: number;
+            advance: number;
+            balance: number;
+            includes_gst?: boolean | null;
+            breakdown?: Record<string, never> | null;
+        };
+        /** @description The lead guest of a booking, as sent at create (§4.5 guest). */
+        BookingGuest: {
+            name?: string;
+            phone_code?: string;
+            mobile?: string;
+            email?: string | null;
+            country?: string | null;
+        };
+        /** @description Payment of a booking, as sent at create (§4.5 payment). */
+        BookingPayment: {
+            /** @enum {string|null} */
+            status?: "paid" | "partial" | "unpaid" | null;
+            amount_collected?: number;
+            /** @enum {string|null} */
+            collected_by?: "partner" | "host" | null;
+            reference?: string | null;
+        };
+        /** @description Where a booking came from, as sent at create (§4.5 source). */
+        BookingSource: {
+            channel?: string | null;
+            reference?: string | null;
         };
         /** @description §2.3: `duplicate` is added, with value true, only on the 200 duplicate answer to create; everywhere else it is absent (or false). */
         NotDuplicate: {
@@ -576,22 +590,8 @@ export interface components {
         /** @description Body of POST /bookings (§4.5). */
         BookingCreateRequest: {
             external_booking_id: string;
-            /** @description One of doorloom_id or external_id; neither is 422. §7 maps "property reference missing" to PROPERTY_NOT_MAPPED, so an absent `property`, or one with neither id, answers that code (when every other field is valid; with other bad fields the answer is VALIDATION_FAILED naming them all, as validation runs first). */
-            property: {
-                doorloom_id?: number;
-                external_id?: string;
-            } | unknown | unknown;
-            units: {
-                inventory_id?: number;
-                external_unit_id?: string;
-                adults: number;
-                /** @default 0 */
-                children: number;
-                /** @enum {string} */
-                meal_plan?: "EP" | "CP" | "MP" | "AP";
-                /** @description Rupees; the range is x-assumptions money-range. */
-                stay_price?: number;
-            }[];
+            property: components["schemas"]["BookingCreatePropertyRef"];
+            units: components["schemas"]["BookingCreateUnit"][];
             /**
              * Format: date
              * @description Not before yesterday.
@@ -602,43 +602,68 @@ export interface components {
              * @description After check_in; exclusive; a stay longer than the platform maximum is refused on check_out.
              */
             check_out: string;
-            guest: {
-                name: string;
-                /** @default +91 */
-                phone_code: string;
-                mobile: string;
-                /** Format: email */
-                email?: string;
-                country?: string;
-            };
-            pricing: {
-                /** @description Rupees; the range is x-assumptions money-range. */
-                total: number;
-                /** @enum {string} */
-                currency?: "INR";
-                includes_gst?: boolean;
-                /** @description Free-form; stored verbatim and returned unchanged. */
-                breakdown?: Record<string, never>;
-            };
-            payment?: {
-                /** @enum {string} */
-                status?: "paid" | "partial" | "unpaid";
-                /** @description Rupees; may exceed pricing.total (x-assumptions money-range). */
-                amount_collected?: number;
-                /** @enum {string} */
-                collected_by?: "partner" | "host";
-                reference?: string;
-            };
-            source?: {
-                channel?: string;
-                reference?: string;
-            };
+            guest: components["schemas"]["BookingCreateGuest"];
+            pricing: components["schemas"]["BookingCreatePricing"];
+            payment?: components["schemas"]["BookingCreatePayment"];
+            source?: components["schemas"]["BookingCreateSource"];
             /**
              * @default confirmed
              * @enum {string}
              */
             status: "confirmed" | "pending";
             notes?: string;
+        };
+        /** @description One of doorloom_id or external_id; neither is 422. §7 maps "property reference missing" to PROPERTY_NOT_MAPPED, so an absent `property`, or one with neither id, answers that code (when every other field is valid; with other bad fields the answer is VALIDATION_FAILED naming them all, as validation runs first). */
+        BookingCreatePropertyRef: {
+            doorloom_id?: number;
+            external_id?: string;
+        } | unknown | unknown;
+        /** @description One unit booked (§4.5 units[], rule 6); pinned by inventory_id or external_unit_id, or any free unit. */
+        BookingCreateUnit: {
+            inventory_id?: number;
+            external_unit_id?: string;
+            adults: number;
+            /** @default 0 */
+            children: number;
+            /** @enum {string} */
+            meal_plan?: "EP" | "CP" | "MP" | "AP";
+            /** @description Rupees; the range is x-assumptions money-range. */
+            stay_price?: number;
+        };
+        /** @description The lead guest (§4.5 guest). */
+        BookingCreateGuest: {
+            name: string;
+            /** @default +91 */
+            phone_code: string;
+            mobile: string;
+            /** Format: email */
+            email?: string;
+            country?: string;
+        };
+        /** @description The money of the stay (§4.5 pricing, rule 5). */
+        BookingCreatePricing: {
+            /** @description Rupees; the range is x-assumptions money-range. */
+            total: number;
+            /** @enum {string} */
+            currency?: "INR";
+            includes_gst?: boolean;
+            /** @description Free-form; stored verbatim and returned unchanged. */
+            breakdown?: Record<string, never>;
+        };
+        /** @description What was collected (§4.5 payment); amount_collected becomes the advance. */
+        BookingCreatePayment: {
+            /** @enum {string} */
+            status?: "paid" | "partial" | "unpaid";
+            /** @description Rupees; may exceed pricing.total (x-assumptions money-range). */
+            amount_collected?: number;
+            /** @enum {string} */
+            collected_by?: "partner" | "host";
+            reference?: string;
+        };
+        /** @description Where the booking came from (§4.5 source); set only at create. */
+        BookingCreateSource: {
+            channel?: string;
+            reference?: string;
         };
         /** @description One night of availability (§2.4). */
         AvailabilityDate: {
@@ -666,33 +691,39 @@ export interface components {
         RatesPayload: {
             /** @constant */
             currency: "INR";
-            dates: {
-                date: components["schemas"]["Date"];
-                base_rate: number;
-                extra_adult_rate: number;
-                extra_child_rate: number;
-            }[];
+            dates: components["schemas"]["RatesDate"][];
+        };
+        /** @description One night of rates (rates.changed payload and the rates snapshot). */
+        RatesDate: {
+            date: components["schemas"]["Date"];
+            base_rate: number;
+            extra_adult_rate: number;
+            extra_child_rate: number;
         };
         RestrictionsPayload: {
-            dates: {
-                date: components["schemas"]["Date"];
-                min_stay: number;
-                max_stay: number;
-                closed_to_arrival: boolean;
-                closed_to_departure: boolean;
-                stop_sell: boolean;
-            }[];
+            dates: components["schemas"]["RestrictionsDate"][];
+        };
+        /** @description One night of restrictions (restrictions.changed payload and the restrictions snapshot). */
+        RestrictionsDate: {
+            date: components["schemas"]["Date"];
+            min_stay: number;
+            max_stay: number;
+            closed_to_arrival: boolean;
+            closed_to_departure: boolean;
+            stop_sell: boolean;
         };
         InventoryPayload: {
             total_units: number;
-            units: {
-                inventory_id: number;
-                external_unit_id: string | null;
-                name: string;
-                active: boolean;
-                max_adults: number;
-                max_children: number;
-            }[];
+            units: components["schemas"]["InventoryUnit"][];
+        };
+        /** @description One unit of a property, active or not, with its capacity (inventory.changed payload). */
+        InventoryUnit: {
+            inventory_id: number;
+            external_unit_id: string | null;
+            name: string;
+            active: boolean;
+            max_adults: number;
+            max_children: number;
         };
         PropertyPayload: {
             doorloom_id: number;
@@ -727,49 +758,90 @@ export interface components {
             version: "2026-09";
             sequence: number;
             occurred_at: components["schemas"]["Timestamp"];
-            integration: {
-                id: number;
-                slug: string;
-            };
-            property: {
-                doorloom_id: number;
-                external_id: string;
-                master_property_id: number;
-            };
+            integration: components["schemas"]["EventIntegration"];
+            property: components["schemas"]["EventProperty"];
             window: components["schemas"]["Window"];
             /** @description Type-specific payload (array or object). */
             data: Record<string, never> | unknown[];
         };
+        /** @description The integration an event is for (§2.5 integration). */
+        EventIntegration: {
+            id: number;
+            slug: string;
+        };
+        /** @description The property an event is about (§2.5 property). */
+        EventProperty: {
+            doorloom_id: number;
+            external_id: string;
+            master_property_id: number;
+        };
         AvailabilityChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "availability.changed";
-            data?: components["schemas"]["AvailabilityPayload"];
+            type: "availability.changed";
+            data: components["schemas"]["AvailabilityPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "availability.changed";
         };
         RatesChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "rates.changed";
-            data?: components["schemas"]["RatesPayload"];
+            type: "rates.changed";
+            data: components["schemas"]["RatesPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rates.changed";
         };
         RestrictionsChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "restrictions.changed";
-            data?: components["schemas"]["RestrictionsPayload"];
+            type: "restrictions.changed";
+            data: components["schemas"]["RestrictionsPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "restrictions.changed";
         };
         InventoryChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "inventory.changed";
-            data?: components["schemas"]["InventoryPayload"];
+            type: "inventory.changed";
+            data: components["schemas"]["InventoryPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "inventory.changed";
         };
         PropertyChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "property.changed";
-            data?: components["schemas"]["PropertyPayload"];
+            type: "property.changed";
+            data: components["schemas"]["PropertyPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "property.changed";
         };
         BookingChangedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
-            type?: "booking.changed";
-            data?: components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"];
+            type: "booking.changed";
+            data: components["schemas"]["Booking"] & components["schemas"]["NotDuplicate"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "booking.changed";
         };
+        /** @description One event of any type (§2.5, §6); `type` tells which (issue 29: a discriminator, so generated clients pick the branch without trying each). */
         AnyEvent: components["schemas"]["AvailabilityChangedEvent"] | components["schemas"]["RatesChangedEvent"] | components["schemas"]["RestrictionsChangedEvent"] | components["schemas"]["InventoryChangedEvent"] | components["schemas"]["PropertyChangedEvent"] | components["schemas"]["BookingChangedEvent"];
         /** @description One row of replay (§2.6). */
         EventRow: {
@@ -801,20 +873,19 @@ export interface components {
             types?: components["schemas"]["SyncType"][];
         };
         SyncResponse: components["schemas"]["SuccessEnvelope"] & {
-            data?: {
-                queued_properties: number;
-                horizon_days: number;
-                types: ("availability.changed" | "rates.changed" | "restrictions.changed" | "inventory.changed" | "property.changed")[];
-            };
+            data?: components["schemas"]["SyncAccepted"];
+        };
+        /** @description What POST /sync queued (§4.7): how many properties, over how many days, which event types. */
+        SyncAccepted: {
+            queued_properties: number;
+            horizon_days: number;
+            types: ("availability.changed" | "rates.changed" | "restrictions.changed" | "inventory.changed" | "property.changed")[];
         };
         /** @description `data` of a snapshot response (§2.7). The payload is at `data.data`. */
         SnapshotEnvelope: {
             /** @description Watermark read before the payload was built. */
             sequence: number;
-            property: {
-                doorloom_id: number;
-                external_id: string;
-            };
+            property: components["schemas"]["PropertyRefShort"];
             window: components["schemas"]["Window"];
             data: unknown;
         };
@@ -839,10 +910,7 @@ export interface components {
             /** @constant */
             version: "2026-09";
             occurred_at: components["schemas"]["Timestamp"];
-            integration: {
-                id: number;
-                slug: string;
-            };
+            integration: components["schemas"]["EventIntegration"];
             last_sequence: number;
         };
     };
