@@ -1,0 +1,105 @@
+/**
+ * `npm run mutation`: StrykerJS over the simulator (stryker.config.mjs),
+ * killed by the conformance suite alone, then the summary.
+ *
+ *   npm run mutation                      every mutant; refreshes the incremental file
+ *   npm run mutation -- --incremental     only mutants whose code or covering checks changed
+ *   npm run mutation -- --mutate simulator/domain/pricing.ts    one file (or glob); leaves the incremental file alone
+ *
+ * Writes reports/mutation/ (Stryker's index.html and mutation.json,
+ * summary.json and summary.md). A run over the whole scope also writes the
+ * committed summary, conformance/mutation/last-summary.{json,md}.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { catalogue } from '../catalogue.ts';
+import { REPORT_DIR } from './settings.ts';
+import { summarise, summaryMarkdown, type StrykerReport } from './summary.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LAST = new URL('./last-summary', import.meta.url);
+
+const USAGE = `usage: npm run mutation [-- --incremental] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
+
+  (no flag)        every mutant of stryker.config.mjs (simulator/domain, http, webhooks); refreshes
+                   reports/mutation/stryker-incremental.json and the committed summary
+  --incremental    rerun only what changed since the incremental file (code or a covering check)
+  --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
+                   summary are left alone
+  --concurrency N  Stryker's test-runner processes (default: the number of cores, at most 4)
+  --summary-only   write the summary of the last run's reports/mutation/mutation.json, run nothing
+  --help           this text
+`;
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        incremental: { type: 'boolean', default: false },
+        mutate: { type: 'string' },
+        concurrency: { type: 'string' },
+        'summary-only': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    process.stderr.write(`error: ${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.mutate !== undefined && args.mutate.trim() === '') {
+    process.stderr.write(`error: --mutate needs a file or glob\n${USAGE}`);
+    return 2;
+  }
+  if (args.concurrency !== undefined && !/^[1-9]\d*$/.test(args.concurrency)) {
+    process.stderr.write(`error: --concurrency must be a whole number ≥ 1, got ${JSON.stringify(args.concurrency)}\n${USAGE}`);
+    return 2;
+  }
+  const started = Date.now();
+  const full = args.mutate === undefined;
+  if (!args['summary-only']) {
+    const stryker = createRequire(import.meta.url).resolve('@stryker-mutator/core/bin/stryker.js');
+    // A full run always writes the incremental file (--force runs every mutant); a partial run must not overwrite it with a part.
+    const flags = full ? ['--incremental', ...(args.incremental ? [] : ['--force'])] : ['--mutate', args.mutate!];
+    if (args.concurrency) flags.push('--concurrency', args.concurrency);
+    const ran = spawnSync(process.execPath, [stryker, 'run', ...flags], { cwd: ROOT, stdio: 'inherit' });
+    if (ran.status !== 0) {
+      process.stderr.write(`error: stryker exited ${ran.status ?? ran.signal}\n`);
+      return 1;
+    }
+  }
+  const report = JSON.parse(readFileSync(new URL(`../../${REPORT_DIR}/mutation.json`, import.meta.url), 'utf8')) as StrykerReport;
+  const summary = summarise(report, catalogue());
+  const minutes = args['summary-only'] ? undefined : Math.round((Date.now() - started) / 6000) / 10;
+  const command = `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`;
+  const page = summaryMarkdown(summary, { when: new Date().toISOString().slice(0, 10), minutes, command });
+  mkdirSync(new URL(`../../${REPORT_DIR}/`, import.meta.url), { recursive: true });
+  writeFileSync(new URL(`../../${REPORT_DIR}/summary.json`, import.meta.url), `${JSON.stringify({ minutes, command, ...summary }, null, 2)}\n`);
+  writeFileSync(new URL(`../../${REPORT_DIR}/summary.md`, import.meta.url), page);
+  // The committed summary is the whole scope's: a partial run (or the summary of one) never replaces it.
+  const whole = report.config?.mutate === undefined || JSON.stringify(report.config.mutate) === JSON.stringify(await configuredMutate());
+  if (whole) {
+    writeFileSync(new URL(`${LAST.href}.json`), `${JSON.stringify({ minutes, command, ...summary }, null, 2)}\n`);
+    writeFileSync(new URL(`${LAST.href}.md`), page);
+  }
+  const t = summary.totals;
+  process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached, ${t.ignored} ignored)${minutes !== undefined ? ` in ${minutes} min` : ''}\n`
+    + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
+  return 0;
+}
+
+/** The `mutate` list of stryker.config.mjs, as Stryker records it in its report. */
+async function configuredMutate(): Promise<string[]> {
+  const config = (await import(new URL('../../stryker.config.mjs', import.meta.url).href)) as { default: { mutate: string[] } };
+  return config.default.mutate;
+}
+
+process.exitCode = await main();
