@@ -79,7 +79,7 @@ async function main(): Promise<number> {
   const report = JSON.parse(readFileSync(new URL(`../../${REPORT_DIR}/mutation.json`, import.meta.url), 'utf8')) as StrykerReport;
   const summary = summarise(report, catalogue());
   const minutes = args['summary-only'] ? undefined : Math.round((Date.now() - started) / 6000) / 10;
-  const command = `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`;
+  const command = args['summary-only'] ? 'npm run mutation -- --summary-only' : `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`;
   const page = summaryMarkdown(summary, { when: new Date().toISOString().slice(0, 10), minutes, command });
   mkdirSync(new URL(`../../${REPORT_DIR}/`, import.meta.url), { recursive: true });
   writeFileSync(new URL(`../../${REPORT_DIR}/summary.json`, import.meta.url), `${JSON.stringify({ minutes, command, ...summary }, null, 2)}\n`);
@@ -91,6 +91,11 @@ async function main(): Promise<number> {
     writeFileSync(new URL(`${LAST.href}.md`), page);
   }
   const t = summary.totals;
+  // Every check's world is the simulator Stryker switches mutants in: a run that killed nothing ran the checks against something else.
+  if (t.killed === 0 && t.mutants - t.ignored > 0) {
+    process.stderr.write('error: no mutant was killed: the checks did not run the mutated simulator (is it loaded in the test\'s own process?)\n');
+    return 1;
+  }
   process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached, ${t.ignored} ignored)${minutes !== undefined ? ` in ${minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
   return 0;
