@@ -1,23 +1,24 @@
 /**
- * The switch ignorer leaves out exactly the simulator's fault and reading
- * switches and the code only they run, through Stryker's own instrumenter
- * (what `npm run mutation` does with it), and mutates everything else.
+ * The ignorer leaves out exactly the simulator's fault and reading switches
+ * with the code only they run, and the wording of messages, through
+ * Stryker's own instrumenter (what `npm run mutation` does with it), and
+ * mutates everything else.
  */
 import { Instrumenter } from '@stryker-mutator/instrumenter';
 import { describe, expect, it } from 'vitest';
-import { strykerPlugins } from './switch-ignorer.mjs';
+import { strykerPlugins } from './ignorer.mjs';
 
 const quiet = new Proxy({}, { get: (_, name) => (String(name).startsWith('is') ? () => false : () => undefined) });
 
 /** The mutants of `body` (inside a function), as `line replacement` with `IGNORED` where the plugin left one out. */
-async function mutants(body: string): Promise<string[]> {
-  const source = `export function f(ctx: any, input: any, faults: any, readings: any) {\n${body}\n}`;
+async function mutants(body: string, before = ''): Promise<string[]> {
+  const source = `${before}export function f(ctx: any, input: any, faults: any, readings: any, invalid: any, success: any, DomainError: any) {\n${body}\n}`;
   const ignorer = strykerPlugins[0]!.value;
   const { mutants } = await new Instrumenter(quiet as never).instrument([{ name: 'f.ts', content: source, mutate: true }], { plugins: null, excludedMutations: [], ignorers: [ignorer] });
-  return mutants.filter((m) => m.location.start.line >= 1).map((m) => `${m.status === 'Ignored' ? 'IGNORED ' : ''}${m.mutatorName} ${m.replacement}`);
+  return mutants.map((m) => `${m.status === 'Ignored' ? 'IGNORED ' : ''}${m.mutatorName} ${m.replacement}`);
 }
 
-describe('the simulator-switches ignorer', () => {
+describe('the switches-and-wording ignorer', () => {
   it('a fault switch and the branch it guards are ignored; the branch it does not guard is mutated', async () => {
     const got = await mutants("const total = ctx.faults?.has('total-rounded') ? input.total * 2 : input.total - 1;\nreturn total;");
     expect(got).toContain('IGNORED StringLiteral ""');
@@ -50,5 +51,20 @@ describe('the simulator-switches ignorer', () => {
     expect(got).toContain('IGNORED ArithmeticOperator 1 - input.x');
     expect(got).toContain('StringLiteral ""');
     expect(got.filter((g) => g === 'IGNORED StringLiteral ""')).toHaveLength(1);
+  });
+
+  it('message wording is ignored; the field a refusal names, its code and the data are mutated', async () => {
+    const got = await mutants("if (input.n > 30) throw invalid('check_out', `The stay may be at most ${30} nights.`);\nif (!input.ok) throw new DomainError('UNIT_INACTIVE', { units: ['inactive'] }, 'A unit is off.');\nreturn { envelope: success('Booking created.', input), other: { message: 'Fine.' } };");
+    expect(got).toContain('StringLiteral ""');
+    expect(got.filter((g) => g === 'IGNORED StringLiteral ""')).toHaveLength(3);
+    expect(got).toContain('IGNORED StringLiteral ``');
+    expect(got.filter((g) => g === 'StringLiteral ""')).toHaveLength(3);
+    expect(got).toContain('EqualityOperator input.n >= 30');
+  });
+
+  it('the values of the DEFAULT_MESSAGE table are wording; another table is data', async () => {
+    const got = await mutants('return [DEFAULT_MESSAGE, STATUS_OF];', "const DEFAULT_MESSAGE = { NOT_FOUND: 'Not found.' };\nconst STATUS_OF = { NOT_FOUND: 'x' };\n");
+    expect(got).toContain('IGNORED StringLiteral ""');
+    expect(got).toContain('StringLiteral ""');
   });
 });

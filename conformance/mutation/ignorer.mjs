@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * Stryker ignore-plugin `simulator-switches` (stryker.config.mjs): leaves
- * out the mutants of the simulator's own configuration switches, and only
- * those.
+ * Stryker ignore-plugin `switches-and-wording` (stryker.config.mjs): leaves
+ * out the mutants of the simulator's own configuration switches and the
+ * wording of its messages, and only those.
  *
  * - A deliberate fault, `faults.has('name')` (any receiver ending in
  *   `faults`): the mutation run starts the simulator with no fault, so
@@ -12,6 +12,10 @@
  * - Another reading of the document, `readings.has('name')`: the run follows
  *   the default reading; `conformance/readings.test.ts` runs the catalogue
  *   under each other one.
+ * - The wording of a message: the `message` of an envelope and each
+ *   field error of a 422 are strings the document does not word (§7,
+ *   ErrorEnvelope and FieldErrors in spec/openapi.yaml), so a check cannot
+ *   hold a platform to a text. Codes, statuses and field paths stay mutated.
  *
  * What stays mutated: everything the switch does not guard, including the
  * other operands of a condition that also holds a switch
@@ -27,7 +31,37 @@ import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 const REASONS = {
   fault: 'deliberate-fault switch: off in the mutation run; on, it is the fault list\'s own breach (conformance --mutants proves each caught)',
   reading: 'another reading of the document: off in the mutation run; conformance/readings.test.ts runs the catalogue under each',
+  message: 'message wording: the document makes an envelope\'s message and each field error a string, never a text (§7)',
 };
+
+/** Where a message's text stands: the callee (or class) and the argument's index. */
+const MESSAGE_ARGUMENTS = [
+  { callee: 'invalid', index: 1 },
+  { callee: 'success', index: 0 },
+  { callee: 'DomainError', index: 2 },
+];
+
+/**
+ * A string or template that is a message's wording: an argument in MESSAGE_ARGUMENTS,
+ * a `message:` property, or a value of the DEFAULT_MESSAGE table.
+ * @param {{ node: Node, key: string | number | null, listKey?: string | null, parentPath: { node: Node, parentPath: any } | null }} path
+ */
+export function isMessageText(path) {
+  const node = path.node;
+  if (node.type !== 'StringLiteral' && node.type !== 'TemplateLiteral') return false;
+  const parent = path.parentPath?.node;
+  if (!parent) return false;
+  if ((parent.type === 'CallExpression' || parent.type === 'NewExpression') && parent.callee.type === 'Identifier' && path.listKey === 'arguments') {
+    return MESSAGE_ARGUMENTS.some((m) => m.callee === parent.callee.name && m.index === path.key);
+  }
+  if (parent.type === 'ObjectProperty' && path.key === 'value') {
+    const key = parent.key.type === 'Identifier' ? parent.key.name : parent.key.type === 'StringLiteral' ? parent.key.value : undefined;
+    if (key === 'message') return true;
+    const table = path.parentPath?.parentPath?.parentPath?.node;
+    return table?.type === 'VariableDeclarator' && table.id.type === 'Identifier' && table.id.name === 'DEFAULT_MESSAGE';
+  }
+  return false;
+}
 
 /**
  * `faults.has('x')`, `ctx.faults?.has('x')`, `this.deps.readings?.has('x')`…: which switch, or undefined.
@@ -87,12 +121,13 @@ export function onlyWhenFalsy(node) {
 
 /**
  * Why the mutants of this node (and everything under it) are left out, or undefined.
- * @param {{ node: Node, key: string | number | null, parentPath: { node: Node } | null }} path
+ * @param {{ node: Node, key: string | number | null, listKey?: string | null, parentPath: { node: Node, parentPath: any } | null }} path
  * @returns {string | undefined}
  */
 export function whyIgnored(path) {
   const node = path.node;
   const parent = path.parentPath?.node;
+  if (isMessageText(path)) return REASONS.message;
   // The switch itself, wherever it stands.
   const own = switchTest(node);
   if (own) return REASONS[own];
@@ -121,7 +156,7 @@ export function whyIgnored(path) {
 }
 
 export const strykerPlugins = [
-  declareValuePlugin(PluginKind.Ignore, 'simulator-switches', {
+  declareValuePlugin(PluginKind.Ignore, 'switches-and-wording', {
     /** @param {any} path a Babel NodePath */
     shouldIgnore: (path) => whyIgnored(path),
   }),
