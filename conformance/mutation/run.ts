@@ -7,8 +7,9 @@
  *   npm run mutation -- --mutate simulator/domain/pricing.ts    one file (or glob); leaves the incremental file alone
  *
  * Writes reports/mutation/ (Stryker's index.html and mutation.json,
- * summary.json and summary.md). A run over the whole scope also writes the
- * committed summary, conformance/mutation/last-summary.{json,md}.
+ * summary.json and summary.md). A run over the whole scope also writes what
+ * is committed: the summary, conformance/mutation/last-summary.{json,md},
+ * and Stryker's incremental file, conformance/mutation/stryker-incremental.json.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,11 +26,11 @@ const LAST = new URL('./last-summary', import.meta.url);
 const USAGE = `usage: npm run mutation [-- --incremental] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
 
   (no flag)        every mutant of stryker.config.mjs (simulator/domain, http, webhooks); refreshes
-                   reports/mutation/stryker-incremental.json and the committed summary
+                   the incremental file and the committed summary (conformance/mutation/)
   --incremental    rerun only what changed since the incremental file (code or a covering check)
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
-  --concurrency N  Stryker's test-runner processes (default: the number of cores, at most 4)
+  --concurrency N  Stryker's test-runner processes (default: one per core, one fewer above four cores)
   --summary-only   write the summary of the last run's reports/mutation/mutation.json, run nothing
   --help           this text
 `;

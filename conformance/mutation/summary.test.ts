@@ -70,6 +70,7 @@ describe('the mutation summary', () => {
   it('lists every survivor and unreached mutant with its place and the checks that reached it', () => {
     expect(s.survivors).toEqual([{ file: 'simulator/domain/a.ts', line: 3, column: 3, mutator: 'EqualityOperator', replacement: 'a <= b', status: 'Survived', coveredBy: ['pagination.per-page-limits', 'booking.maximum-stay'], static: false }]);
     expect(s.noCoverage.map((m) => `${m.file}:${m.line} static=${m.static}`)).toEqual(['simulator/domain/b.ts:6 static=true']);
+    expect(s.timedOut.map((m) => `${m.file}:${m.line}`)).toEqual(['simulator/domain/b.ts:5']);
     const page = summaryMarkdown(s, { when: '2026-11-26', minutes: 3, command: 'npm run mutation' });
     expect(page).toContain('**Score: 60.00%**');
     expect(page).toContain('- simulator/domain/a.ts:3:3 EqualityOperator → `a <= b` (reached by pagination.per-page-limits, booking.maximum-stay)');

@@ -66,6 +66,8 @@ export interface MutationSummary {
   clauses: { id: string; killed: number; checks: string[] }[];
   survivors: MutantLine[];
   noCoverage: MutantLine[];
+  /** Detected by a time-out: a mutant that hangs a check, or (on a loaded machine) a slow survivor; listed for triage. */
+  timedOut: MutantLine[];
 }
 
 function counts(mutants: StrykerMutant[]): Counts {
@@ -124,6 +126,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
     clauses: [...clauseKills].map(([id, e]) => ({ id, killed: e.killed, checks: [...e.checks].sort() })).sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true })),
     survivors: all.filter((m) => m.status === 'Survived').map(line).sort(byPlace),
     noCoverage: all.filter((m) => m.status === 'NoCoverage').map(line).sort(byPlace),
+    timedOut: all.filter((m) => m.status === 'Timeout').map(line).sort(byPlace),
   };
 }
 
@@ -169,6 +172,12 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     `## Not reached by any check (${s.noCoverage.length})`,
     '',
     ...mutantLines(s.noCoverage),
+    '',
+    `## Timed out (${s.timedOut.length})`,
+    '',
+    'Counted detected: the mutant made a check hang or wait past its time. On a loaded machine a slow survivor can land here too; a rerun with `--concurrency 1` on a quiet machine tells them apart.',
+    '',
+    ...mutantLines(s.timedOut),
     '',
   ];
   return out.join('\n');
