@@ -16,9 +16,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
 import { REPORT_DIR } from './settings.ts';
-import { summarise, summaryMarkdown, type StrykerReport } from './summary.ts';
+import { parseEquivalents, summarise, summaryMarkdown, type StrykerReport } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LAST = new URL('./last-summary', import.meta.url);
@@ -78,7 +79,8 @@ async function main(): Promise<number> {
     }
   }
   const report = JSON.parse(readFileSync(new URL(`../../${REPORT_DIR}/mutation.json`, import.meta.url), 'utf8')) as StrykerReport;
-  const summary = summarise(report, catalogue());
+  const equivalents = parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'conformance/mutation/equivalent-mutants.yaml');
+  const summary = summarise(report, catalogue(), equivalents);
   const minutes = args['summary-only'] ? undefined : Math.round((Date.now() - started) / 6000) / 10;
   const command = args['summary-only'] ? 'npm run mutation -- --summary-only' : `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`;
   const page = summaryMarkdown(summary, { when: new Date().toISOString().slice(0, 10), minutes, command });
@@ -97,7 +99,7 @@ async function main(): Promise<number> {
     process.stderr.write('error: no mutant was killed: the checks did not run the mutated simulator (is it loaded in the test\'s own process?)\n');
     return 1;
   }
-  process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached, ${t.ignored} ignored)${minutes !== undefined ? ` in ${minutes} min` : ''}\n`
+  process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${minutes !== undefined ? ` in ${minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
   return 0;
 }

@@ -4,8 +4,10 @@
  * per file, per check (its test's name carries a digest), per clause a
  * killing failure named, and every mutant that lived.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { clauseOf, summarise, summaryMarkdown, type StrykerMutant, type StrykerReport } from './summary.ts';
+import { parse } from 'yaml';
+import { clauseOf, originalText, parseEquivalents, summarise, summaryMarkdown, type StrykerMutant, type StrykerReport } from './summary.ts';
 import { checkIdOf, testName } from './settings.ts';
 
 function mutant(id: string, status: StrykerMutant['status'], more: Partial<StrykerMutant> = {}): StrykerMutant {
@@ -51,7 +53,7 @@ describe('the mutation summary', () => {
   const s = summarise(report, checks);
 
   it('scores detected (killed and timed out) over detected, survived and not reached; ignored and invalid mutants apart', () => {
-    expect(s.totals).toEqual({ mutants: 7, killed: 2, timeout: 1, survived: 1, noCoverage: 1, ignored: 1, errors: 1, score: 60, scoreCovered: 75 });
+    expect(s.totals).toEqual({ mutants: 7, killed: 2, timeout: 1, survived: 1, noCoverage: 1, ignored: 1, equivalent: 0, errors: 1, score: 60, scoreCovered: 75 });
     expect(s.files.map((f) => [f.file, f.score])).toEqual([['simulator/domain/a.ts', 66.67], ['simulator/domain/b.ts', 50]]);
   });
 
@@ -68,7 +70,7 @@ describe('the mutation summary', () => {
   });
 
   it('lists every survivor and unreached mutant with its place and the checks that reached it', () => {
-    expect(s.survivors).toEqual([{ file: 'simulator/domain/a.ts', line: 3, column: 3, mutator: 'EqualityOperator', replacement: 'a <= b', status: 'Survived', coveredBy: ['pagination.per-page-limits', 'booking.maximum-stay'], static: false }]);
+    expect(s.survivors).toEqual([{ file: 'simulator/domain/a.ts', line: 3, column: 3, mutator: 'EqualityOperator', original: '', replacement: 'a <= b', status: 'Survived', coveredBy: ['pagination.per-page-limits', 'booking.maximum-stay'], static: false }]);
     expect(s.noCoverage.map((m) => `${m.file}:${m.line} static=${m.static}`)).toEqual(['simulator/domain/b.ts:6 static=true']);
     expect(s.timedOut.map((m) => `${m.file}:${m.line}`)).toEqual(['simulator/domain/b.ts:5']);
     const page = summaryMarkdown(s, { when: '2026-11-26', minutes: 3, command: 'npm run mutation' });
@@ -87,5 +89,54 @@ describe('the mutation summary', () => {
   it('a test name gives back its check id, with or without the describe name', () => {
     expect(checkIdOf(`conformance check ${testName('sync.monthly-chunks', 'abcdef01')}`)).toBe('sync.monthly-chunks');
     expect(checkIdOf(testName('sync.monthly-chunks', 'abcdef01'))).toBe('sync.monthly-chunks');
+  });
+
+  describe('recorded equivalents', () => {
+    const source = 'const a = 1;\nif (n < limit) go();\n';
+    const withSource: StrykerReport = {
+      files: {
+        'simulator/domain/c.ts': {
+          source,
+          mutants: [
+            mutant('1', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n <= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } }),
+            mutant('2', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n >= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } }),
+          ],
+        },
+      },
+    };
+    const entry = { file: 'simulator/domain/c.ts', mutator: 'EqualityOperator', original: 'n < limit', replacement: 'n <= limit', reason: 'limit is never reached' };
+    const gone = { ...entry, original: 'n < max' };
+
+    it('a survivor matching file, mutator, original code and replacement is out of the score, listed with its reason', () => {
+      const e = summarise(withSource, checks, [entry]);
+      expect(e.totals).toMatchObject({ survived: 1, equivalent: 1, score: 0 });
+      expect(e.equivalent.map((m) => `${m.line}:${m.column} ${m.original} → ${m.replacement}: ${m.reason}`)).toEqual(['2:5 n < limit → n <= limit: limit is never reached']);
+      expect(e.survivors.map((m) => m.replacement)).toEqual(['n >= limit']);
+    });
+
+    it('an entry that matches no mutant of a file in the run is stale; one for a file not in the run is not judged', () => {
+      expect(summarise(withSource, checks, [entry, gone]).stale).toEqual([gone]);
+      expect(summarise(withSource, checks, [{ ...gone, file: 'simulator/domain/other.ts' }]).stale).toEqual([]);
+    });
+
+    it('originalText reads the 1-based range, across lines too', () => {
+      expect(originalText(source, { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } })).toBe('n < limit');
+      expect(originalText(source, { start: { line: 1, column: 11 }, end: { line: 2, column: 3 } })).toBe('1;\nif');
+    });
+
+    it.each([
+      ['a list without a reason', [{ ...entry, reason: '' }], /entry 1 needs reason/],
+      ['a reason on two lines', [{ ...entry, reason: 'a\nb' }], /one line/],
+      ['not a list', { a: 1 }, /a list/],
+    ])('parseEquivalents refuses %s', (_, list, message) => {
+      expect(() => parseEquivalents(list, 'x.yaml')).toThrow(message);
+    });
+  });
+
+  it('the committed conformance/mutation/equivalent-mutants.yaml parses, and each entry\'s code is still in its file', () => {
+    const entries = parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'equivalent-mutants.yaml');
+    expect(entries.length).toBeGreaterThan(0);
+    const missing = entries.filter((e) => !readFileSync(new URL(`../../${e.file}`, import.meta.url), 'utf8').includes(e.original)).map((e) => `${e.file}: ${e.original}`);
+    expect(missing, 'entries whose code changed: look again').toEqual([]);
   });
 });
