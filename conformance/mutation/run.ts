@@ -12,7 +12,7 @@
  * and Stryker's incremental file, conformance/mutation/stryker-incremental.json.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -78,28 +78,34 @@ async function main(): Promise<number> {
       return 1;
     }
   }
-  const report = JSON.parse(readFileSync(new URL(`../../${REPORT_DIR}/mutation.json`, import.meta.url), 'utf8')) as StrykerReport;
+  const dir = new URL(`../../${REPORT_DIR}/`, import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  // What ran: a --summary-only later keeps the figures of the run it summarises.
+  const ranFile = new URL('run.json', dir);
+  const ran: { minutes?: number; command: string; when: string } = args['summary-only']
+    ? (existsSync(ranFile) ? JSON.parse(readFileSync(ranFile, 'utf8')) : { command: 'npm run mutation -- --summary-only', when: new Date().toISOString().slice(0, 10) })
+    : { minutes: Math.round((Date.now() - started) / 6000) / 10, command: `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10) };
+  if (!args['summary-only']) writeFileSync(ranFile, `${JSON.stringify(ran)}\n`);
+  const report = JSON.parse(readFileSync(new URL('mutation.json', dir), 'utf8')) as StrykerReport;
   const equivalents = parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'conformance/mutation/equivalent-mutants.yaml');
   const summary = summarise(report, catalogue(), equivalents);
-  const minutes = args['summary-only'] ? undefined : Math.round((Date.now() - started) / 6000) / 10;
-  const command = args['summary-only'] ? 'npm run mutation -- --summary-only' : `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`;
-  const page = summaryMarkdown(summary, { when: new Date().toISOString().slice(0, 10), minutes, command });
-  mkdirSync(new URL(`../../${REPORT_DIR}/`, import.meta.url), { recursive: true });
-  writeFileSync(new URL(`../../${REPORT_DIR}/summary.json`, import.meta.url), `${JSON.stringify({ minutes, command, ...summary }, null, 2)}\n`);
-  writeFileSync(new URL(`../../${REPORT_DIR}/summary.md`, import.meta.url), page);
-  // The committed summary is the whole scope's: a partial run (or the summary of one) never replaces it.
-  const whole = report.config?.mutate === undefined || JSON.stringify(report.config.mutate) === JSON.stringify(await configuredMutate());
-  if (whole) {
-    writeFileSync(new URL(`${LAST.href}.json`), `${JSON.stringify({ minutes, command, ...summary }, null, 2)}\n`);
-    writeFileSync(new URL(`${LAST.href}.md`), page);
-  }
   const t = summary.totals;
   // Every check's world is the simulator Stryker switches mutants in: a run that killed nothing ran the checks against something else.
   if (t.killed === 0 && t.mutants - t.ignored > 0) {
     process.stderr.write('error: no mutant was killed: the checks did not run the mutated simulator (is it loaded in the test\'s own process?)\n');
     return 1;
   }
-  process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${minutes !== undefined ? ` in ${minutes} min` : ''}\n`
+  const page = summaryMarkdown(summary, ran);
+  const json = `${JSON.stringify({ ...ran, ...summary }, null, 2)}\n`;
+  writeFileSync(new URL('summary.json', dir), json);
+  writeFileSync(new URL('summary.md', dir), page);
+  // The committed summary is the whole scope's: a partial run (or the summary of one) never replaces it.
+  const whole = JSON.stringify(report.config?.mutate) === JSON.stringify(await configuredMutate());
+  if (whole) {
+    writeFileSync(new URL(`${LAST.href}.json`), json);
+    writeFileSync(new URL(`${LAST.href}.md`), page);
+  }
+  process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${ran.minutes !== undefined ? ` in ${ran.minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
   return 0;
 }
