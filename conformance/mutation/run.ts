@@ -14,6 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
@@ -68,7 +69,9 @@ async function main(): Promise<number> {
   const started = Date.now();
   const full = args.mutate === undefined;
   if (!args['summary-only']) {
-    const stryker = createRequire(import.meta.url).resolve('@stryker-mutator/core/bin/stryker.js');
+    // The package exports no bin path: take its `bin` from beside its package.json.
+    const manifest = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
+    const stryker = join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { stryker: string } }).bin.stryker);
     // A full run always writes the incremental file (--force runs every mutant); a partial run must not overwrite it with a part.
     const flags = full ? ['--incremental', ...(args.incremental ? [] : ['--force'])] : ['--mutate', args.mutate!];
     if (args.concurrency) flags.push('--concurrency', args.concurrency);
