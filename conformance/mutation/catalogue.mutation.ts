@@ -1,0 +1,30 @@
+/**
+ * Each check of the catalogue as its own vitest test, run in-process (the
+ * simulator is imported into this worker, so Stryker's mutant switch is the
+ * code the check talks to). A test fails exactly when the conformance run
+ * would: the check's outcome is `failed` or `errored`. With Stryker's
+ * `coverageAnalysis: 'perTest'` a mutant runs only the checks that reached it.
+ *
+ * Run by `npm run mutation` (conformance/mutation/run.ts), never by `npm test`.
+ */
+import { createHash } from 'node:crypto';
+import { describe, it } from 'vitest';
+import { catalogue } from '../catalogue.ts';
+import { runConformance } from '../runner.ts';
+import { MUTATION_RUNS, MUTATION_SEED, testName } from './settings.ts';
+
+describe.sequential('conformance check', () => {
+  for (const check of catalogue()) {
+    // The name carries a digest of the check's own code, so Stryker's incremental mode sees a changed check as a new test and runs its mutants again.
+    const digest = createHash('sha256').update(check.run.toString()).update(check.clauses.join(',')).digest('hex').slice(0, 8);
+    it(testName(check.id, digest), async () => {
+      const report = await runConformance({ target: 'in-process', checks: [check.id], runs: MUTATION_RUNS, seed: MUTATION_SEED });
+      const result = report.results[0]!;
+      if (result.outcome === 'failed') {
+        const f = result.failure!;
+        throw new Error(`${check.id} failed: ${f.kind}: received ${f.received}; documented ${f.documented} (${f.clause})`);
+      }
+      if (result.outcome === 'errored') throw new Error(`${check.id} errored: ${result.error?.split('\n')[0]}`);
+    });
+  }
+});

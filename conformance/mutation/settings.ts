@@ -1,0 +1,18 @@
+/** What the mutation run and its summary agree on. */
+
+/** fast-check cases per property check: enough for each property's boundaries, small enough that a mutant costs seconds. */
+export const MUTATION_RUNS = 10;
+/** One seed for every run, so a survivor is the same survivor on a rerun (and an incremental run may reuse results). */
+export const MUTATION_SEED = 20260901;
+/** Where Stryker and the summary write (ignored by git). */
+export const REPORT_DIR = 'reports/mutation';
+
+/** The vitest test name of a check: its id and a digest of its code. */
+export function testName(checkId: string, digest: string): string {
+  return `${checkId} [${digest}]`;
+}
+
+/** The check id in a Stryker test name (`conformance check <id> [digest]`, with or without the describe's name). */
+export function checkIdOf(testName: string): string {
+  return testName.replace(/^conformance check /, '').replace(/ \[[0-9a-f]+\]$/, '');
+}

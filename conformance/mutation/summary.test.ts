@@ -1,0 +1,142 @@
+/**
+ * The mutation summary reads Stryker's JSON report: score (detected over
+ * detected, survived and not reached; ignored and invalid mutants apart),
+ * per file, per check (its test's name carries a digest), per clause a
+ * killing failure named, and every mutant that lived.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { clauseOf, originalText, parseEquivalents, summarise, summaryMarkdown, type StrykerMutant, type StrykerReport } from './summary.ts';
+import { checkIdOf, testName } from './settings.ts';
+
+function mutant(id: string, status: StrykerMutant['status'], more: Partial<StrykerMutant> = {}): StrykerMutant {
+  return { id, mutatorName: 'EqualityOperator', replacement: 'a <= b', status, location: { start: { line: Number(id) + 1, column: 3 }, end: { line: Number(id) + 1, column: 9 } }, ...more };
+}
+
+const report: StrykerReport = {
+  config: { mutate: ['simulator/domain/a.ts', 'simulator/domain/b.ts'] },
+  testFiles: {
+    'conformance/mutation/catalogue.mutation.ts': {
+      tests: [
+        { id: 't1', name: `conformance check ${testName('pagination.per-page-limits', '0badc0de')}` },
+        { id: 't2', name: `conformance check ${testName('booking.maximum-stay', '12345678')}` },
+      ],
+    },
+  },
+  files: {
+    'simulator/domain/a.ts': {
+      mutants: [
+        mutant('0', 'Killed', { killedBy: ['t1'], coveredBy: ['t1', 't2'], statusReason: 'pagination.per-page-limits failed: UnexpectedStatus: received 201; documented 422 (8.L3)' }),
+        mutant('1', 'Killed', { killedBy: ['t2'], coveredBy: ['t2'], statusReason: 'booking.maximum-stay errored: TypeError: x is undefined' }),
+        mutant('2', 'Survived', { coveredBy: ['t1', 't2'] }),
+        mutant('3', 'Ignored', { statusReason: 'deliberate-fault switch' }),
+      ],
+    },
+    'simulator/domain/b.ts': {
+      mutants: [
+        mutant('4', 'Timeout', { coveredBy: ['t2'] }),
+        mutant('5', 'NoCoverage', { static: true }),
+        mutant('6', 'RuntimeError'),
+      ],
+    },
+  },
+};
+
+const checks = [
+  { id: 'pagination.per-page-limits', clauses: ['8.L3'] },
+  { id: 'booking.maximum-stay', clauses: ['4.5.R9'] },
+  { id: 'webhooks.signed', clauses: ['6.S1'] },
+];
+
+describe('the mutation summary', () => {
+  const s = summarise(report, checks);
+
+  it('scores detected (killed and timed out) over detected, survived and not reached; ignored and invalid mutants apart', () => {
+    expect(s.totals).toEqual({ mutants: 7, killed: 2, timeout: 1, survived: 1, noCoverage: 1, ignored: 1, equivalent: 0, errors: 1, score: 60, scoreCovered: 75 });
+    expect(s.files.map((f) => [f.file, f.score])).toEqual([['simulator/domain/a.ts', 66.67], ['simulator/domain/b.ts', 50]]);
+  });
+
+  it('credits each kill to the check that failed the mutant, and counts what each check reached; a check with none shows 0', () => {
+    expect(s.checks).toEqual([
+      { id: 'pagination.per-page-limits', clauses: ['8.L3'], killed: 1, covered: 2 },
+      { id: 'booking.maximum-stay', clauses: ['4.5.R9'], killed: 1, covered: 4 },
+      { id: 'webhooks.signed', clauses: ['6.S1'], killed: 0, covered: 0 },
+    ]);
+  });
+
+  it('credits a clause only when a killing failure named it (an error names none)', () => {
+    expect(s.clauses).toEqual([{ id: '8.L3', killed: 1, checks: ['pagination.per-page-limits'] }]);
+  });
+
+  it('lists every survivor and unreached mutant with its place and the checks that reached it', () => {
+    expect(s.survivors).toEqual([{ file: 'simulator/domain/a.ts', line: 3, column: 3, mutator: 'EqualityOperator', original: '', replacement: 'a <= b', status: 'Survived', coveredBy: ['pagination.per-page-limits', 'booking.maximum-stay'], static: false }]);
+    expect(s.noCoverage.map((m) => `${m.file}:${m.line} static=${m.static}`)).toEqual(['simulator/domain/b.ts:6 static=true']);
+    expect(s.timedOut.map((m) => `${m.file}:${m.line}`)).toEqual(['simulator/domain/b.ts:5']);
+    const page = summaryMarkdown(s, { when: '2026-11-26', minutes: 3, command: 'npm run mutation' });
+    expect(page).toContain('**Score: 60.00%**');
+    expect(page).toContain('- simulator/domain/a.ts:3:3 EqualityOperator → `a <= b` (reached by pagination.per-page-limits, booking.maximum-stay)');
+  });
+
+  it.each([
+    ['a failure names its clause last', 'x failed: K: received 1; documented 2 (4.5.R10a)', '4.5.R10a'],
+    ['an error names none', 'x errored: TypeError: boom', null],
+    ['no reason', undefined, null],
+  ])('clauseOf: %s', (_, reason, want) => {
+    expect(clauseOf(reason)).toBe(want);
+  });
+
+  it('a test name gives back its check id, with or without the describe name', () => {
+    expect(checkIdOf(`conformance check ${testName('sync.monthly-chunks', 'abcdef01')}`)).toBe('sync.monthly-chunks');
+    expect(checkIdOf(testName('sync.monthly-chunks', 'abcdef01'))).toBe('sync.monthly-chunks');
+  });
+
+  describe('recorded equivalents', () => {
+    const source = 'const a = 1;\nif (n < limit) go();\n';
+    const withSource: StrykerReport = {
+      files: {
+        'simulator/domain/c.ts': {
+          source,
+          mutants: [
+            mutant('1', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n <= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } }),
+            mutant('2', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n >= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } }),
+          ],
+        },
+      },
+    };
+    const entry = { file: 'simulator/domain/c.ts', mutator: 'EqualityOperator', original: 'n < limit', replacement: 'n <= limit', reason: 'limit is never reached' };
+    const gone = { ...entry, original: 'n < max' };
+
+    it('a survivor matching file, mutator, original code and replacement is out of the score, listed with its reason', () => {
+      const e = summarise(withSource, checks, [entry]);
+      expect(e.totals).toMatchObject({ survived: 1, equivalent: 1, score: 0 });
+      expect(e.equivalent.map((m) => `${m.line}:${m.column} ${m.original} → ${m.replacement}: ${m.reason}`)).toEqual(['2:5 n < limit → n <= limit: limit is never reached']);
+      expect(e.survivors.map((m) => m.replacement)).toEqual(['n >= limit']);
+    });
+
+    it('an entry that matches no mutant of a file in the run is stale; one for a file not in the run is not judged', () => {
+      expect(summarise(withSource, checks, [entry, gone]).stale).toEqual([gone]);
+      expect(summarise(withSource, checks, [{ ...gone, file: 'simulator/domain/other.ts' }]).stale).toEqual([]);
+    });
+
+    it('originalText reads the 1-based range, across lines too', () => {
+      expect(originalText(source, { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } })).toBe('n < limit');
+      expect(originalText(source, { start: { line: 1, column: 11 }, end: { line: 2, column: 3 } })).toBe('1;\nif');
+    });
+
+    it.each([
+      ['a list without a reason', [{ ...entry, reason: '' }], /entry 1 needs reason/],
+      ['a reason on two lines', [{ ...entry, reason: 'a\nb' }], /one line/],
+      ['not a list', { a: 1 }, /a list/],
+    ])('parseEquivalents refuses %s', (_, list, message) => {
+      expect(() => parseEquivalents(list, 'x.yaml')).toThrow(message);
+    });
+  });
+
+  it('the committed conformance/mutation/equivalent-mutants.yaml parses, and each entry\'s code is still in its file', () => {
+    const entries = parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'equivalent-mutants.yaml');
+    expect(entries.length).toBeGreaterThan(0);
+    const missing = entries.filter((e) => !readFileSync(new URL(`../../${e.file}`, import.meta.url), 'utf8').includes(e.original)).map((e) => `${e.file}: ${e.original}`);
+    expect(missing, 'entries whose code changed: look again').toEqual([]);
+  });
+});
