@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { biteOf, shownToBite, type BiteEvidence } from './bite.ts';
-import { clauseOf, mutantKills } from './mutation-kills.ts';
 
 const evidence: BiteEvidence = {
   faults: { 'per-page-201-accepted': { check: 'pagination.per-page-limits', clause: '8.L1' }, 'setup-status': { check: 'pagination.per-page-limits', clause: '4.5.R8' } },
@@ -28,17 +27,4 @@ describe('shown to bite', () => {
     expect(shownToBite(biteOf('6.R6', ['webhooks.ping-consumes-no-sequence'], evidence))).toBe(false);
   });
 
-  it('reads the clause of a killed mutant from the failed check\'s message (the CheckFailure\'s last parenthesis)', () => {
-    expect(clauseOf('UnexpectedStatus: received 200 for per_page=201 (query 4.4); documented 422 for per_page=201 (8.L1)')).toBe('8.L1');
-    expect(clauseOf('TypeError: x is undefined')).toBeNull();
-    const report = {
-      files: { 'a.ts': { mutants: [
-        { status: 'Killed', killedBy: ['t1'], statusReason: 'pagination.per-page-limits failed: UnexpectedStatus: received 200; documented 422 (8.L1)' },
-        { status: 'Killed', killedBy: ['t1'], statusReason: 'failed: UnexpectedStatus: received 500; documented 201 (4.5.R8)' },
-        { status: 'Survived' },
-      ] } },
-      testFiles: { 'c.test.ts': { tests: [{ id: 't1', name: 'pagination.per-page-limits' }] } },
-    };
-    expect(mutantKills(report)).toEqual({ '8.L1': 1 });
-  });
 });

@@ -7,10 +7,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { BITE_EVIDENCE } from './bite-evidence.ts';
-import { evidenceModule, faultKills, type BiteEvidence } from './bite.ts';
-import { mutantKills } from './mutation-kills.ts';
-import { runMutants } from './mutants.ts';
+import { BITE_EVIDENCE } from '../bite-evidence.ts';
+import { evidenceModule, faultKills, type BiteEvidence } from '../bite.ts';
+import { mutantKills } from './mutant-kills.ts';
+import { runMutants } from '../mutants.ts';
 
 const { values } = parseArgs({ options: { mutation: { type: 'string' }, help: { type: 'boolean' } }, strict: true });
 if (values.help) {
@@ -29,5 +29,5 @@ if (values.mutation) {
   mutationRun = new Date().toISOString();
 }
 const evidence: BiteEvidence = { faults: faultKills(results), mutants, mutationRun };
-writeFileSync(new URL('./bite-evidence.ts', import.meta.url), evidenceModule(evidence));
+writeFileSync(new URL('../bite-evidence.ts', import.meta.url), evidenceModule(evidence));
 process.stdout.write(`conformance/bite-evidence.ts: ${Object.keys(evidence.faults).length} faults, ${Object.values(mutants).reduce((a, b) => a + b, 0)} mutant kills over ${Object.keys(mutants).length} clauses\n`);

@@ -3,20 +3,16 @@
  * (mutation-testing-report-schema): per clause, the mutants a check naming
  * the clause killed under it. Each check runs as its own vitest test named
  * by its id, and a failed check's message ends with its CheckFailure, whose
- * last parenthesis is the clause (conformance/check.ts), so Stryker's
- * `statusReason` for a killed mutant says which clause caught it.
+ * last parenthesis is the clause (conformance/mutation/catalogue.mutation.ts),
+ * so Stryker's `statusReason` for a killed mutant says which clause caught it
+ * (`clauseOf`, shared with the mutation summary).
  */
-import { catalogue } from './catalogue.ts';
+import { catalogue } from '../catalogue.ts';
+import { clauseOf } from './summary.ts';
 
 interface StrykerReport {
   files: Record<string, { mutants: { status: string; killedBy?: string[]; statusReason?: string }[] }>;
   testFiles?: Record<string, { tests: { id: string; name: string }[] }>;
-}
-
-/** The clause a failed check's message names: the CheckFailure message's last parenthesised clause id. */
-export function clauseOf(reason: string | undefined): string | null {
-  const ids = [...(reason ?? '').matchAll(/\((\d+(?:\.[0-9A-Za-z]+)+)\)/g)].map((m) => m[1]!);
-  return ids.at(-1) ?? null;
 }
 
 export function mutantKills(report: StrykerReport): Record<string, number> {
