@@ -282,7 +282,7 @@ ${problems.map((p) => this.failure(p)).join('\n')}
       parts.push(`<div class="rvd">
 <div class="received"><h4>Received</h4><p>${text(f.received)}</p></div>
 <div class="documented"><h4>Documented</h4><p>${text(f.documented)}</p><p class="clause">Clause <code>${text(f.clause)}</code>${clauseTitle ? ` · ${text(clauseTitle)}` : ''}</p></div>
-</div>`);
+</div>${f.note ? `<p class="note"><b>Note:</b> ${text(f.note)}</p>` : ''}`);
     } else if (r.outcome === 'errored') {
       parts.push(`<div class="errbox"><h4>Error</h4>${pre(r.error ?? 'errored without a recorded error')}<p class="muted small">An errored check is a bug in the check or an unreachable target, not a verdict on the API.</p></div>`);
     }

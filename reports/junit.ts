@@ -158,6 +158,7 @@ function failureText(r: CheckResult): string {
       `Received:   ${r.failure.received}`,
       `Documented: ${r.failure.documented}`,
       `Clause:     ${r.failure.clause} (${r.level}; check proves ${r.clauses.join(', ')})`,
+      ...(r.failure.note ? [`Note:       ${r.failure.note}`] : []),
     );
   } else {
     lines.push(`Clauses:    ${r.clauses.join(', ')} (${r.level})`);

@@ -514,3 +514,13 @@ function section(html: string, id: string): string {
 function escapeForTest(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
+
+describe('a failure note (issue 25: a breach kept after shrinking was cut short, a role credential that may also be wrong)', () => {
+  it('is shown in the HTML failure and in the JUnit failure body', () => {
+    const report = sampleReport();
+    const failed = report.results.find((r) => r.outcome === 'failed' && r.failure)!;
+    failed.failure = { ...failed.failure!, note: 'the credential given as disabledApiKey may also be wrong' };
+    expect(renderHtml(report)).toContain('<b>Note:</b> the credential given as disabledApiKey may also be wrong');
+    expect(renderJunit(report)).toContain('Note:       the credential given as disabledApiKey may also be wrong');
+  });
+});
