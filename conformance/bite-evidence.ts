@@ -327,6 +327,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sequencing.paging-exactly-once",
       clause: "3.3.R2"
     },
+    "superseded-still-waiting": {
+      check: "supersession.covered-and-omitted",
+      clause: "2.1.R4"
+    },
     "sync-cap-7": {
       check: "sync.interval-and-cap",
       clause: "8.L11"

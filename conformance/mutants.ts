@@ -77,6 +77,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'in-progress-as-reused': 'idempotency.in-progress',
   'supersede-partial-overlap': 'supersession.covered-and-omitted',
   'staff-change-not-pushed': 'model.partner-and-staff-commands',
+  'superseded-still-waiting': 'supersession.covered-and-omitted',
   'external-id-129-accepted': 'validation.external-id-length',
   'api-version-wrong': 'schema.read-operations-conform',
   'disabled-is-401': 'auth.disabled-is-403',

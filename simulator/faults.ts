@@ -78,6 +78,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'in-progress-as-reused': 'an identical create while the first is still being processed answers 422 IDEMPOTENCY_KEY_REUSED (§4.5 rule 3: 409 IN_PROGRESS)',
   'supersede-partial-overlap': 'an undelivered event is superseded by a newer one that overlaps its window only in part (§3.3: fully covers)',
   'staff-change-not-pushed': 'a booking cancelled or moved by staff records no booking.changed (§6.1: every change to a booking is pushed)',
+  'superseded-still-waiting': 'webhook.undelivered_events keeps counting a superseded event as waiting (§2.1, §3.3: it is never delivered)',
   'external-id-129-accepted': 'an external_booking_id of 129 characters is accepted (a length check of <= 129; §4.5, §8: max 128)',
   'api-version-wrong': 'GET /me answers api_version 2026-08 (§2.1, §9: currently 2026-09)',
   'disabled-is-401': "a disabled integration's key answers 401 UNAUTHENTICATED instead of 403 INTEGRATION_DISABLED (§3.1, §5.5)",

@@ -26,12 +26,13 @@ function nights(property: number, from: string, first: number, last: number): Ch
 export const supersessionChecks = [
   defineCheck({
     id: 'supersession.covered-and-omitted', title: 'An undelivered event fully covered by a newer one is superseded, absent from default replay and present with include_superseded; a partly covered one is not', suite,
-    clauses: ['3.3.T1', '3.3.T1a', '3.3.R2', '4.6.Q5'], level: 'normative',
+    clauses: ['3.3.T1', '3.3.T1a', '3.3.R2', '4.6.Q5', '2.1.R4'], level: 'normative',
     needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')],
     async run(ctx) {
       await held(ctx);
       const property = knownProperty(ctx)!;
       const from = addDays(dateAt(ctx.now()), 30);
+      const waitingBefore = (await ctx.api.get('/me')).body.data.webhook.undelivered_events as number;
       // Recorded while delivery is paused, so all four are undelivered; only the first lies wholly inside the last.
       const covered = await ratesEvent(ctx, nights(property, from, 0, 1), 3000);
       const apart = await ratesEvent(ctx, nights(property, from, 5, 6), 3100);
@@ -48,6 +49,9 @@ export const supersessionChecks = [
       if (defaults.includes(covered.sequence)) ctx.fail('SupersededInReplay', `superseded event ${covered.sequence} in default replay`, 'omitted unless include_superseded', '3.3.R2');
       const omitted = [apart, partly, covering].filter((e) => !defaults.includes(e.sequence)).map((e) => e.sequence);
       if (omitted.length > 0) ctx.fail('EventMissingFromReplay', `events ${omitted.join(', ')}, not superseded, absent from default replay`, 'default replay holds every retained event that is not superseded', '4.6.Q5');
+      // §2.1: undelivered_events counts what waits; a superseded event no longer does (it is never delivered, §3.3).
+      const waitingAfter = (await ctx.api.get('/me')).body.data.webhook.undelivered_events as number;
+      if (waitingAfter - waitingBefore !== 3) ctx.fail('UndeliveredMiscounted', `webhook.undelivered_events ${waitingBefore} → ${waitingAfter} after four changes while paused, one of them superseded`, 'three more waiting: the superseded event is no longer waiting', '2.1.R4');
     },
   }),
   defineCheck({

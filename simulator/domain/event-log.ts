@@ -112,7 +112,8 @@ export class EventLog implements ChangeRecorder {
     tx.put('events', eventKey(current.id, sequence), event);
     const stream = tx.get('eventStreams', String(current.id)) ?? { first_retained: 1, undelivered: 0 };
     const superseded = supersede(tx, event, this.deps.faults);
-    tx.put('eventStreams', String(current.id), { ...stream, undelivered: stream.undelivered + 1 - superseded });
+    // A release that keeps counting what it superseded as waiting (a fault).
+    tx.put('eventStreams', String(current.id), { ...stream, undelivered: stream.undelivered + 1 - (this.deps.faults?.has('superseded-still-waiting') ? 0 : superseded) });
     return sequence;
   }
 }

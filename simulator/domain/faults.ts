@@ -73,6 +73,7 @@ export const FAULT_NAMES = [
   'in-progress-as-reused',
   'supersede-partial-overlap',
   'staff-change-not-pushed',
+  'superseded-still-waiting',
   'external-id-129-accepted',
   'api-version-wrong',
   'disabled-is-401',
