@@ -109,6 +109,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'status-filter-ignored': 'validation.valid-queries-accepted',
   'conflict-emits-availability': 'booking.conflict-body',
   'unit-alias-any-property': 'validation.domain-refusals',
+  'watermark-unset': 'watermark.later-events-converge',
 };
 
 export interface MutantResult {

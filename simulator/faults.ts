@@ -110,6 +110,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'status-filter-ignored': 'GET /bookings ignores the status filter (§4.4)',
   'conflict-emits-availability': 'a create refused 409 UNAVAILABLE still records an availability.changed event for its stay (§4.5 rule 7: nothing written)',
   'unit-alias-any-property': "a unit alias is looked up across the integration's properties, so another property's unit is booked instead of 422 UNIT_NOT_MAPPED (§4.5, §7)",
+  'watermark-unset': "snapshots carry data.sequence 0, the watermark never read, so a partner re-applies every event (\u00a74.8)",
 };
 
 export { FAULT_NAMES };

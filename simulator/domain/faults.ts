@@ -106,6 +106,7 @@ export const FAULT_NAMES = [
   'status-filter-ignored',
   'conflict-emits-availability',
   'unit-alias-any-property',
+  'watermark-unset',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
