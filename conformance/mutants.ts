@@ -110,6 +110,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'conflict-emits-availability': 'booking.conflict-body',
   'unit-alias-any-property': 'validation.domain-refusals',
   'watermark-unset': 'watermark.later-events-converge',
+  'errors-text-plain': 'schema.error-envelope',
 };
 
 export interface MutantResult {

@@ -111,6 +111,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'conflict-emits-availability': 'a create refused 409 UNAVAILABLE still records an availability.changed event for its stay (§4.5 rule 7: nothing written)',
   'unit-alias-any-property': "a unit alias is looked up across the integration's properties, so another property's unit is booked instead of 422 UNIT_NOT_MAPPED (§4.5, §7)",
   'watermark-unset': "snapshots carry data.sequence 0, the watermark never read, so a partner re-applies every event (\u00a74.8)",
+  'errors-text-plain': "error envelopes are answered with Content-Type text/plain, a hand-written error path, so a client going by the media type cannot read them (\u00a74, \u00a77)",
 };
 
 export { FAULT_NAMES };
@@ -169,6 +170,7 @@ export function faultMiddleware(faults: Faults): Middleware {
       ctx.body = after;
       ctx.status = status;
     }
+    if (faults.has('errors-text-plain') && body.success === false) ctx.type = 'text/plain';
   };
 }
 

@@ -107,6 +107,7 @@ export const FAULT_NAMES = [
   'conflict-emits-availability',
   'unit-alias-any-property',
   'watermark-unset',
+  'errors-text-plain',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
