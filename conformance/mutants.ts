@@ -111,6 +111,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'unit-alias-any-property': 'validation.domain-refusals',
   'watermark-unset': 'watermark.later-events-converge',
   'errors-text-plain': 'schema.error-envelope',
+  'updated-since-offset-dropped': 'pagination.updated-since-filters',
 };
 
 export interface MutantResult {

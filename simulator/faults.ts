@@ -112,6 +112,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'unit-alias-any-property': "a unit alias is looked up across the integration's properties, so another property's unit is booked instead of 422 UNIT_NOT_MAPPED (§4.5, §7)",
   'watermark-unset': "snapshots carry data.sequence 0, the watermark never read, so a partner re-applies every event (\u00a74.8)",
   'errors-text-plain': "error envelopes are answered with Content-Type text/plain, a hand-written error path, so a client going by the media type cannot read them (\u00a74, \u00a77)",
+  'updated-since-offset-dropped': "updated_since drops a timestamp's UTC offset and reads it as UTC, so +05:30 selects bookings five and a half hours off (\u00a74.4)",
 };
 
 export { FAULT_NAMES };

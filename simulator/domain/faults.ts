@@ -108,6 +108,7 @@ export const FAULT_NAMES = [
   'unit-alias-any-property',
   'watermark-unset',
   'errors-text-plain',
+  'updated-since-offset-dropped',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
