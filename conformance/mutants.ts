@@ -112,6 +112,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'watermark-unset': 'watermark.later-events-converge',
   'errors-text-plain': 'schema.error-envelope',
   'updated-since-offset-dropped': 'pagination.updated-since-filters',
+  'external-lookup-max-127': 'validation.field-rules',
 };
 
 export interface MutantResult {

@@ -113,6 +113,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'watermark-unset': "snapshots carry data.sequence 0, the watermark never read, so a partner re-applies every event (\u00a74.8)",
   'errors-text-plain': "error envelopes are answered with Content-Type text/plain, a hand-written error path, so a client going by the media type cannot read them (\u00a74, \u00a77)",
   'updated-since-offset-dropped': "updated_since drops a timestamp's UTC offset and reads it as UTC, so +05:30 selects bookings five and a half hours off (\u00a74.4)",
+  'external-lookup-max-127': "GET /bookings/external/{id} answers 404 for an external id of 128 characters, which a create accepts (\u00a74.3, \u00a78)",
 };
 
 export { FAULT_NAMES };

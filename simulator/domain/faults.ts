@@ -109,6 +109,7 @@ export const FAULT_NAMES = [
   'watermark-unset',
   'errors-text-plain',
   'updated-since-offset-dropped',
+  'external-lookup-max-127',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
