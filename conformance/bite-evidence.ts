@@ -111,6 +111,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "schema.error-envelope",
       clause: "7.C1"
     },
+    "errors-text-plain": {
+      check: "schema.error-envelope",
+      clause: "4.R2"
+    },
     "event-id-reused": {
       check: "sequencing.strictly-increasing",
       clause: "2.5.R2"
@@ -134,6 +138,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "external-id-max-127": {
       check: "validation.field-rules",
       clause: "4.5.Q3"
+    },
+    "external-lookup-max-127": {
+      check: "validation.field-rules",
+      clause: "4.3.R1"
     },
     "failures-not-reset": {
       check: "webhooks.ordered-under-failures",
@@ -315,6 +323,14 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "integration.subscription-narrowed",
       clause: "2.1.R2"
     },
+    "supersede-across-bookings": {
+      check: "supersession.booking-changed-per-booking",
+      clause: "3.3.T1a"
+    },
+    "supersede-across-types": {
+      check: "supersession.same-type-only",
+      clause: "3.3.T1a"
+    },
     "supersede-delivered": {
       check: "supersession.only-undelivered",
       clause: "3.3.T1a"
@@ -395,9 +411,17 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "pagination.updated-since-filters",
       clause: "4.4.Q1"
     },
+    "updated-since-offset-dropped": {
+      check: "pagination.updated-since-filters",
+      clause: "4.4.Q1"
+    },
     "watermark-after-payload": {
       check: "watermark.later-events-converge",
-      clause: "4.8.R8"
+      clause: "4.8.R7"
+    },
+    "watermark-unset": {
+      check: "watermark.later-events-converge",
+      clause: "4.8.R7"
     },
     "webhook-overtakes": {
       check: "webhooks.ordered-under-failures",

@@ -113,6 +113,8 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'errors-text-plain': 'schema.error-envelope',
   'updated-since-offset-dropped': 'pagination.updated-since-filters',
   'external-lookup-max-127': 'validation.field-rules',
+  'supersede-across-types': 'supersession.same-type-only',
+  'supersede-across-bookings': 'supersession.booking-changed-per-booking',
 };
 
 export interface MutantResult {

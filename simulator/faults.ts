@@ -114,6 +114,8 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'errors-text-plain': "error envelopes are answered with Content-Type text/plain, a hand-written error path, so a client going by the media type cannot read them (\u00a74, \u00a77)",
   'updated-since-offset-dropped': "updated_since drops a timestamp's UTC offset and reads it as UTC, so +05:30 selects bookings five and a half hours off (\u00a74.4)",
   'external-lookup-max-127': "GET /bookings/external/{id} answers 404 for an external id of 128 characters, which a create accepts (\u00a74.3, \u00a78)",
+  'supersede-across-types': "a newer event supersedes an undelivered event of another type on the same property and nights, so restrictions are lost under a rates change (\u00a73.3)",
+  'supersede-across-bookings': "a newer booking.changed supersedes an undelivered booking.changed of another booking whose stay it covers, so that booking's change is never delivered (\u00a73.3, x-assumption on booking.changed)",
 };
 
 export { FAULT_NAMES };

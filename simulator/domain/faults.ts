@@ -110,6 +110,8 @@ export const FAULT_NAMES = [
   'errors-text-plain',
   'updated-since-offset-dropped',
   'external-lookup-max-127',
+  'supersede-across-types',
+  'supersede-across-bookings',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
