@@ -139,6 +139,7 @@ export const paginationChecks = [
         [`${day(-2)}T23:59:59Z`, [true, true]],
         [`${day(-2)}T23:59:59.999+00:00`, [true, true]],
         [day(-2), [true, true]],
+        [`${day(-2)}T12:00:00`, [true, true]],
         [day(2), [false, false]],
         [`${day(2)}T00:00:00Z`, [false, false]],
       ];
