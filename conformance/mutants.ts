@@ -115,6 +115,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'external-lookup-max-127': 'validation.field-rules',
   'supersede-across-types': 'supersession.same-type-only',
   'supersede-across-bookings': 'supersession.booking-changed-per-booking',
+  'sync-cap-retry-after-1s': 'sync.interval-and-cap',
 };
 
 export interface MutantResult {

@@ -116,6 +116,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'external-lookup-max-127': "GET /bookings/external/{id} answers 404 for an external id of 128 characters, which a create accepts (\u00a74.3, \u00a78)",
   'supersede-across-types': "a newer event supersedes an undelivered event of another type on the same property and nights, so restrictions are lost under a rates change (\u00a73.3)",
   'supersede-across-bookings': "a newer booking.changed supersedes an undelivered booking.changed of another booking whose stay it covers, so that booking's change is never delivered (\u00a73.3, x-assumption on booking.changed)",
+  'sync-cap-retry-after-1s': "the sync cap's 429 RATE_LIMITED says Retry-After 1 whatever is left of the day, so a partner that honours it is refused again (\u00a77, \u00a78)",
 };
 
 export { FAULT_NAMES };

@@ -112,6 +112,7 @@ export const FAULT_NAMES = [
   'external-lookup-max-127',
   'supersede-across-types',
   'supersede-across-bookings',
+  'sync-cap-retry-after-1s',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
