@@ -116,6 +116,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'supersede-across-types': 'supersession.same-type-only',
   'supersede-across-bookings': 'supersession.booking-changed-per-booking',
   'sync-cap-retry-after-1s': 'sync.interval-and-cap',
+  'webhook-put': 'webhooks.live-deliveries',
 };
 
 export interface MutantResult {

@@ -220,6 +220,7 @@ const BREACHES: Record<DeliveryProblem['kind'], { kind: string; documented: stri
   'missing-integration-header': { kind: 'IntegrationHeaderMissing', documented: 'X-Service-Integration: the integration slug on every webhook', clause: '6.R3' },
   'wrong-integration-header': { kind: 'IntegrationHeaderWrong', documented: 'X-Service-Integration: the integration slug on every webhook', clause: '6.R3' },
   'out-of-order': { kind: 'DeliveryOvertook', documented: 'one at a time in sequence order, each waiting for a 2xx', clause: '6.R2a' },
+  'not-posted': { kind: 'DeliveryNotPosted', documented: 'the envelope is posted (HTTP POST) to the webhook URL', clause: '2.6.R1' },
 };
 
 /** Fails the check with the first problem the receiver recorded, if any. */

@@ -113,6 +113,7 @@ export const FAULT_NAMES = [
   'supersede-across-types',
   'supersede-across-bookings',
   'sync-cap-retry-after-1s',
+  'webhook-put',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

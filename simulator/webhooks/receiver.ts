@@ -24,9 +24,12 @@ export type DeliveryProblem =
   | { kind: 'stale-timestamp'; detail: string }
   | { kind: 'missing-integration-header'; detail: string }
   | { kind: 'wrong-integration-header'; detail: string }
-  | { kind: 'out-of-order'; detail: string };
+  | { kind: 'out-of-order'; detail: string }
+  | { kind: 'not-posted'; detail: string };
 
 export interface ReceivedDelivery {
+  /** The HTTP method it came with (§2.6: envelopes are posted). */
+  method: string;
   body: string;
   type: string;
   sequence: number | null;
@@ -67,8 +70,9 @@ export interface Receiver {
 const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410 };
 
 /** The problems of one delivery given what came before it. */
-function problemsOf(verdict: Verdict, header: string | null, slug: string | undefined, sequence: number | null, highest: number | null): DeliveryProblem[] {
+function problemsOf(method: string, verdict: Verdict, header: string | null, slug: string | undefined, sequence: number | null, highest: number | null): DeliveryProblem[] {
   const problems: DeliveryProblem[] = [];
+  if (method !== 'POST') problems.push({ kind: 'not-posted', detail: `sent with ${method}, not POST` });
   if (!verdict.ok) {
     problems.push(verdict.reason === 'stale'
       ? { kind: 'stale-timestamp', detail: 'the signature timestamp is outside the tolerance of the receiver clock' }
@@ -107,9 +111,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         // Recorded as received; refused below by its signature check anyway.
       }
       const sequence = typeof parsed.sequence === 'number' ? parsed.sequence : null;
-      const problems = problemsOf(verdict, integrationHeader, options.slug, sequence, highest);
+      const method = req.method ?? '?';
+      const problems = problemsOf(method, verdict, integrationHeader, options.slug, sequence, highest);
       if (sequence !== null) highest = Math.max(highest ?? sequence, sequence);
-      const delivery: ReceivedDelivery = { body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
+      const delivery: ReceivedDelivery = { method, body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
       received.push(delivery);
       const answer = policy?.(delivery) ?? mode;
       if (answer === 'timeout') return void options.onDelivery?.(delivery);
