@@ -351,6 +351,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sync.interval-and-cap",
       clause: "8.L11"
     },
+    "sync-cap-retry-after-1s": {
+      check: "sync.interval-and-cap",
+      clause: "7.E16"
+    },
     "sync-changed-spelling-refused": {
       check: "sync.changed-spellings-accepted",
       clause: "4.7.Q3a"
@@ -391,6 +395,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "booking.stored-as-sent",
       clause: "4.5.Q20"
     },
+    "unanswered-delivered": {
+      check: "webhooks.unanswered-is-a-failure",
+      clause: "6.R2a"
+    },
     "unauthenticated-403": {
       check: "auth.missing-key-is-401",
       clause: "5.R5b"
@@ -430,6 +438,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "webhook-pair-swapped": {
       check: "webhooks.live-deliveries",
       clause: "6.R2a"
+    },
+    "webhook-put": {
+      check: "webhooks.live-deliveries",
+      clause: "2.6.R1"
     }
   },
   mutants: {},

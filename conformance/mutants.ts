@@ -117,6 +117,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'supersede-across-bookings': 'supersession.booking-changed-per-booking',
   'sync-cap-retry-after-1s': 'sync.interval-and-cap',
   'webhook-put': 'webhooks.live-deliveries',
+  'unanswered-delivered': 'webhooks.unanswered-is-a-failure',
 };
 
 export interface MutantResult {

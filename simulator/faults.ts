@@ -118,6 +118,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'supersede-across-bookings': "a newer booking.changed supersedes an undelivered booking.changed of another booking whose stay it covers, so that booking's change is never delivered (\u00a73.3, x-assumption on booking.changed)",
   'sync-cap-retry-after-1s': "the sync cap's 429 RATE_LIMITED says Retry-After 1 whatever is left of the day, so a partner that honours it is refused again (\u00a77, \u00a78)",
   'webhook-put': "webhooks are sent with PUT instead of POST, so an endpoint that takes POST only never gets them (\u00a72.6)",
+  'unanswered-delivered': "a post the endpoint never answers (time-out) is taken as delivered, so the next event goes out and the unanswered one is never sent again (\u00a76)",
 };
 
 export { FAULT_NAMES };

@@ -114,6 +114,7 @@ export const FAULT_NAMES = [
   'supersede-across-bookings',
   'sync-cap-retry-after-1s',
   'webhook-put',
+  'unanswered-delivered',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
