@@ -17,9 +17,11 @@ import { catalogue } from './catalogue.ts';
 import { runMutants } from './mutants.ts';
 import { runLiveMutants, startSimulatorWithFault } from './live-mutants.ts';
 import { SetupError } from './preflight.ts';
-import { shellWord } from './replay.ts';
+import { credentialWords, givenCredentials, shellWord } from './replay.ts';
+import type { CredentialName } from './credential-variables.ts';
 import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
 import type { CheckResult, MergedReport, RunReport } from './types.ts';
+import { catalogueChecks, provedPhrase, verdictLines, verdictShout } from './verdict.ts';
 
 const USAGE = `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
 
@@ -156,9 +158,9 @@ async function main(): Promise<number> {
       timeBudgetSeconds: int('time-budget', values['time-budget']),
       requireApplicable: share('require-applicable', values['require-applicable']),
       failOnNotApplicable: values['fail-on-not-applicable'] ?? false,
-      replayBase: replayBase(values),
       label: values.label?.trim(),
     };
+    options.replayBase = replayBase(values, options.baseUrl ? namedCredentials(options, file, values) : []);
     if (options.seed !== undefined && options.seed < 0) throw new Error(`--seed must be 0 or more, got ${options.seed}`);
     if (options.runs !== undefined && options.runs < 1) throw new Error('--runs must be at least 1');
     if (values.fault || values.mutants) {
@@ -212,9 +214,8 @@ async function main(): Promise<number> {
   }
   const written = writeReports(report, reportDir);
   process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
-  if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') && options.baseUrl) {
-    process.stdout.write('replay commands read the credentials from PARTNER_API_KEY, PARTNER_WEBHOOK_SECRET, PARTNER_OTHER_API_KEY, PARTNER_DISABLED_API_KEY, PARTNER_NON_INTEGRATION_TOKEN and PARTNER_CONTROL_TOKEN (or --config)\n');
-  }
+  const named = [...new Set(report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored').flatMap((r) => `${r.replay}\n${r.curl ?? ''}`.match(/\bPARTNER_[A-Z_]+/g) ?? []))];
+  if (named.length > 0) process.stdout.write(`replay and curl commands name the credentials by variable: set ${named.join(', ')} (as you would for this run) before pasting them\n`);
   process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
   return report.summary.verdict === 'passed' ? 0 : 1;
 }
@@ -230,47 +231,45 @@ function merge(dirs: string[], reportDir: string): number {
     throw e;
   }
   const written = writeMergedReports(merged, reportDir);
-  const label = { passed: 'PASSED', failed: 'FAILED', insufficient: 'INSUFFICIENT' } as const;
   const width = Math.max(...merged.deployments.map((d) => d.label.length));
   process.stdout.write(`Merged ${merged.deployments.length} run(s) of API ${merged.apiVersion}:\n`);
   for (const d of merged.deployments) {
     const s = d.summary;
-    process.stdout.write(`  ${d.label.padEnd(width)}  ${label[s.verdict].padEnd(12)} ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven  (${d.source})\n`);
+    process.stdout.write(`  ${d.label.padEnd(width)}  ${verdictShout(s).padEnd(16)} ${provedPhrase(s)}; ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped  (${d.source})\n`);
   }
   const s = merged.summary;
   process.stdout.write(`\nacross deployments: ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven on every deployment\n`);
-  process.stdout.write(`verdict: ${label[s.verdict]}${s.gate.length > 0 ? ` — ${s.gate.join('; ')}` : ''}\n`);
+  process.stdout.write(`verdict: ${verdictShout(s)} — ${s.gate.length > 0 ? `${s.gate.join('; ')}; ` : ''}${s.applicable} of ${catalogueChecks(s)} checks applicable across deployments, ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven on every one\n`);
   process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
   return s.verdict === 'passed' ? 0 : 1;
 }
 
-/** How much the run proved, in words: counts, clauses, what it left behind, and the verdict with its reasons. */
-export function verdictLines(report: RunReport): string[] {
-  const s = report.summary;
-  const lines = [
-    `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})`,
-    `proved: ${s.applicable} of ${s.total} checks applicable; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform${s.clauses_through_assumption > 0 ? `; ${s.clauses_through_assumption} only through an assumption this run left out` : ''}); ${s.bookings_created} booking(s) created on the target`,
-    // Older report.json files (--merge) have no bite counts: say nothing rather than 0.
-    ...(s.clauses_shown_to_bite === undefined ? [] : [`bite: ${s.clauses_shown_to_bite} of ${s.clauses_shown_to_bite + s.clauses_cited_only} clauses with checks shown to bite (a check naming the clause caught a fault or mutant under it); ${s.clauses_cited_only} cited, not shown to bite`]),
-  ];
-  const why = new Map<string, number>();
-  for (const r of report.results) if (r.outcome === 'not_applicable' && r.reason) why.set(r.reason, (why.get(r.reason) ?? 0) + 1);
-  if (why.size > 0) lines.push('not applicable:', ...[...why].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `  ${String(n).padStart(3)} × ${reason}`));
-  const label = { passed: 'PASSED', failed: 'FAILED', insufficient: 'INSUFFICIENT (proved too little)' }[s.verdict];
-  lines.push(`verdict: ${label}${s.gate.length > 0 ? ` — ${s.gate.join('; ')}` : ''}`);
-  return lines;
-}
-
-/** The flags this run was given that shape what a check does; secrets left to the environment. */
-function replayBase(values: Record<string, unknown>): string {
-  const parts = ['npm run conformance --'];
+/**
+ * The flags this run was given that shape what a check does, and its
+ * credentials by the variables that hold them (conformance/replay.ts); a
+ * credential read from --config comes with --config.
+ */
+function replayBase(values: Record<string, unknown>, credentials: CredentialName[]): string {
+  const words = credentialWords(credentials);
+  const parts = [...words.env, 'npm run conformance --'];
   const keep = ['target', 'config', 'property', 'allow-writes', 'allow-sync', 'allow-burst', 'webhook-public-url', 'webhook-listen-port', 'control-url', 'normative-only', 'runs', 'fault', 'enable-faults'];
   for (const name of keep) {
     const v = values[name];
     if (v === undefined || v === false) continue;
     for (const item of Array.isArray(v) ? v : [v]) parts.push(item === true ? `--${name}` : `--${name} ${shellWord(String(item))}`);
+    if (name === 'target') parts.push(...words.flags.splice(0));
   }
-  return parts.join(' ');
+  // A target read from --config: the credentials' flags come last.
+  return [...parts, ...words.flags].join(' ');
+}
+
+/** The run's credentials that did not come from --config (a flag wins over the file, the file over the environment). */
+function namedCredentials(options: ConformanceOptions, file: Partial<Record<CredentialName, unknown>>, values: Record<string, unknown>): CredentialName[] {
+  const flag: Partial<Record<CredentialName, string>> = { apiKey: 'api-key', webhookSecret: 'webhook-secret', controlToken: 'control-token' };
+  return givenCredentials(options).filter((name) => {
+    const given = flag[name];
+    return (given !== undefined && values[given] !== undefined) || file[name] === undefined;
+  });
 }
 
 function line(r: CheckResult): string {
