@@ -27,7 +27,7 @@ interface TestCase {
   skipped?: { '@_message': string };
   'system-out'?: string;
 }
-interface TestSuite { '@_name': string; '@_tests': string; '@_failures': string; '@_errors': string; '@_skipped': string; '@_time': string; testcase: TestCase[] }
+interface TestSuite { properties: { property: Property[] }; '@_name': string; '@_tests': string; '@_failures': string; '@_errors': string; '@_skipped': string; '@_time': string; testcase: TestCase[] }
 interface TestSuites { '@_name': string; '@_tests': string; '@_failures': string; '@_errors': string; '@_skipped': string; '@_time': string; '@_timestamp': string; testsuite: TestSuite[] }
 
 function parseJunit(xml: string): TestSuites {
@@ -104,6 +104,24 @@ describe('renderJunit', () => {
       expect(tc['@_name']).toBe(`${r.id}: ${r.title}`);
       expect(tc['@_time']).toBe((r.ms / 1000).toFixed(3));
     }
+  });
+
+  it('leads every <testsuite>\'s properties with the verdict and how much was proven; "passed, partial" for a clean run that proved less than the catalogue', () => {
+    const lead = (x: TestSuites) => x.testsuite.map((t) => t.properties.property.slice(0, 4).map((p) => [p['@_name'], p['@_value']]));
+    const s = report.summary;
+    const failedLead = [['verdict', 'failed'], ['verdict.detail', `failed (2 failed, 1 errored): 10 of 12 checks applicable, ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven`], ['proved.checks', '10 of 12'], ['proved.clauses', `${s.clauses_proven} of ${s.clauses_testable}`]];
+    expect(lead(suites)).toEqual(suites.testsuite.map(() => failedLead));
+    const thin = sampleReport();
+    thin.results = thin.results.filter((r) => r.outcome === 'passed' || r.outcome === 'not_applicable');
+    thin.summary = summarise(thin.results, thin.coverage, { ms: 1000, bookingsCreated: 0, failOnNotApplicable: false, catalogueChecks: 82 });
+    const t = thin.summary;
+    expect(lead(parseJunit(renderJunit(thin)))[0]).toEqual([
+      ['verdict', 'passed, partial'],
+      ['verdict.detail', `passed, partial: 7 of 82 checks applicable, ${t.clauses_proven} of ${t.clauses_testable} testable clauses proven`],
+      ['proved.checks', '7 of 82'],
+      ['proved.clauses', `${t.clauses_proven} of ${t.clauses_testable}`],
+    ]);
+    expect(thin.summary.verdict_detail).toBe(`passed, partial: 7 of 82 checks applicable, ${t.clauses_proven} of ${t.clauses_testable} testable clauses proven`);
   });
 
   it('gives every testcase its clause ids, level and outcome as properties', () => {
