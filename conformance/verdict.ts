@@ -32,6 +32,14 @@ export function catalogueChecks(s: Pick<RunSummary, 'total'> & Partial<Pick<RunS
   return s.catalogue_checks ?? s.total;
 }
 
+/**
+ * `summary.partial`, or for a report.json written before it existed (read
+ * back by --merge), whether fewer checks were applicable than it selected.
+ */
+export function partialOf(s: Pick<RunSummary, 'applicable' | 'total'> & Partial<Pick<RunSummary, 'partial' | 'catalogue_checks'>>): boolean {
+  return s.partial ?? s.applicable < catalogueChecks(s);
+}
+
 /** `9 of 82 checks applicable, 12 of 250 testable clauses proven`. */
 export function provedPhrase(s: Proof): string {
   return `${s.applicable} of ${catalogueChecks(s)} checks applicable, ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven`;

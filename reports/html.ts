@@ -5,7 +5,7 @@
  * response bodies can hold markup and control characters.
  */
 import type { CheckResult, ClauseCoverage, Exchange, RunReport } from '../conformance/types.ts';
-import { catalogueChecks, verdictLabel, type VerdictLabel } from '../conformance/verdict.ts';
+import { catalogueChecks, partialOf, verdictLabel, type VerdictLabel } from '../conformance/verdict.ts';
 import { likeness, LIKENESS_TO_MARK, wordDiff } from './word-diff.ts';
 import {
   compareSections,
@@ -48,7 +48,7 @@ export const VERDICT_BADGE: Record<VerdictLabel, string> = { passed: '✓ Passed
  * were applicable than it selected.
  */
 export function shownVerdict(r: RunReport): VerdictLabel {
-  return verdictLabel({ verdict: verdict(r), partial: r.summary.partial ?? r.summary.applicable < catalogueChecks(r.summary) });
+  return verdictLabel({ verdict: verdict(r), partial: partialOf(r.summary) });
 }
 
 function capitalised(s: string): string {

@@ -5,7 +5,7 @@
  * sections whose `]]>` is split so the section cannot be closed early.
  */
 import type { CheckResult, Exchange, MergedReport, RunReport } from '../conformance/types.ts';
-import { catalogueChecks, verdictDetail, verdictLabel } from '../conformance/verdict.ts';
+import { catalogueChecks, partialOf, verdictDetail, verdictLabel } from '../conformance/verdict.ts';
 import { countOutcomes, groupBySuite, seconds, truncate, verdict, type OutcomeCounts } from './format.ts';
 import { likeness, LIKENESS_TO_MARK, wordDiff, wordDiffText } from './word-diff.ts';
 import { deploymentReport } from './merge.ts';
@@ -96,7 +96,7 @@ function runProperties(report: RunReport): Array<[string, string]> {
   const o = report.options;
   const s = report.summary;
   // As the page does: the results decide failed, a report.json from before `partial` is partial when it ran less than it selected.
-  const shown = { ...s, verdict: verdict(report), partial: s.partial ?? s.applicable < catalogueChecks(s) };
+  const shown = { ...s, verdict: verdict(report), partial: partialOf(s) };
   return [
     ['verdict', verdictLabel(shown)],
     ['verdict.detail', verdictDetail(shown)],

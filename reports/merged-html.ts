@@ -5,13 +5,13 @@
  */
 import type { MergedReport, Outcome } from '../conformance/types.ts';
 import { compareSections, groupBySuite, humanDuration, humanTimestamp, OUTCOME_LABEL, OUTCOMES } from './format.ts';
-import { catalogueChecks, provedPhrase, verdictLabel } from '../conformance/verdict.ts';
+import { partialOf, provedPhrase, verdictLabel } from '../conformance/verdict.ts';
 import { attr, COVERAGE_HINT, COVERAGE_LABEL, COVERAGE_STATUSES, CSS, failureArticles, filterBar, levelBadge, SCRIPT, text, VERDICT_BADGE, VERDICT_CLASS } from './html.ts';
 import { deploymentReport } from './merge.ts';
 
 /** A run's or the merge's verdict as a badge: "passed, partial" when it proved less than the catalogue (a report.json from before `partial`: fewer applicable than selected). */
 function badge(s: MergedReport['summary'], cls: string): string {
-  const label = verdictLabel({ verdict: s.verdict, partial: s.partial ?? s.applicable < catalogueChecks(s) });
+  const label = verdictLabel({ verdict: s.verdict, partial: partialOf(s) });
   return `<span class="${cls} v-${VERDICT_CLASS[label]}" title="${attr(provedPhrase(s))}">${VERDICT_BADGE[label]}</span>`;
 }
 
@@ -30,7 +30,7 @@ export function renderMergedHtml(m: MergedReport): string {
   nav.push(['coverage', 'Clause coverage'], ['results', `Results (${m.results.length})`]);
   if (reasons.length > 0) nav.push(['not-applicable', `Not applicable and skipped (${reasons.length})`]);
   const s = m.summary;
-  const shown = verdictLabel({ verdict: s.verdict, partial: s.partial ?? s.applicable < catalogueChecks(s) });
+  const shown = verdictLabel({ verdict: s.verdict, partial: partialOf(s) });
 
   const deploymentRows = m.deployments.map((d) => {
     const caps = d.target.capabilities.map((c) => `<span class="chip">${text(c)}</span>`).join(' ');
