@@ -36,6 +36,8 @@ describe('npm run conformance', () => {
     expect(out).toMatch(/Received: +403 UNAUTHENTICATED/);
     expect(out).toMatch(/Documented: 401 UNAUTHENTICATED .*\(5\.R5b\)/);
     expect(out).toContain('Replay:     npm run conformance -- --fault unauthenticated-403 --enable-faults --check auth.missing-key-is-401 --seed=3');
+    // The failing request as a person can paste it (no credential here: the check sends none).
+    expect(out).toMatch(/\n {8}Request: {4}curl -sS -i 'http:\/\/127\.0\.0\.1:\d+\/api\/integrations\/v1\/me' \\\n {22}-H 'Accept: application\/json'\n/);
   });
 
   it.each([

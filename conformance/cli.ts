@@ -280,6 +280,7 @@ function line(r: CheckResult): string {
     if (r.failure.note) out += `        Note:       ${r.failure.note}\n`;
     if (r.property?.counterexample) out += `        Counterexample: ${r.property.counterexample.slice(0, 500)}\n`;
     out += `        Replay:     ${r.replay}\n`;
+    if (r.curl) out += `        Request:    ${r.curl.split('\n').join('\n                    ')}\n`;
   }
   if (r.error) out += `        ${r.error.split('\n').slice(0, 4).join('\n        ')}\n`;
   return out;
