@@ -195,6 +195,7 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
     const unproven = catalogue - s.applicable;
     const meaning = label === 'passed, partial'
       ? `<p class="partial-note"><b>Passed, partial.</b> Every check that ran passed, but ${unproven} of the ${catalogue} checks of the catalogue did not run here (not applicable, skipped or not selected): this run proves nothing about the clauses only they cover. A gate fails such a run: <code>--require-applicable N</code> or <code>--fail-on-not-applicable</code>.</p>`
+      : label === 'insufficient' ? `<p class="partial-note"><b>Insufficient: the run proved too little.</b> ${text(s.gate.join('; ') || 'no check was applicable')}.</p>`
       : label === 'passed' ? `<p class="muted small">Every check of the catalogue ran and passed.</p>` : '';
     return `<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">Summary</h2>

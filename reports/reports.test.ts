@@ -377,7 +377,9 @@ describe('renderHtml', () => {
     const thin = sampleReport();
     thin.results = thin.results.filter((r) => r.outcome === 'passed');
     thin.summary = { ...thin.summary, verdict: 'insufficient', gate: ['only 7 of 12 checks were applicable; --require-applicable asks for 10'] };
-    expect(renderHtml(thin)).toContain('<div class="verdict v-insufficient" role="status">△ Insufficient<span class="v-proof">');
+    const page = renderHtml(thin);
+    expect(page).toContain('<div class="verdict v-insufficient" role="status">△ Insufficient<span class="v-proof">');
+    expect(section(page, 'summary')).toContain('<b>Insufficient: the run proved too little.</b> only 7 of 12 checks were applicable; --require-applicable asks for 10.</p>');
   });
 
   it('says "Passed, partial" with how much was proven, ahead of the pass rate, for a clean run that proved less than the catalogue', () => {
