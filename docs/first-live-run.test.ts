@@ -18,11 +18,14 @@ const dir = mkdtempSync(join(tmpdir(), 'first-live-run-'));
 let simulator: ChildProcess;
 let printed: string;
 
-/** The `proved:` and `verdict:` lines of a page's sample output of the run. */
+/** The lines whose figures a page states: what was proven, the verdict, and the suite's bite (the same whatever the run). */
+const STATED = /^(proved|verdict|bite): /;
+
+/** Those lines of a page's sample output of the run. */
 function sampleLines(page: string): string[] {
   const block = codeBlocks(readFileSync(join(ROOT, page), 'utf8')).find((b) => b.lang === 'text' && /^verdict: /m.test(b.body));
   if (!block) throw new Error(`${page} shows no sample of a run's verdict`);
-  return block.body.split('\n').filter((l) => /^(proved|verdict): /.test(l));
+  return block.body.split('\n').filter((l) => STATED.test(l));
 }
 
 beforeAll(async () => {
@@ -47,10 +50,18 @@ afterAll(() => {
 });
 
 describe('the first live run, as the pages show it', () => {
-  it.each(['README.md', 'docs/conformance.md'])('%s shows the proved and verdict lines the run prints', (page) => {
-    const lines = printed.split('\n').filter((l) => /^(proved|verdict): /.test(l));
-    expect(lines).toHaveLength(2);
-    expect(sampleLines(page)).toEqual(lines);
+  it.each(['README.md', 'docs/conformance.md'])('%s shows the proved and verdict lines (and the bite line, where it shows one) the run prints', (page) => {
+    const lines = printed.split('\n').filter((l) => STATED.test(l));
+    expect(lines).toHaveLength(3);
+    const shown = sampleLines(page);
+    expect(shown.filter((l) => /^(proved|verdict): /.test(l))).toHaveLength(2);
+    expect(shown).toEqual(lines.filter((l) => shown.some((s) => s.split(':')[0] === l.split(':')[0])));
+  });
+
+  it('docs/conformance.md: the run\'s first line has the counts the run prints (time and seed are the sample\'s)', () => {
+    const counts = (text: string) => /^(\d+ passed, \d+ failed, \d+ errored, \d+ not applicable, \d+ skipped) in /m.exec(text)?.[1];
+    const block = codeBlocks(readFileSync(join(ROOT, 'docs/conformance.md'), 'utf8')).find((b) => b.lang === 'text' && /^verdict: /m.test(b.body))!;
+    expect(counts(block.body)).toBe(counts(printed));
   });
 
   it('README.md: the gated command\'s comment names the figure the run proved', () => {
