@@ -10,6 +10,7 @@
 import type { DeliveryEvidence, Evidence, JournalEntry, Outcome, RequirementResult, StateCheck } from './types.ts';
 import { REQUIREMENTS, requirement } from './requirements.ts';
 import { acrossCrash, cutOffByCrash, gradeCrashRestart, type CrashRestartDrill } from './crash-restart.ts';
+import { regressed } from './shown.ts';
 
 /** GET /me calls closer than this are a breach of §5.7 (a minute, less clock jitter). */
 export const ME_INTERVAL_MS = 60_000;
@@ -278,15 +279,20 @@ function noRegression(o: Observations): Graded {
   const id = 'receiver.no-regression';
   const sent = probes(o, 'older-event');
   const refused = sent.filter((d) => !is2xx(d));
-  const regressed = o.state.filter((s) => s.error === undefined && s.held !== undefined && s.held === s.older);
+  // §3.3, §6.4: older than what the partner had already been shown, not merely equal to an older event's value.
+  const verdicts = o.state.map((s) => ({ s, ...regressed(o, s) }));
+  const regressions = verdicts.filter((v) => v.regressed);
   const deliveries = sent;
   if (refused.length > 0) {
     return result(id, 'fail', `Received: the older event (sequence ${refused[0]!.sequence}) answered ${answered(refused[0]!)} / Documented: an event older than what is held is acknowledged and dropped (§6.4)`, { deliveries, state: o.state });
   }
-  if (regressed.length > 0) {
-    const r = regressed[0]!;
-    return result(id, 'fail', `Received: the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date} ${r.when} / Documented: the newest value ${JSON.stringify(r.expected)}; superseded and older events must not be applied (§3.3, §6.4)`, { deliveries, state: o.state });
+  if (regressions.length > 0) {
+    const { s: r, why } = regressions[0]!;
+    return result(id, 'fail', `Received: the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date} ${r.when}, although ${why} / Documented: the newest value ${JSON.stringify(r.expected)}; superseded and older events must not be applied (§3.3, §6.4)`, { deliveries, state: o.state });
   }
+  // Readings of the older value taken before the partner could have known better: said, never held against it.
+  const early = verdicts.filter((v) => !v.regressed && v.s.error === undefined && v.s.held !== undefined && v.s.held === v.s.older && v.s.held !== v.s.expected);
+  const earlyNote = early.length > 0 ? ` (${early.length} read${early.length === 1 ? '' : 's'} of the older value ${JSON.stringify(early[0]!.s.older)} came before the partner had been shown the newer event or the older one as superseded: it had rightly applied event ${early[0]!.s.olderSequence ?? '?'} while it was the newest)` : '';
   if (!o.stateProbe) {
     return result(id, 'not_observed', sent.length > 0
       ? 'The older event was acknowledged (2xx), but whether it was applied is not observable: the partner exposes no state probe (--state-url).'
@@ -300,7 +306,7 @@ function noRegression(o: Observations): Graded {
     return result(id, 'not_observed', `The partner's state could not be compared: ${why}.`, { deliveries, state: o.state });
   }
   const behind = o.state.length - readable.length;
-  return result(id, 'pass', `The superseded value was never held: ${readable.length} read${readable.length === 1 ? '' : 's'} of the partner's copy (after the replay with superseded rows, after the older event was re-sent) show${readable.length === 1 ? 's' : ''} the newest value${behind ? `, ${behind} show${behind === 1 ? 's' : ''} it not caught up yet` : ''}.`, { deliveries, state: o.state });
+  return result(id, 'pass', `No older value over one it had been shown: ${readable.length} read${readable.length === 1 ? '' : 's'} of the partner's copy (between replay pages, after the replay with superseded rows, after the older event was re-sent) show${readable.length === 1 ? 's' : ''} the newest value${behind ? `, ${behind} show${behind === 1 ? 's' : ''} it not caught up yet` : ''}${earlyNote}.`, { deliveries, state: o.state });
 }
 
 // ------------------------------------------------------------ usage

@@ -110,6 +110,8 @@ interface Ctx {
   otherSlug: string;
   /** The superseded rates event of the outage drill, re-sent afterwards as an older event. */
   xSequence: number | null;
+  /** The outage drill's event that supersedes it (the newest value of the night). */
+  ySequence: number | null;
   log: (line: string) => void;
   /** The partner's processes when certify started them (--partner-command): the crash drill kills and restarts them. */
   partner: { current: PartnerProcess; start(): PartnerProcess } | null;
@@ -209,6 +211,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     stateProbe: options.stateProbe ?? (options.stateUrl ? httpStateProbe(options.stateUrl) : null),
     otherSlug,
     xSequence: null,
+    ySequence: null,
     log,
     partner,
   };
@@ -691,6 +694,7 @@ async function outageDrill(c: Ctx): Promise<void> {
   const filler = (i: number) => put(fillerNights[i]!, fillerNights[i]!, 6100 + (i % 50) * 10);
   for (let i = 0; i < fillerNights.length - 1; i++) await filler(i);
   await put(ratesWindow.from, ratesWindow.to, rateY);
+  const ySequence = (await integration(c)).webhook.last_sequence;
   await filler(fillerNights.length - 1);
   const latest = (await integration(c)).webhook.last_sequence;
   // Read the partner's copy before every GET /events it sends from now until delivery is back: the pages before it are applied.
@@ -701,6 +705,7 @@ async function outageDrill(c: Ctx): Promise<void> {
   });
   c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
   c.xSequence = xSequence;
+  c.ySequence = ySequence;
   const waitStart = performance.now();
   // A running simulator's journal cannot be read: give the partner a few seconds, nothing is graded.
   const budget = c.stage.kind === 'running' ? Math.min(5_000, remaining(c)) : Math.max(2_000, Math.min(OUTAGE_WAIT_MS, remaining(c) - RESERVE_MS));
@@ -723,7 +728,7 @@ async function outageDrill(c: Ctx): Promise<void> {
   }
   const waitedMs = Math.round(performance.now() - waitStart);
   // §3.3: the copy right after the replay, before the platform drains the backlog over it.
-  await checkState(c, 'after the replay, before delivery resumed');
+  await checkState(c, 'after the replay, before delivery resumed', true);
   await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
   await drained(c, 15_000);
@@ -849,19 +854,35 @@ async function olderEvent(c: Ctx): Promise<void> {
   const older = await c.stage.event(c.integrationId, c.xSequence, c.file.current.apiKey);
   if (!older) return;
   await probe(c, { name: 'older-event', body: older.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), older.body), integrationHeader: c.slug });
-  await checkState(c, 'after the older event was re-sent');
+  await checkState(c, 'after the older event was re-sent', true);
 }
 
-async function checkState(c: Ctx, when: string): Promise<void> {
+/**
+ * Reads the partner's copy of the outage drill's night, with the moment of
+ * the read (what it could have fetched by then: shown.ts judges it). A read
+ * between replay pages is taken as it is (the pages before it are applied);
+ * any other read (`settle`) waits, bounded, for the copy to show the newest
+ * value, so a page fetched an instant before is not mistaken for one the
+ * partner had time to apply.
+ */
+async function checkState(c: Ctx, when: string, settle = false): Promise<void> {
   if (!c.stateProbe) return;
   const date = c.choices.ratesWindow.from;
-  const check: StateCheck = { when, property_id: c.choices.propertyId, type: 'rates', date, field: 'base_rate', expected: c.choices.rateY, older: c.choices.rateX, held: undefined };
-  try {
-    const night = await c.stateProbe({ property_id: c.choices.propertyId, type: 'rates', date });
-    check.held = night === null ? undefined : night.base_rate;
-  } catch (e) {
-    check.error = (e as Error).message;
-  }
+  const once = async (): Promise<StateCheck> => {
+    const check: StateCheck = {
+      when, property_id: c.choices.propertyId, type: 'rates', date, field: 'base_rate', expected: c.choices.rateY, older: c.choices.rateX, held: undefined,
+      at: c.stage.now(), afterCall: lastN(c), ...(c.ySequence === null ? {} : { sequence: c.ySequence }), ...(c.xSequence === null ? {} : { olderSequence: c.xSequence }),
+    };
+    try {
+      const night = await c.stateProbe!({ property_id: c.choices.propertyId, type: 'rates', date });
+      check.held = night === null ? undefined : night.base_rate;
+    } catch (e) {
+      check.error = (e as Error).message;
+    }
+    return check;
+  };
+  let check = await once();
+  if (settle) await until(c, STATE_SETTLE_MS, async () => (check = await once()).held === check.expected, 200);
   c.obs.state.push(check);
   c.log(`  state ${when}: base_rate ${check.error ?? JSON.stringify(check.held)} (newest ${check.expected})`);
 }

@@ -63,6 +63,14 @@ export interface StateCheck {
   held: unknown;
   /** Why nothing could be read, when the probe failed. */
   error?: string;
+  /** Platform ms of the read (absent in bundles written before it was kept). */
+  at?: number;
+  /** The newest call journal entry answered before the read (0: none): what the partner could have fetched by then. */
+  afterCall?: number;
+  /** The sequence of the event that set `expected`, when one event did. */
+  sequence?: number;
+  /** The sequence of the event that set `older`, when one event did. */
+  olderSequence?: number;
 }
 
 export interface Evidence {
