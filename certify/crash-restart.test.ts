@@ -97,8 +97,29 @@ describe('recovery.crash-restart', () => {
     const lost = (i: number, e: number) => (i >= 1 && i <= 6 ? 9000 : e);
     const g = gradeCrashRestart(drill({ beforeResume: reads('before', lost), final: reads('at the end', lost) }), null, cleanJournal(), [], true);
     expect(g.outcome).toBe('fail');
-    expect(g.summary).toMatch(/^Received: 6 of 7 events it had answered 2xx before the SIGKILL are missing after the restart: sequence 52 \(2027-01-11: holds base_rate 9000, not 5101\)/);
+    expect(g.summary).toMatch(/^Received: 6 of 7 events it had answered 2xx before the SIGKILL are missing after the restart \(read at the end of the drill\): sequence 52 \(2027-01-11: holds base_rate 9000, not 5101\)/);
     expect(g.summary).toMatch(/ \/ Documented: .*§6\.2.*§4\.6.*§6\.8/);
+  });
+
+  it('acknowledged means stored: judged on the read before the first GET /events after the restart, whatever the replay later repairs (ackBeforeStore with a replay that fetches them again)', () => {
+    // Killed with 58 acknowledged but only up to 54 stored: the restart holds the older values of nights 0 and 5, 6;
+    // its replay from the stored 54 fetches them again, so at the end every night is right.
+    const stale = (i: number, e: number) => (i === 0 ? 5010 : i === 5 || i === 6 ? 5000 : e);
+    const journal = [page(14_600, 54, 66, false)];
+    const g = gradeCrashRestart(drill({ beforeReplay: reads('before its first GET /events after the restart', stale) }), null, journal, [], true);
+    expect(g.outcome, g.summary).toBe('fail');
+    expect(g.summary).toMatch(/^Received: 3 of 7 events it had answered 2xx before the SIGKILL are missing after the restart \(read before its first GET \/events after the restart\): sequence 56 \(2027-01-10: holds base_rate 5010, not 5020\), sequence 57 .*; its replay fetched them again later, which repairs nothing promised/);
+    expect(g.state.map((s) => s.when)).toContain('before its first GET /events after the restart');
+  });
+
+  it('a night held nothing for before the replay is lost when the partner keeps it afterwards; all held is a pass that says when', () => {
+    const none = (i: number, e: number) => (i === 1 ? undefined : e);
+    const lost = gradeCrashRestart(drill({ beforeReplay: reads('before its first GET /events after the restart', none) }), null, cleanJournal(), [], true);
+    expect(lost.outcome).toBe('fail');
+    expect(lost.summary).toMatch(/1 of 7 events .*sequence 52 \(2027-01-11: holds nothing, not 5101\)/);
+    const kept = gradeCrashRestart(drill({ beforeReplay: reads('before its first GET /events after the restart') }), null, cleanJournal(), [], true);
+    expect(kept.outcome, kept.summary).toBe('pass');
+    expect(kept.summary).toMatch(/all 7 acknowledged nights were still held before its first GET \/events after the restart/);
   });
 
   it('fails a replay from 0 after the restart (cursorFromZeroOnRestart), though it ends with the right state', () => {

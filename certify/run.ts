@@ -807,8 +807,11 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   };
   const readAll = async (when: string) => Promise.all(crashNights.map((_, i) => read(i, when)));
   const duringReplay: StateCheck[] = [];
+  // §6.2: what was acknowledged is stored; read before the first GET /events, before any replay can repair it.
+  let beforeReplay: StateCheck[] | undefined;
   if (c.stateProbe) {
     c.stage.beforeEventsPage(async () => {
+      if (beforeReplay === undefined) beforeReplay = await readAll('before its first GET /events after the restart');
       duringReplay.push(await read(0, `before GET /events call ${duringReplay.length + 1} after the restart`));
     });
   }
@@ -841,7 +844,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   const resumedAt = c.stage.now();
   await drained(c, 15_000);
   const final = c.stateProbe ? await readAll('at the end of the drill (delivery resumed and drained)') : [];
-  c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, duringReplay, beforeResume, final };
+  c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, ...(beforeReplay ? { beforeReplay } : {}), duringReplay, beforeResume, final };
   const ackedCount = events.filter((e) => e.acknowledged).length;
   const first = c.stage.journal(c.integrationId, restartedAt)?.find((e) => e.operation === 'listEvents' && e.cursor);
   finish(c, d, `Killed with ${ackedCount} of the drill's ${events.length} events acknowledged (up to sequence ${highest}) and ${latest - highest} not (to ${latest}); ${readyAt === null
