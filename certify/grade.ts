@@ -271,8 +271,35 @@ function rotation(o: Observations): Graded {
     'during the 24 hours after a rotation a delivery is accepted if any v1= matches any secret (§5.4); the new secret is in the credentials file', after);
 }
 
+/**
+ * §6.4 on a real duplicate: the re-sent event must be one the platform's
+ * delivery log shows the partner had already answered 2xx, before it was
+ * re-sent. An event new to the partner proves nothing about duplicates: not
+ * observed, never passed.
+ */
 function redelivery(o: Observations): Graded {
-  return gradeProbes('receiver.redelivery', o, ['redelivery'], '2xx', 're-applying a full-state event is a no-op: acknowledged with a 2xx (§6.4)');
+  const id = 'receiver.redelivery';
+  const sent = probes(o, 'redelivery');
+  const acknowledged = (p: DeliveryEvidence) => o.platformDeliveries.find((d) => d.sequence !== null && d.sequence === p.sequence && is2xx(d) && Date.parse(d.at) <= Date.parse(p.at));
+  const duplicates = sent.filter((p) => acknowledged(p));
+  if (duplicates.length === 0) {
+    const stuck = o.platformDeliveries.filter((d) => !is2xx(d));
+    const why = sent.length > 0
+      ? `The re-sent event (sequence ${sent[0]!.sequence ?? '?'}) had not been answered 2xx by the partner before, per the platform's delivery log: it was new to the partner, so it shows nothing about duplicates.`
+      : 'No event the platform\'s delivery log shows answered 2xx existed to re-send, so no duplicate was sent.';
+    const delivery = o.platformDeliveries.length === 0
+      ? ' The platform delivered no event to the partner.'
+      : o.platformDeliveries.some(is2xx) ? '' : ` The platform's ${o.platformDeliveries.length} deliver${o.platformDeliveries.length === 1 ? 'y was' : 'ies were'} never answered 2xx (sequence ${stuck[0]!.sequence} answered ${answered(stuck[0]!)}): delivery was stuck.`;
+    return result(id, 'not_observed', `${why}${delivery} To show it: answer the platform's deliveries 2xx (§6.2), then the run re-sends one.`, { deliveries: [...sent, ...stuck.slice(0, 3)] });
+  }
+  const evidence = duplicates.flatMap((p) => [acknowledged(p)!, p]);
+  const bad = duplicates.filter((p) => !is2xx(p));
+  if (bad.length > 0) {
+    const p = bad[0]!;
+    return result(id, 'fail', `Received: sequence ${p.sequence}, which the platform's delivery log shows the partner answered ${acknowledged(p)!.status} at ${acknowledged(p)!.at}, re-sent as a duplicate and answered ${answered(p)} / Documented: re-applying a full-state event is a no-op: acknowledged with a 2xx (§6.4)`, { deliveries: evidence });
+  }
+  const p = duplicates[0]!;
+  return result(id, 'pass', `Sequence ${p.sequence}, which the platform's delivery log shows the partner answered ${acknowledged(p)!.status} at ${acknowledged(p)!.at}, re-sent as a duplicate: answered ${p.status}.`, { deliveries: evidence, notes: ['The duplicate is an event the platform had delivered and the partner had answered 2xx (the platform\'s delivery log), not merely the newest event.'] });
 }
 
 function noRegression(o: Observations): Graded {

@@ -66,6 +66,15 @@ describe.concurrent('certification of partners', () => {
     // The superseded value was looked for between replay pages, not only after the replay.
     const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
     expect(noRegression.evidence.state.filter((s) => s.when.startsWith('before GET /events call')).length).toBeGreaterThan(1);
+    // The duplicate was one the partner had answered 2xx, as the platform's delivery log shows.
+    expect(report.results.find((r) => r.id === 'receiver.redelivery')!.summary).toMatch(/^Sequence \d+, which the platform's delivery log shows the partner answered 200 at \S+, re-sent as a duplicate: answered 200\.$/);
+  });
+
+  it('a partner that answers 500 to an event it already holds fails receiver.redelivery: the duplicate is one the platform\'s log shows it answered 2xx', async () => {
+    const report = await certifyDouble('rejectDuplicates', 203);
+    expect(failed(report), explain(report)).toContain('receiver.redelivery');
+    expect(report.results.find((r) => r.id === 'receiver.redelivery')!.summary).toMatch(/^Received: sequence \d+, which the platform's delivery log shows the partner answered 200 at \S+, re-sent as a duplicate and answered 500 \/ Documented: /);
+    expect(report.verdict).toBe('not-certified');
   });
 
   it.each<[Breakage, string]>([

@@ -496,11 +496,27 @@ async function firstBooking(c: Ctx): Promise<void> {
 async function receiverChecks(c: Ctx): Promise<void> {
   const newest = await newestEvent(c);
   const body = newest?.body ?? pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
+  // §6.4: the duplicate is an event the platform's delivery log shows the partner already answered 2xx, never one new to it.
+  const duplicate = await acknowledgedEvent(c);
   const now = Math.floor(c.stage.now() / 1000);
   for (const spec of receiverProbes({ slug: c.slug }, secrets(c), body, now, c.otherSlug)) {
-    if (spec.name === 'redelivery' && !newest) continue;
+    if (spec.name === 'redelivery') {
+      if (!duplicate) {
+        c.log('  probe redelivery          not sent: no event the platform delivered was answered 2xx yet');
+        continue;
+      }
+      await probe(c, { ...spec, body: duplicate.body, signature: signed(secrets(c), now, duplicate.body) });
+      continue;
+    }
     await probe(c, spec);
   }
+}
+
+/** The newest event the platform's delivery log shows the partner answered 2xx, exactly as posted; null when none. */
+async function acknowledgedEvent(c: Ctx): Promise<{ sequence: number; body: string } | null> {
+  const acked = (await c.stage.deliveries(c.integrationId)).filter((d) => d.sequence !== null && d.status !== null && d.status >= 200 && d.status < 300);
+  const sequence = Math.max(0, ...acked.map((d) => d.sequence!));
+  return sequence === 0 ? null : c.stage.event(c.integrationId, sequence, c.file.current.apiKey);
 }
 
 async function rawBodyDrill(c: Ctx): Promise<void> {
