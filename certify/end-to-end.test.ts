@@ -274,6 +274,54 @@ describe.concurrent('certification end to end', () => {
     expect(lines.join('\n')).toMatch(/waiting up to \d+ s \(--duration\) for usage\.updated-since[\s\S]*all observed after \d+ s/);
   }, 300_000);
 
+  // Issue 28 item 1: a clean partner that reads GET /events while the outage drill is still recording its events reads
+  // the older rate while it is the newest and rightly applies it; graded by what it had been shown, it is certified
+  // whenever it reads: restarted during the drill, on its minute GET /me poll, or on a 30-second replay timer. Started
+  // under a supervisor loop (restarted when it dies, stopped when it exits 0), as a deployment would run it.
+  it.each<[string, string[], boolean]>([
+    ['restarted (SIGKILL, its supervisor starts it again) during the outage drill', ['--reconcile-seconds', '20'], true],
+    ['polling GET /me every minute (its own timer), catching up when it finds delivery paused', ['--reconcile-seconds', '20'], false],
+    ['replaying from its cursor every 30 s', ['--reconcile-seconds', '20', '--replay-seconds', '30'], false],
+  ])('the clean reference partner %s is certified', async (_mode, extra, restartDuringOutage) => {
+    const [port, statePort] = [await freePort(), await freePort()];
+    const name = `mode-${extra.join('') }-${restartDuringOutage}`.replace(/[^a-z0-9-]/gi, '');
+    const partner = `"${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, `${name}-state`)}" ${extra.join(' ')}`;
+    const lines: string[] = [];
+    const kills: number[] = [];
+    const log = (l: string) => {
+      lines.push(l);
+      if (restartDuringOutage && l === 'step drill.webhook-outage') {
+        // Once delivery is withheld and the drill is recording its events: the partner comes back and catches up at once.
+        setTimeout(() => {
+          const pid = Number([...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].at(-1)?.[1]);
+          kills.push(pid);
+          process.kill(pid, 'SIGKILL');
+        }, 500);
+      }
+    };
+    const { report } = await runCertification({
+      webhookUrl: `http://127.0.0.1:${port}/webhook`,
+      stateUrl: `http://127.0.0.1:${statePort}/state`,
+      durationSeconds: 200,
+      seed: 28,
+      reportDir: null,
+      credentialsOut: join(dir, `${name}.json`),
+      log,
+      partnerCommand: `cd "${ROOT}" && while :; do ${partner} & p=$!; echo "pid $p"; wait $p && break; done`,
+    });
+    const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+    expect(report.verdict).toBe('certified');
+    const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
+    expect(noRegression.evidence.state.length).toBeGreaterThan(0);
+    if (restartDuringOutage) {
+      // Killed once by the test during the outage (and once by the crash drill), and started again each time.
+      expect(kills.length).toBe(1);
+      const pids = [...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].map((m) => Number(m[1]));
+      expect(pids.indexOf(kills[0]!), lines.join('\n')).toBeLessThan(pids.length - 1);
+    }
+  }, 300_000);
+
   // Certify starts the partner (--partner-command), kills it with SIGKILL mid-delivery and starts it again: each break
   // of what a restart must keep fails recovery.crash-restart and nothing else.
   it.each<[string, RegExp]>([
