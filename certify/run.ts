@@ -25,6 +25,8 @@ import { startPartnerProcess, type PartnerProcess } from './partner-process.ts';
 import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, notYetRead, type CrashEvent } from './crash-restart.ts';
 import { armSnapshotHold, type SnapshotHold } from './snapshot-hold.ts';
 import { evidenceBundle, type EvidenceBundle } from './evidence.ts';
+import { issuanceStatement } from './issuance.ts';
+import { newRunKey, type RunKey } from './run-key.ts';
 import { redactSecrets } from '../reports/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
@@ -129,7 +131,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   // What the run started or announced, undone in reverse order however it ends.
   const cleanup: Array<() => Promise<void> | void> = [];
   try {
-    return await certify(stage, options, { started, durationSeconds, seed, log, cleanup });
+    // The run's own key, made now and forgotten when the run ends: it signs the evidence bundle as it is written.
+    return await certify(stage, options, { started, durationSeconds, seed, log, cleanup, runKey: newRunKey() });
   } finally {
     for (const undo of cleanup.reverse()) await Promise.resolve().then(undo).catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
     stage.disarm();
@@ -137,7 +140,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   }
 }
 
-interface RunSettings { started: number; durationSeconds: number; seed: number; log: (l: string) => void; cleanup: Array<() => Promise<void> | void> }
+interface RunSettings { started: number; durationSeconds: number; seed: number; log: (l: string) => void; cleanup: Array<() => Promise<void> | void>; runKey: RunKey }
 
 async function certify(stage: Stage, options: CertifyOptions, run: RunSettings): Promise<CertifyResult> {
   const { log, seed } = run;
@@ -303,9 +306,10 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   // The certificate binds the evidence: it carries the digest of report.json exactly as written.
   const reportJson = renderReportJson(report);
   // Everything the graders read, beside the reports, so a platform can grade it again (--regrade); redacted like them.
-  const evidence = evidenceBundle(JSON.parse(reportJson) as CertReport, JSON.parse(redactSecrets(JSON.stringify(obs))) as Observations, sha256Hex(reportJson));
+  // Signed with the run key as it is made: an edit afterwards no longer verifies with the key the certificate names.
+  const evidence = evidenceBundle(reportJson, JSON.parse(redactSecrets(JSON.stringify(obs))) as Observations, run.runKey);
   // Built from the redacted report, so nothing shaped like a secret is ever digested or signed.
-  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest), options.signingKeyPem);
+  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest, run.runKey.record.fingerprint), options.signingKeyPem);
   const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate, evidence);
   for (const r of results) log(`  ${r.outcome === 'pass' ? 'PASS' : r.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${r.id}  ${r.summary}`);
   log(`verdict: ${report.verdict} (${report.summary.pass} pass, ${report.summary.fail} fail, ${report.summary.not_observed} not observed)`);
@@ -313,7 +317,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   return { report, certificate, credentialsPath, files, evidence };
 }
 
-export function certificateBody(report: CertReport, reportDigest: string, evidenceDigest?: string): Certificate['body'] {
+export function certificateBody(report: CertReport, reportDigest: string, evidenceDigest?: string, evidenceKey?: string): Certificate['body'] {
   return {
     runId: report.runId,
     issuedAt: report.finishedAt,
@@ -329,7 +333,7 @@ export function certificateBody(report: CertReport, reportDigest: string, eviden
     drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
     verdict: report.verdict,
     reportDigest,
-    ...(evidenceDigest === undefined ? {} : { evidenceDigest, issuance: { mode: 'run' as const } }),
+    ...(evidenceDigest === undefined ? {} : { evidenceDigest, ...(evidenceKey === undefined ? {} : { evidenceKey }), issuance: { mode: 'run' as const, statement: issuanceStatement('run') } }),
   };
 }
 
