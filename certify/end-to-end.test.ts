@@ -200,16 +200,54 @@ describe.concurrent('certification end to end', () => {
     expect(trusted.code, trusted.out).toBe(0);
     expect(trusted.out).toMatch(/^OK .*: certified(-with-gaps)?; signed by a trusted key \(.*platform\.pub\.pem/);
     expect(trusted.out).toContain(`issued by         a re-grade of a run's evidence (evidence sha256 ${evidence.digest})`);
+    expect(trusted.out).toContain('issuance          re-graded from a partner\'s bundle: the platform vouches for the grading, not the observation');
+    expect(untouched.out).toContain('issuance          observed by the platform: ');
     // The partner's own key is not the platform's.
     expect((await verify([platformCertificate, '--public-key', publicKey, ...gaps])).code).toBe(1);
+    // The certificate against its evidence: the run's and the platform's both match the bundle.
+    for (const cert of [certificatePath, platformCertificate]) {
+      const checked = await verify([cert, '--bundle', evidencePath, '--allow-self-signed', '--allow-gaps']);
+      expect(checked.code, checked.out).toBe(0);
+      expect(checked.out).toContain(`evidence          ${evidencePath}: matches (digest, run key signature, subject, report digest)`);
+    }
     // An edited bundle is refused, with the reason, and nothing is signed.
     const flipped = join(dir, 'evidence-flipped.json');
     writeFileSync(flipped, JSON.stringify({ ...evidence, results: evidence.results.map((r, i) => (i === 0 ? { ...r, outcome: 'fail' } : r)) }));
-    const refusedBundle = await regrade(flipped, join(dir, 'never.json'));
+    const regradeWith = async (bundle: string, out: string) => {
+      const run = tsx('certify/cli.ts', ['--regrade', bundle, '--sign-key', platformKey, '--out', out, '--certificate', certificatePath]);
+      return { code: await run.exited, out: run.out() };
+    };
+    // Not beside its certificate and none named: nothing binds it.
+    const lone = await regrade(flipped, join(dir, 'never.json'));
+    expect(lone.code, lone.out).toBe(1);
+    expect(lone.out).toMatch(/^REFUSED .*evidence-flipped\.json: no run certificate beside it/);
+    const refusedBundle = await regradeWith(flipped, join(dir, 'never.json'));
     expect(refusedBundle.code, refusedBundle.out).toBe(1);
     expect(refusedBundle.out).toMatch(/^REFUSED .*evidence-flipped\.json: tampered with: the bundle digests to [0-9a-f]{64}, it says/);
     expect(refusedBundle.out).toMatch(/its grade does not follow: receiver\.accepts-valid is recorded fail, its evidence grades pass/);
     expect(existsSync(join(dir, 'never.json'))).toBe(false);
+    // Issue 28: the subject edited ("Impostor PMS 9.9.9") and the bundle re-sealed with a fresh SHA-256: refused by
+    // --regrade and by --verify --bundle, exit 1 naming what does not match.
+    const { digest: _digest, signature: _signature, ...rest } = JSON.parse(readFileSync(evidencePath, 'utf8')) as Record<string, unknown> & { partner: Record<string, unknown> };
+    const impostorBody = { ...rest, partner: { ...rest.partner, name: 'Impostor PMS', version: '9.9.9' } };
+    const impostor = join(dir, 'evidence-impostor.json');
+    writeFileSync(impostor, JSON.stringify({ ...impostorBody, digest: sha256Hex(canonicalJson(impostorBody)), signature: _signature }));
+    const impostorRegrade = await regradeWith(impostor, join(dir, 'never.json'));
+    expect(impostorRegrade.code, impostorRegrade.out).toBe(1);
+    expect(impostorRegrade.out).toMatch(/its signature does not verify with its run key sha256:[0-9a-f]{64}/);
+    expect(impostorRegrade.out).toMatch(/the subject differs: partner name "Impostor PMS" in the bundle, "Reference partner" in the certificate/);
+    expect(existsSync(join(dir, 'never.json'))).toBe(false);
+    const impostorVerify = await verify([certificatePath, '--bundle', impostor, '--public-key', publicKey, ...gaps]);
+    expect(impostorVerify.code, impostorVerify.out).toBe(1);
+    expect(impostorVerify.out).toMatch(/^FAILED .*: the certificate does not match the evidence bundle .*evidence-impostor\.json: /);
+    expect(impostorVerify.out).toMatch(/the subject differs: partner name "Impostor PMS" in the bundle, "Reference partner" in the certificate/);
+    // A report that is not the one the certificate names.
+    const otherReport = join(dir, 'evidence-other-report.json');
+    const withReport = { ...rest, reportJson: (rest.reportJson as string).replace('"verdict": "', '"verdict": "x') };
+    writeFileSync(otherReport, JSON.stringify({ ...withReport, digest: sha256Hex(canonicalJson(withReport)), signature: _signature }));
+    const reportVerify = await verify([certificatePath, '--bundle', otherReport, '--public-key', publicKey, ...gaps]);
+    expect(reportVerify.code, reportVerify.out).toBe(1);
+    expect(reportVerify.out).toMatch(/the report digest differs: the report in the bundle digests to [0-9a-f]{64}, the certificate names [0-9a-f]{64}/);
   }, 240_000);
 
   // Two full-suite runs on a clean clone (of five) saw the 120 s run's partner never answer, webhook and state probe
