@@ -19,6 +19,8 @@ export const ME_TOLERANCE_MS = 500;
 export const RETRY_AFTER_TOLERANCE_MS = 100;
 /** A partner that learns of a paused webhook from GET /me needs this long to notice (§5.7 once a minute, plus the replay). */
 export const OUTAGE_FAIR_WAIT_MS = 65_000;
+/** A GET /bookings poll this soon after the partner started (the run's start, the crash drill's restart) is its start-up's, not its timer's. */
+export const START_POLL_MS = 15_000;
 /** Evidence lists are cut at this many journal entries. */
 export const EVIDENCE_LIMIT = 24;
 
@@ -640,14 +642,20 @@ function updatedSince(o: Observations): Graded {
     }
     list.push({ first: e, since: since !== null && Number.isNaN(since) ? null : since, highest: seen });
   }
+  // A poll that is the partner's first after it started (the run's start, the crash drill's restart) comes from its
+  // start-up, not its timer: §6.9's polling is observed only when a later poll came from the timer.
+  const starts = [o.journal[0]?.at ?? -Infinity, ...(o.crash ? [o.crash.restartedAt] : [])];
+  const firsts = new Set(starts.map((t) => lists.find((e) => e.at >= t && e.at <= t + START_POLL_MS && Number(query(e, 'page') ?? '1') === 1)?.n).filter((n) => n !== undefined));
   const problems: string[] = [];
   const involved: JournalEntry[] = [];
   let judged = 0;
+  let fromStarts = 0;
   for (const list of polls.values()) {
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1]!;
       const poll = list[i]!;
-      judged += 1;
+      if (firsts.has(poll.first.n)) fromStarts += 1;
+      else judged += 1;
       const floor = Math.max(prev.since ?? -Infinity, prev.highest ?? -Infinity);
       if (floor === -Infinity) continue;
       if (poll.since === null || poll.since < floor) {
@@ -662,11 +670,14 @@ function updatedSince(o: Observations): Graded {
   }
   if (judged === 0) {
     const when = 'a partner reconciling every N s needs a --duration above 2N s (the default, 240 s, fits every 90 s)';
-    return result(id, 'not_observed', lists.length === 0
+    const started = fromStarts > 0
+      ? `The partner polled GET /bookings ${fromStarts + polls.size} times, each the first call of its kind after it started (the run's start${o.crash ? ', the crash drill\'s restart' : ''}): its reconciliation timer never fired during the run. To show it: poll by updated_since on a timer (§6.9); ${when}.`
+      : null;
+    return result(id, 'not_observed', started ?? (lists.length === 0
       ? `The partner never polled GET /bookings. To show it: poll by updated_since twice during the run (§6.9); ${when}.`
-      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`, { calls: lists });
+      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`), { calls: lists });
   }
-  return result(id, 'pass', `${judged + polls.size} polls; each started at or after the highest updated_at read before it.`, { calls: lists });
+  return result(id, 'pass', `${judged + fromStarts + polls.size} polls (${judged} from its timer); each started at or after the highest updated_at read before it.`, { calls: lists });
 }
 
 function rotatedKey(o: Observations): Graded {
