@@ -80,6 +80,18 @@ export const NEEDS_PARTNER_COMMAND = 'Not run: certify kills (SIGKILL) and resta
 
 const DOCUMENTED = 'an event answered 2xx is stored: the platform never sends it again (§6.2) and there is no resend (§4.6); after a restart the partner replays GET /events from its stored cursor (§6.8), applying only what is newer (§6.4)';
 
+/**
+ * The drill's counts, said the same way wherever they are said (the drill's
+ * log line and record, the requirement's summary, docs/certification.md):
+ * events of the drill, how many the partner acknowledged before the kill (up
+ * to which sequence) and how many it had not (to which sequence).
+ */
+export function crashCounts(d: Pick<CrashRestartDrill, 'events' | 'acknowledged' | 'latest'>): string {
+  const acked = d.events.filter((e) => e.acknowledged).length;
+  const nights = new Set(d.events.map((e) => e.date)).size;
+  return `${acked} of the drill's ${d.events.length} events (${nights} nights) acknowledged (up to sequence ${d.acknowledged}) and ${d.events.length - acked} not (to sequence ${d.latest})`;
+}
+
 /** A delivery the crash cut off or that met the partner down: no answer, between the kill (less a time-out) and the restart's first 2xx. */
 export function cutOffByCrash(d: CrashRestartDrill | null): (delivery: DeliveryEvidence) => boolean {
   if (d === null) return () => false;
@@ -217,7 +229,7 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   const kept = judgedAt.length;
   const keptWhen = preReplay.length > 0 ? ' before its first GET /events after the restart' : '';
   const replay = judgedReplay
-    ? `${replayFrom === null ? 'it caught up' : `its replay started at after_sequence ${replayFrom}`} and covered ${d.latest - d.acknowledged} event${d.latest - d.acknowledged === 1 ? '' : 's'} recorded after its last acknowledgement (${d.acknowledged + 1} to ${d.latest})`
+    ? `${replayFrom === null ? 'it caught up' : `its replay started at after_sequence ${replayFrom}`} and covered the events not acknowledged (${d.acknowledged + 1} to ${d.latest})`
     : null;
   const missing: string[] = [];
   if (!stateProbe) missing.push('whether acknowledged events survive is not observable without a state probe (--state-url)');
@@ -231,5 +243,5 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   }
   const between = d.duringReplay.filter(readable).length;
   const twice = between > 0 ? `; the night changed twice never showed its older value (${between} read${between === 1 ? '' : 's'} between replay pages)` : '';
-  return grade('pass', `Killed with SIGKILL with sequence ${d.acknowledged} acknowledged and ${d.latest - d.acknowledged} more in flight or queued; started again, ${replay}; all ${kept} acknowledged nights were still held${keptWhen}${twice}.`, involved, notes);
+  return grade('pass', `Killed with ${crashCounts(d)}; started again, ${replay}; all ${kept} nights whose newest event it had acknowledged were still held${keptWhen}${twice}.`, involved, notes);
 }

@@ -26,6 +26,7 @@
  * evidence by its digest.
  */
 import { canonicalJson, sha256Hex } from './certificate.ts';
+import { explainSkippedDrills } from './drill-dependencies.ts';
 import { bindingProblems } from './evidence-binding.ts';
 import { gradeAll, verdictOf, type Observations } from './grade.ts';
 import { issuanceStatement } from './issuance.ts';
@@ -163,7 +164,8 @@ export function regradeEvidence(file: unknown, certificate: unknown): Regrade {
   if (bundle.verdict !== recordedVerdict) reasons.push(`its grade does not follow: the verdict "${bundle.verdict}" does not follow from its own recorded results (${recordedVerdict})`);
   if (reasons.length > 0) return { ok: false, reasons };
   const drills = bundle.drills.map((d) => ({ ...d, outcome: d.outcome === 'not_run' ? d.outcome : results.find((r) => r.id === d.requirement)?.outcome ?? d.outcome }));
-  return { ok: true, bundle, results, drills, verdict: verdictOf(results) };
+  const explained = explainSkippedDrills(results, drills);
+  return { ok: true, bundle, results: explained, drills, verdict: verdictOf(explained) };
 }
 
 function verdictFromOutcomes(outcomes: Outcome[]): Verdict {

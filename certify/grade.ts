@@ -292,7 +292,9 @@ function redelivery(o: Observations): Graded {
     const delivery = o.platformDeliveries.length === 0
       ? ' The platform delivered no event to the partner.'
       : o.platformDeliveries.some(is2xx) ? '' : ` The platform's ${o.platformDeliveries.length} deliver${o.platformDeliveries.length === 1 ? 'y was' : 'ies were'} never answered 2xx (sequence ${stuck[0]!.sequence} answered ${answered(stuck[0]!)}): delivery was stuck.`;
-    return result(id, 'not_observed', `${why}${delivery} To show it: answer the platform's deliveries 2xx (§6.2), then the run re-sends one.`, { deliveries: [...sent, ...stuck.slice(0, 3)] });
+    // The same stuck delivery keeps the crash drill from running: said here too, where the reader looks.
+    const crash = delivery !== '' && o.crashNotRun && /acknowledge/.test(o.crashNotRun) ? ` The crash drill did not run for the same reason (${o.crashNotRun.replace(/^Not run: /, '').replace(/\.$/, '')}).` : '';
+    return result(id, 'not_observed', `${why}${delivery}${crash} To show it: answer the platform's deliveries 2xx (§6.2), then the run re-sends one.`, { deliveries: [...sent, ...stuck.slice(0, 3)] });
   }
   const evidence = duplicates.flatMap((p) => [acknowledged(p)!, p]);
   const bad = duplicates.filter((p) => !is2xx(p));

@@ -22,11 +22,13 @@ import { RAW_BODY_DESCRIPTIONS, RAW_BODY_VARIANTS, reencode } from './raw-body.t
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
 import { startPartnerProcess, type PartnerProcess } from './partner-process.ts';
-import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, notYetRead, type CrashEvent } from './crash-restart.ts';
+import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, crashCounts, notYetRead, type CrashEvent } from './crash-restart.ts';
 import { armSnapshotHold, type SnapshotHold } from './snapshot-hold.ts';
 import { evidenceBundle, type EvidenceBundle } from './evidence.ts';
 import { issuanceStatement } from './issuance.ts';
+import { DRILL_REQUIREMENT, explainSkippedDrills } from './drill-dependencies.ts';
 import { newRunKey, type RunKey } from './run-key.ts';
+import { secretFingerprint } from './secret-fingerprint.ts';
 import { redactSecrets } from '../reports/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
@@ -179,9 +181,11 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}`);
   log(`  base URL          ${stage.baseUrl}`);
   log(`  integration       #${created.id} ${slug}`);
-  log(`  API key           ${created.api_key}`);
-  log(`  webhook secret    ${created.webhook_secret}`);
+  // Secrets are never printed: they are in the credentials file (mode 0600); the log names them by field and fingerprint.
+  log(`  API key           apiKey in the credentials file (${secretFingerprint(created.api_key)})`);
+  log(`  webhook secret    webhookSecret in the credentials file (${secretFingerprint(created.webhook_secret)})`);
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
+  log(`  run key           ${run.runKey.record.fingerprint}   (signs evidence.json as it is written; the certificate names it)`);
   log(`  webhook URL       ${options.webhookUrl}`);
   // §4.8 drill: armed before the partner can start, so the rates snapshot of its cold start is the one held.
   const snapshotHold = plan.steps.some((s) => s.id === 'drill.snapshot-watermark')
@@ -267,11 +271,13 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   }
   const byRequirement: Record<string, string[]> = {};
   for (const d of ctx.drills) (byRequirement[d.requirement] ??= []).push(d.id);
-  const results = gradeAll(obs, byRequirement);
-  for (const d of ctx.drills) if (d.outcome !== 'not_run') d.outcome = results.find((r) => r.id === d.requirement)!.outcome;
+  const graded = gradeAll(obs, byRequirement);
+  for (const d of ctx.drills) if (d.outcome !== 'not_run') d.outcome = graded.find((r) => r.id === d.requirement)!.outcome;
   for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
-    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: 'Not run.', outcome: 'not_run', startedAt: null, finishedAt: null });
+    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: ready ? 'Not run: the run\'s --duration ran out before it.' : 'Not run: the partner\'s receiver never answered a signed ping.', outcome: 'not_run', startedAt: null, finishedAt: null });
   }
+  // A drill that did not run is explained next to every requirement that rested on it.
+  const results = explainSkippedDrills(graded, ctx.drills);
   if (obs.crash === null) {
     warnings.push(`The crash-and-restart drill did not run (${(obs.crashNotRun ?? 'the run ended before it').replace(/^Not run: /, '').replace(/\.$/, '')}): recovery.crash-restart is not observed, so the verdict is at best certified-with-gaps.`);
   }
@@ -336,18 +342,6 @@ export function certificateBody(report: CertReport, reportDigest: string, eviden
     ...(evidenceDigest === undefined ? {} : { evidenceDigest, ...(evidenceKey === undefined ? {} : { evidenceKey }), issuance: { mode: 'run' as const, statement: issuanceStatement('run') } }),
   };
 }
-
-const DRILL_REQUIREMENT: Record<string, string> = {
-  'drill.snapshot-watermark': 'usage.snapshot-watermark',
-  'drill.raw-body': 'receiver.raw-body-signature',
-  'drill.lost-answer': 'usage.retry-same-key',
-  'drill.rate-limit': 'usage.retry-after',
-  'drill.unavailable': 'usage.unavailable-final',
-  'drill.webhook-outage': 'recovery.outage-replay',
-  'drill.crash-restart': 'recovery.crash-restart',
-  'drill.key-rotation': 'usage.rotated-key',
-  'drill.secret-rotation': 'receiver.rotation',
-};
 
 // ------------------------------------------------------------ world
 
@@ -719,6 +713,7 @@ async function outageDrill(c: Ctx): Promise<void> {
   const latest = (await integration(c)).webhook.last_sequence;
   // Read the partner's copy before every GET /events it sends from now until delivery is back: the pages before it are applied.
   let reads = 0;
+  const recordedN = lastN(c);
   const perPage = c.stateProbe !== null && c.stage.beforeEventsPage(async () => {
     reads += 1;
     await checkState(c, `before GET /events call ${reads} of the outage (every page before it applied)`);
@@ -753,12 +748,20 @@ async function outageDrill(c: Ctx): Promise<void> {
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
   await drained(c, 15_000);
   c.stage.beforeEventsPage(null);
-  const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt && e.at <= c.obs.outage!.resumedAt);
+  // One set of counts: the GET /events calls while delivery was withheld, those sent while the drill was still
+  // recording (no state read before them), and the reads before every call after that (one per call).
+  const all = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt);
+  const withheld = all.filter((e) => e.at <= c.obs.outage!.resumedAt);
+  const early = all.filter((e) => e.n <= recordedN).length;
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const reading = perPage
+    ? ` Its state was read before each GET /events call it sent once the events were recorded: ${plural(reads, 'read')} for ${plural(all.length - early, 'call')}${early > 0 ? ` (its ${plural(early, 'call')} while they were being recorded had no read)` : ''}.`
+    : '';
   finish(c, d, c.stage.kind === 'running'
     ? 'Delivery withheld and resumed; replay cannot be seen on a running simulator.'
-    : `Sequence ${before + 1} to ${latest} recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
-      ? `the partner replayed them in ${pages.length} GET /events page${pages.length === 1 ? '' : 's'} within ${(waitedMs / 1000).toFixed(1)} s.`
-      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}${perPage ? ` Its state was read before each of its ${reads} GET /events call${reads === 1 ? '' : 's'}.` : ''}`);
+    : `Sequence ${before + 1} to ${latest} (${plural(latest - before, 'event')}) recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
+      ? `the partner replayed them with ${plural(withheld.length, 'GET /events call')} while delivery was withheld, within ${(waitedMs / 1000).toFixed(1)} s.`
+      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${plural(withheld.length, 'GET /events call')}, not covering them all.`}${reading}`);
 }
 
 async function crashRestartDrill(c: Ctx): Promise<void> {
@@ -865,9 +868,8 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   await drained(c, 15_000);
   const final = c.stateProbe ? await readAll('at the end of the drill (delivery resumed and drained)') : [];
   c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, ...(beforeReplay ? { beforeReplay } : {}), duringReplay, beforeResume, final };
-  const ackedCount = events.filter((e) => e.acknowledged).length;
   const first = c.stage.journal(c.integrationId, restartedAt)?.find((e) => e.operation === 'listEvents' && e.cursor);
-  finish(c, d, `Killed with ${ackedCount} of the drill's ${events.length} events acknowledged (up to sequence ${highest}) and ${latest - highest} not (to ${latest}); ${readyAt === null
+  finish(c, d, `Killed with ${crashCounts(c.obs.crash)}; ${readyAt === null
     ? `started again, it did not answer a signed ping within ${RESTART_READY_MS / 1000} s.`
     : `started again, it answered a ping after ${((readyAt - restartedAt) / 1000).toFixed(1)} s${first ? `; its first GET /events read from after_sequence ${first.cursor!.after_sequence}` : c.stage.kind === 'running' ? '' : '; it sent no GET /events'}${c.stateProbe ? `; at the end it held ${final.filter((x) => x.held === x.expected).length} of ${final.length} nights as the platform does` : ''}.`}`);
 }
