@@ -454,6 +454,8 @@ describe.concurrent('certification end to end', () => {
       [['--regrade', join(dir, 'missing.json')], /^error: --regrade needs --sign-key FILE/],
       [['--regrade', join(dir, 'missing.json'), '--sign-key', rsaPem], /^error: --sign-key ".*rsa.pem" is not a PEM Ed25519 private key/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--out', join(dir, 'x.json')], /^error: --out goes with --regrade/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--bundle', join(dir, 'evidence.json')], /^error: --bundle goes with --verify/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--certificate', join(dir, 'certificate.json')], /^error: --certificate goes with --regrade/],
     ] as Array<[string[], RegExp]>) {
       const run = tsx('certify/cli.ts', args);
       expect(await run.exited, run.out()).toBe(2);
