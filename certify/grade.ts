@@ -103,13 +103,19 @@ export interface Observations {
   crashNotRun: string | null;
   /** The snapshot-watermark drill, or null when it did not run. */
   snapshotWatermark: SnapshotWatermarkDrill | null;
+  /**
+   * The platform's delivery record (answered 2xx) of the event the redelivery
+   * probe re-sent, as read when it was re-sent: a running simulator's log keeps
+   * only its last 200 deliveries, so the end of the run may no longer show it.
+   */
+  duplicateOf?: DeliveryEvidence | null;
 }
 
 export function emptyObservations(): Observations {
   return {
     journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
     outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false, crash: null, crashNotRun: null,
-    snapshotWatermark: null,
+    snapshotWatermark: null, duplicateOf: null,
   };
 }
 
@@ -282,7 +288,8 @@ function rotation(o: Observations): Graded {
 function redelivery(o: Observations): Graded {
   const id = 'receiver.redelivery';
   const sent = probes(o, 'redelivery');
-  const acknowledged = (p: DeliveryEvidence) => o.platformDeliveries.find((d) => d.sequence !== null && d.sequence === p.sequence && is2xx(d) && Date.parse(d.at) <= Date.parse(p.at));
+  const log = o.duplicateOf ? [o.duplicateOf, ...o.platformDeliveries] : o.platformDeliveries;
+  const acknowledged = (p: DeliveryEvidence) => log.find((d) => d.sequence !== null && d.sequence === p.sequence && is2xx(d) && Date.parse(d.at) <= Date.parse(p.at));
   const duplicates = sent.filter((p) => acknowledged(p));
   if (duplicates.length === 0) {
     const stuck = o.platformDeliveries.filter((d) => !is2xx(d));

@@ -503,6 +503,7 @@ async function receiverChecks(c: Ctx): Promise<void> {
         c.log('  probe redelivery          not sent: no event the platform delivered was answered 2xx yet');
         continue;
       }
+      c.obs.duplicateOf = duplicate.delivery;
       await probe(c, { ...spec, body: duplicate.body, signature: signed(secrets(c), now, duplicate.body) });
       continue;
     }
@@ -510,11 +511,13 @@ async function receiverChecks(c: Ctx): Promise<void> {
   }
 }
 
-/** The newest event the platform's delivery log shows the partner answered 2xx, exactly as posted; null when none. */
-async function acknowledgedEvent(c: Ctx): Promise<{ sequence: number; body: string } | null> {
+/** The newest event the platform's delivery log shows the partner answered 2xx, exactly as posted, with that record; null when none. */
+async function acknowledgedEvent(c: Ctx): Promise<{ sequence: number; body: string; delivery: DeliveryEvidence } | null> {
   const acked = (await c.stage.deliveries(c.integrationId)).filter((d) => d.sequence !== null && d.status !== null && d.status >= 200 && d.status < 300);
-  const sequence = Math.max(0, ...acked.map((d) => d.sequence!));
-  return sequence === 0 ? null : c.stage.event(c.integrationId, sequence, c.file.current.apiKey);
+  const delivery = acked.sort((a, b) => b.sequence! - a.sequence!)[0];
+  if (!delivery) return null;
+  const event = await c.stage.event(c.integrationId, delivery.sequence!, c.file.current.apiKey);
+  return event ? { ...event, delivery } : null;
 }
 
 async function rawBodyDrill(c: Ctx): Promise<void> {
