@@ -7,13 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { didYouMean } from '../cli/nearest-name.ts';
 import { MergeError, mergeReports } from '../reports/merge.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { readMergeInputs } from '../reports/merge-sources.ts';
 import { writeMergedReports, writeReports } from '../reports/write.ts';
 import { FAULT_NAMES } from '../simulator/faults.ts';
 import { catalogue } from './catalogue.ts';
+import { readConfigFile } from './config-file.ts';
 import { runMutants } from './mutants.ts';
 import { runLiveMutants, startSimulatorWithFault } from './live-mutants.ts';
 import { SetupError } from './preflight.ts';
@@ -30,7 +32,8 @@ Target (default: the in-process simulator, fresh world per check, its control pl
   --webhook-secret S      its webhook secret (or PARTNER_WEBHOOK_SECRET)
   --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, disabledApiKey,
                           nonIntegrationToken, controlUrl, controlToken, allowWrites, allowSync, allowBurst,
-                          webhookPublicUrl, webhookListenPort
+                          webhookPublicUrl, webhookListenPort; checked against its JSON Schema before anything runs
+                          (an unknown key exits 2), node_modules/partner-api-conformance/dist/conformance/config.schema.json
   --allow-writes          let checks create bookings (live: only on --property, far-future free nights, ids prefixed by the run id)
   --allow-sync            let the sync checks call POST /sync (spends the day's full-sync allowance)
   --property ID           a platform property id a live run may use (repeatable)
@@ -52,7 +55,8 @@ Gate (exit 1 when the run proved too little)
   --require-applicable N  at least N checks must run (N ≥ 1), or that share of the selected ones (0 < N < 1)
   --fail-on-not-applicable  any check not applicable fails the run
 Output
-  --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/
+  --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/; made and tested for writing
+                          before the first check (exit 2 when it cannot hold them)
   --label NAME            name the deployment in the report (target.label; a merged report's column)
   --list                  list the checks and exit
 Merging (no run: combines finished runs, one per deployment)
@@ -70,7 +74,7 @@ async function main(): Promise<number> {
   let values;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
+    ({ values, positionals } = parseCommandLine({
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
         'allow-writes': { type: 'boolean' }, 'allow-sync': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true },
@@ -110,6 +114,8 @@ async function main(): Promise<number> {
     const out = resolve(values['report-dir']);
     const clash = dirs.find((d) => resolve(d) === out);
     if (clash !== undefined) return usageError(`--report-dir ${values['report-dir']} is also a directory to merge (${clash}); write the merged report elsewhere`);
+    const unwritable = reportDirProblem(values['report-dir']);
+    if (unwritable !== undefined) return setupError(unwritable);
     return merge(dirs, values['report-dir']);
   }
   if (positionals.length > 0) return usageError(`unexpected argument "${positionals[0]}" (only --merge takes several values; options start with --)`);
@@ -131,7 +137,7 @@ async function main(): Promise<number> {
   };
   let options: ConformanceOptions;
   try {
-    const file = values.config ? readConfig(values.config) : {};
+    const file = values.config ? readConfigFile(values.config) : {};
     const properties = values.property?.map((p) => int('property', p)!) ?? file.properties;
     // CI systems hand an unset secret over as an empty variable: empty is unset.
     const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
@@ -164,7 +170,7 @@ async function main(): Promise<number> {
     if (values.fault || values.mutants) {
       if (options.baseUrl) throw new Error('--fault and --mutants run against the in-process simulator only; drop --target');
       if (values.fault && !values['enable-faults']) throw new Error('--fault breaks the simulator on purpose; add --enable-faults to confirm');
-      if (values.fault && !FAULT_NAMES.includes(values.fault as never)) throw new Error(`unknown --fault "${values.fault}" (faults: ${FAULT_NAMES.join(', ')})`);
+      if (values.fault && !FAULT_NAMES.includes(values.fault as never)) throw new Error(`unknown --fault "${values.fault}"${didYouMean(values.fault, FAULT_NAMES) || ` (faults: ${FAULT_NAMES.join(', ')})`}`);
       options.fault = values.fault;
     }
     selectChecks(catalogue(), options);
@@ -184,10 +190,13 @@ async function main(): Promise<number> {
     return score === 1 ? 0 : 1;
   }
 
+  const reportDir = values['report-dir'] ?? 'reports';
+  // Before the first check: a directory that cannot hold the reports is found now, not after the whole run.
+  const unwritable = reportDirProblem(reportDir);
+  if (unwritable !== undefined) return setupError(unwritable);
   const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
-  const reportDir = values['report-dir'] ?? 'reports';
   let report: RunReport;
   const rotated: Record<string, string> = {};
   try {
@@ -286,31 +295,24 @@ function line(r: CheckResult): string {
   return out;
 }
 
-interface ConfigFile {
-  target?: string; apiKey?: string; webhookSecret?: string; properties?: number[];
-  otherApiKey?: string; disabledApiKey?: string; nonIntegrationToken?: string; controlUrl?: string; controlToken?: string;
-  allowWrites?: boolean; allowSync?: boolean; allowBurst?: boolean; webhookPublicUrl?: string; webhookListenPort?: number;
+/** The report directory's problem, if it cannot be made or written; undefined when it is ready. */
+function reportDirProblem(dir: string): string | undefined {
+  try {
+    prepareReportDir(dir);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ReportDirError) return e.message;
+    throw e;
+  }
 }
 
-function readConfig(path: string): ConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`--config ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (e) {
-    throw new Error(`--config ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error(`--config ${path} must hold an object`);
-  return data as ConfigFile;
+function setupError(message: string): number {
+  process.stderr.write(`error: ${message}\n(a setup problem: no check was run or judged)\n`);
+  return 2;
 }
 
 function usageError(message: string): number {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.conformance));
   return 2;
 }
 
