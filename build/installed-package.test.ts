@@ -5,18 +5,20 @@
  * every subcommand's --help, `sim` on a `--data` directory with a live
  * `conformance` run against it (the fixtures' key, every check, the three
  * reports), a `certify --duration 60` of the installed reference partner that
- * writes a signed certificate `certify --verify` accepts, `spec lint`, a
+ * writes a signed certificate `certify --verify` accepts, the GitHub
+ * Action's run step (action.yml) on the built dist/, `spec lint`, a
  * scenario, and the library example of docs/library.md. A file missing from
  * the tarball, a path that holds in a clone only (dist/package.json) or a
  * runtime import left in devDependencies fails here.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { identityOf } from '../certify/certifier-identity.ts';
 import { freePort } from '../certify/test-support.ts';
 import { packAndInstall, run } from './pack-and-install.ts';
@@ -88,7 +90,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     expect(code).toBe(0);
   });
 
-  it('partner-api sim --data DIR serves; conformance against it (live, the fixtures\' key, every check) writes the three reports and passes', async () => {
+  it('partner-api sim --data DIR serves; conformance against it (live, the fixtures\' key, every check) writes the three reports and passes; so does the action\'s run step, with its outputs', async () => {
     const fixturesFile = join(work, 'fixtures.json');
     const sim = spawn(bin, ['sim', '--data', join(work, 'sim-data'), '--port', '0', '--fixtures-out', fixturesFile], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(sim);
@@ -127,6 +129,24 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     expect(report.summary.applicable).toBeGreaterThan(0);
     expect(readFileSync(join(reportDir, 'latest', 'junit.xml'), 'utf8')).toMatch(new RegExp(`<testsuites[^>]* tests="${report.summary.total}"`));
     expect(readFileSync(join(reportDir, 'latest', 'index.html'), 'utf8')).toMatch(/^<!doctype html>/);
+
+    // The GitHub Action's run step (action.yml), as GitHub runs it: bash, its env from the inputs, GITHUB_ACTION_PATH a
+    // checkout holding the built dist/ (here the installed package's, the same files npm run build writes).
+    const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }>; runs: { steps: { id?: string; env?: Record<string, string>; run: string }[] } };
+    const step = action.runs.steps.find((s) => s.id === 'conformance')!;
+    const inputs: Record<string, string> = { ...Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, v.default ?? ''])), target: fixtures.baseUrl, 'api-key': fixtures.integrations[0]!.apiKey, suite: 'auth, schema', 'require-applicable': '1', label: 'installed', 'report-dir': 'action-reports' };
+    const env = Object.fromEntries(Object.entries(step.env!).map(([k, v]) => [k, v.replace(/^\$\{\{ inputs\.([\w-]+) \}\}$/, (_all, name: string) => inputs[name]!)]));
+    const outputs = join(work, 'action-output');
+    writeFileSync(outputs, '');
+    // Not spawnSync: the simulator's output must keep draining while the step runs.
+    const gate = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      execFile('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], { cwd: project, encoding: 'utf8', timeout: 240_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, GITHUB_ACTION_PATH: installed, GITHUB_OUTPUT: outputs } }, (error, stdout, stderr) => done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+    });
+    expect(gate.status, gate.stdout + gate.stderr).toBe(0);
+    expect(gate.stdout).toMatch(/verdict: PASSED/);
+    expect(readFileSync(outputs, 'utf8')).toBe(['verdict=passed', 'exit-code=0', 'report-dir=action-reports/latest', 'html=action-reports/latest/index.html', 'junit=action-reports/latest/junit.xml', 'json=action-reports/latest/report.json', ''].join('\n'));
+    expect(JSON.parse(readFileSync(join(project, 'action-reports', 'latest', 'report.json'), 'utf8')).target.label).toBe('installed');
+
     const stopped = new Promise<number | null>((done) => sim.once('exit', (code) => done(code)));
     sim.kill('SIGTERM');
     expect(await stopped).toBe(0);

@@ -5,25 +5,21 @@
  * are a public contract (docs/conformance.md).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+// Only what checks the command line, the config file and the report directory is loaded up front, so a typo or an
+// unwritable directory is refused in a fraction of a second; the runner, the catalogue and the reports load after.
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { didYouMean } from '../cli/nearest-name.ts';
-import { MergeError, mergeReports } from '../reports/merge.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
-import { readMergeInputs } from '../reports/merge-sources.ts';
-import { writeMergedReports, writeReports } from '../reports/write.ts';
-import { FAULT_NAMES } from '../simulator/faults.ts';
-import { catalogue } from './catalogue.ts';
 import { readConfigFile } from './config-file.ts';
-import { runMutants } from './mutants.ts';
-import { runLiveMutants, startSimulatorWithFault } from './live-mutants.ts';
-import { SetupError } from './preflight.ts';
 import { shellWord } from './replay.ts';
-import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
+import type { ConformanceOptions } from './runner.ts';
 import type { CheckResult, MergedReport, RunReport } from './types.ts';
 
-const USAGE = `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
+async function usage(): Promise<string> {
+  const { catalogue } = await import('./catalogue.ts');
+  return `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
 
 Target (default: the in-process simulator, fresh world per check, its control plane offering every action)
   --target URL            base URL of a live deployment (…/api/integrations/v1); checked first (preflight):
@@ -69,6 +65,7 @@ Mutation testing
   --mutants --live        the same over HTTP: a simulator process started with each fault (npm start --fault NAME
                           --enable-faults), reached as a live deployment with the control plane
 `;
+}
 
 async function main(): Promise<number> {
   let values;
@@ -95,7 +92,7 @@ async function main(): Promise<number> {
     return usageError((e as Error).message);
   }
   if (values.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(await usage());
     return 0;
   }
   // A flag given an empty value is almost always an unset CI variable ("--target $UNSET"): never read it as absent
@@ -116,10 +113,11 @@ async function main(): Promise<number> {
     if (clash !== undefined) return usageError(`--report-dir ${values['report-dir']} is also a directory to merge (${clash}); write the merged report elsewhere`);
     const unwritable = reportDirProblem(values['report-dir']);
     if (unwritable !== undefined) return setupError(unwritable);
-    return merge(dirs, values['report-dir']);
+    return await merge(dirs, values['report-dir']);
   }
   if (positionals.length > 0) return usageError(`unexpected argument "${positionals[0]}" (only --merge takes several values; options start with --)`);
   if (values.list) {
+    const { catalogue } = await import('./catalogue.ts');
     process.stdout.write(`${'CHECK'.padEnd(48)} ${'SUITE'.padEnd(12)} ${'LEVEL'.padEnd(10)} ${'NEEDS'.padEnd(17)} CLAUSES\n`);
     for (const c of catalogue()) process.stdout.write(`${c.id.padEnd(48)} ${c.suite.padEnd(12)} ${c.level.padEnd(10)} ${c.needs.join('+').padEnd(17)} ${c.clauses.join(' ')}\n`);
     return 0;
@@ -167,20 +165,34 @@ async function main(): Promise<number> {
     };
     if (options.seed !== undefined && options.seed < 0) throw new Error(`--seed must be 0 or more, got ${options.seed}`);
     if (options.runs !== undefined && options.runs < 1) throw new Error('--runs must be at least 1');
+    if (options.baseUrl && !options.apiKey) throw new Error('--target needs --api-key (or apiKey in --config, or PARTNER_API_KEY)');
+    if (options.baseUrl && options.allowWrites && !options.properties?.length) throw new Error('--allow-writes on a live target needs at least one --property ID to write on');
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
+  const reportDir = values['report-dir'] ?? 'reports';
+  // Before the first check (and before the runner loads): a directory that cannot hold the reports is found now, not after the whole run.
+  if (!values.mutants) {
+    const unwritable = reportDirProblem(reportDir);
+    if (unwritable !== undefined) return setupError(unwritable);
+  }
+  const { catalogue } = await import('./catalogue.ts');
+  const { runConformance, selectChecks } = await import('./runner.ts');
+  try {
     if (values.fault || values.mutants) {
+      const { FAULT_NAMES } = await import('../simulator/faults.ts');
       if (options.baseUrl) throw new Error('--fault and --mutants run against the in-process simulator only; drop --target');
       if (values.fault && !values['enable-faults']) throw new Error('--fault breaks the simulator on purpose; add --enable-faults to confirm');
       if (values.fault && !FAULT_NAMES.includes(values.fault as never)) throw new Error(`unknown --fault "${values.fault}"${didYouMean(values.fault, FAULT_NAMES) || ` (faults: ${FAULT_NAMES.join(', ')})`}`);
       options.fault = values.fault;
     }
     selectChecks(catalogue(), options);
-    if (options.baseUrl && !options.apiKey) throw new Error('--target needs --api-key (or apiKey in --config, or PARTNER_API_KEY)');
-    if (options.baseUrl && options.allowWrites && !options.properties?.length) throw new Error('--allow-writes on a live target needs at least one --property ID to write on');
   } catch (e) {
     return usageError((e as Error).message);
   }
 
   if (values.mutants) {
+    const [{ runMutants }, { runLiveMutants, startSimulatorWithFault }] = await Promise.all([import('./mutants.ts'), import('./live-mutants.ts')]);
     process.stdout.write(`Mutation testing${values.live ? ' over HTTP (a simulator process per fault, as a live target)' : ''}: each fault must be detected by its check.\n`);
     const { results, score } = values.live
       ? await runLiveMutants(startSimulatorWithFault, { runs: options.runs, seed: options.seed })
@@ -190,10 +202,7 @@ async function main(): Promise<number> {
     return score === 1 ? 0 : 1;
   }
 
-  const reportDir = values['report-dir'] ?? 'reports';
-  // Before the first check: a directory that cannot hold the reports is found now, not after the whole run.
-  const unwritable = reportDirProblem(reportDir);
-  if (unwritable !== undefined) return setupError(unwritable);
+  const [{ SetupError }, { writeReports }] = await Promise.all([import('./preflight.ts'), import('../reports/write.ts')]);
   const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
@@ -229,7 +238,8 @@ async function main(): Promise<number> {
 }
 
 /** `--merge DIR…`: reads each run's report.json, writes the merged reports, prints each deployment's verdict and the merged one. */
-function merge(dirs: string[], reportDir: string): number {
+async function merge(dirs: string[], reportDir: string): Promise<number> {
+  const [{ MergeError, mergeReports }, { readMergeInputs }, { writeMergedReports }] = await Promise.all([import('../reports/merge.ts'), import('../reports/merge-sources.ts'), import('../reports/write.ts')]);
   let merged: MergedReport;
   try {
     const mergeId = `merged-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
