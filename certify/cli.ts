@@ -16,8 +16,9 @@
 import { createPublicKey } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { timestamp } from '../protocol/calendar.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { issueCertificate, signingKey } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
 import { regradeCertificateBody, regradeEvidence } from './evidence.ts';
@@ -37,7 +38,8 @@ const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   --webhook-url URL    the partner's webhook receiver (http or https)
   --duration SECONDS   the time the run may take to observe every requirement (default ${DEFAULT_DURATION_SECONDS}, which fits
                        a partner reconciling bookings every 90 s); it ends earlier once everything is observed
-  --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports)
+  --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports); made and
+                       tested for writing before the run starts (exit 2 when it cannot hold them)
   --seed S             repeat a run's plan (an integer; printed with every run)
   --sign-key FILE      sign the certificate with this Ed25519 private key (PEM)
   --port N             port of the in-process simulator on 127.0.0.1 (default 0: a free one)
@@ -72,7 +74,13 @@ const USAGE = `Usage:   (installed: partner-api certify, with the same options)
 `;
 
 function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.certify));
+  process.exit(2);
+}
+
+/** A setup problem that is not about the flags' spelling (a directory that cannot hold the reports): the message alone. */
+function refuse(message: string): never {
+  process.stderr.write(`error: ${message}\n(a setup problem: the run was not started)\n`);
   process.exit(2);
 }
 
@@ -196,7 +204,7 @@ function regrade(path: string, values: { 'sign-key'?: string; out?: string; cert
 async function main(): Promise<void> {
   let values;
   try {
-    values = parseArgs({
+    values = parseCommandLine({
       options: {
         'webhook-url': { type: 'string' },
         duration: { type: 'string' },
@@ -269,6 +277,14 @@ async function main(): Promise<void> {
   if (values['partner-commit'] !== undefined && !/^[0-9a-f]{7,64}$/i.test(values['partner-commit'])) fail(`--partner-commit must be a commit id (7 to 64 hex digits), got "${values['partner-commit']}"`);
   if (values['partner-command'] !== undefined && values['partner-command'].trim() === '') fail('--partner-command must be a shell command, got ""');
   const signingKeyPem = values['sign-key'] === undefined ? null : readSigningKey(values['sign-key']);
+  // Before the run: a directory that cannot hold the reports or the certification file is found now, not at the end.
+  try {
+    prepareReportDir(join(values['report-dir'] ?? 'reports', 'certify'), '--report-dir');
+    if (values['fixtures-out'] !== undefined) prepareReportDir(dirname(values['fixtures-out']), '--fixtures-out');
+  } catch (e) {
+    if (e instanceof ReportDirError) refuse(e.message);
+    throw e;
+  }
 
   try {
     const { report } = await runCertification({

@@ -24,7 +24,7 @@ describe('reference-partner-cli', () => {
   });
 
   it.each([
-    [['--bogus'], /^error: Unknown option '--bogus'/],
+    [['--bogus'], /^error: unknown option --bogus\n/],
     [[], /^error: --credentials FILE \(the certification file\) is required/],
     [['--credentials', '/nonexistent/certify.json'], /^error: --credentials cannot read "\/nonexistent\/certify.json": ENOENT/],
     [['--credentials', '/x', '--break', 'nope'], /^error: --breakage must be one of /],

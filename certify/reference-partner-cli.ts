@@ -34,7 +34,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { BREAKAGE_NAMES, FileStateStore, MemoryStateStore, ReferencePartner, realSleep, systemClock, type Breakages, type Credentials } from '../scenarios/partner/index.ts';
 import type { BookingRequest } from '../scenarios/partner/bookings.ts';
 import type { CertificationFile } from './credentials-file.ts';
@@ -51,13 +51,13 @@ const USAGE = `Usage: tsx certify/reference-partner-cli.ts --credentials FILE [o
 `;
 
 function usageError(message: string): never {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP['reference-partner']));
   process.exit(2);
 }
 
 let parsed;
 try {
-  parsed = parseArgs({
+  parsed = parseCommandLine({
     options: {
       credentials: { type: 'string' },
       port: { type: 'string', default: '0' },
@@ -70,6 +70,7 @@ try {
       break: { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
+    strict: true,
   });
 } catch (e) {
   usageError((e as Error).message);

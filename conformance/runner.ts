@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { didYouMean } from '../cli/nearest-name.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
 import { catalogue } from './catalogue.ts';
@@ -63,9 +64,9 @@ const SPEC_URL = new URL('../spec/openapi.yaml', import.meta.url);
 
 export function selectChecks(all: CheckDefinition[], options: Pick<ConformanceOptions, 'suites' | 'checks'>): CheckDefinition[] {
   const unknownSuite = options.suites?.find((s) => !all.some((c) => c.suite === s));
-  if (unknownSuite) throw new Error(`unknown suite "${unknownSuite}" (suites: ${[...new Set(all.map((c) => c.suite))].join(', ')})`);
+  if (unknownSuite) throw new Error(`unknown suite "${unknownSuite}"${didYouMean(unknownSuite, [...new Set(all.map((c) => c.suite))])} (suites: ${[...new Set(all.map((c) => c.suite))].join(', ')})`);
   const unknownCheck = options.checks?.find((id) => !all.some((c) => c.id === id));
-  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"`);
+  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"${didYouMean(unknownCheck, all.map((c) => c.id))} (--list shows them all)`);
   return all.filter((c) => (!options.suites?.length || options.suites.includes(c.suite)) && (!options.checks?.length || options.checks.includes(c.id)));
 }
 
