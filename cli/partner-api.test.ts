@@ -23,11 +23,15 @@ function partnerApi(...args: string[]): { code: number | null; out: string; err:
 const work = mkdtempSync(join(tmpdir(), 'partner-api-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** How long `partner-api COMMAND --help` takes here, once per command: loading the command is most of any refusal's time on a busy machine. */
-const helpMs = new Map<string, number>();
-function helpTime(command: string): number {
-  if (!helpMs.has(command)) helpMs.set(command, partnerApi(command, '--help').ms);
-  return helpMs.get(command)!;
+/**
+ * A refusal before anything runs: the command under cli/load-probe.mjs, which says on stderr when the conformance
+ * runner or catalogue loads. "Within a second" is a speed target, measured apart (the issue 27 note), never timed
+ * here: on a busy machine loading the command alone can take seconds.
+ */
+function refusal(...args: string[]): { code: number | null; out: string; err: string; loaded: string[] } {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', '--import', './cli/load-probe.mjs', 'cli/partner-api.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = res.stderr.split('\n');
+  return { code: res.status, out: res.stdout, err: lines.filter((l) => !l.startsWith('load-probe: ')).join('\n'), loaded: lines.filter((l) => l.startsWith('load-probe: ')) };
 }
 
 /** A config file in the scratch directory. */
@@ -112,10 +116,10 @@ describe('misuse exits 2 with error: … naming the flag, and a pointer to --hel
     expect(code).toBe(2);
   });
 
-  it.each(TYPOS)('%s: names the nearest known one, within a second of its --help', (_what, args, first) => {
-    const { code, out, err, ms } = partnerApi(...args);
+  it.each(TYPOS)('%s: names the nearest known one, before the run loads', (_what, args, first) => {
+    const { code, out, err, loaded } = refusal(...args);
     expect(err.split('\n')[0]).toBe(first);
-    expect(ms - helpTime(args[0]!), `refused in ${ms} ms`).toBeLessThan(1000);
+    expect(loaded).toEqual([]);
     expect(err.trimEnd().split('\n')).toHaveLength(2);
     expect(out).toBe('');
     expect(code).toBe(2);
@@ -130,11 +134,11 @@ describe('conformance --config is checked against its JSON Schema before anythin
     ['a value of the wrong type', 'type.yaml', 'allowWrites: "yes"\n', 'allowWrites must be a boolean (got "yes")'],
     ['a target that is not a URL', 'url.yaml', 'target: staging\napiKey: k\n', 'target must be an http(s) URL (got "staging")'],
     ['a port out of range', 'port.yaml', 'webhookListenPort: 70000\n', 'webhookListenPort must be <= 65535 (got 70000)'],
-  ])('%s: exit 2 naming the key, before any preflight, within a second of --help', (_what, name, text, problem) => {
+  ])('%s: exit 2 naming the key, before any preflight, before the run loads', (_what, name, text, problem) => {
     const file = config(name, text);
-    const { code, out, err, ms } = partnerApi('conformance', '--config', file);
+    const { code, out, err, loaded } = refusal('conformance', '--config', file);
     expect(err.split('\n')[0]).toBe(`error: --config ${file}: ${problem}`);
-    expect(ms - helpTime('conformance'), `refused in ${ms} ms`).toBeLessThan(1000);
+    expect(loaded).toEqual([]);
     expect(out).toBe('');
     expect(code).toBe(2);
   });
@@ -148,21 +152,20 @@ describe('conformance --config is checked against its JSON Schema before anythin
   });
 });
 
-describe('a report directory that cannot be written ends the command before the first check, as fast as its --help', () => {
+describe('a report directory that cannot be written ends the command before the first check, before the run loads', () => {
   it.each([
     ['conformance under /proc', ['conformance', '--report-dir', '/proc/reports'], 'conformance', /^error: --report-dir \/proc\/reports: cannot create \/proc\/reports \(.*ENOENT\)$/],
     ['conformance below a file', ['conformance', '--report-dir', '/dev/null/reports'], 'conformance', /^error: --report-dir \/dev\/null\/reports: \/dev\/null is a file, not a directory$/],
     ['conformance --merge under /proc', ['conformance', '--merge', 'a', 'b', '--report-dir', '/proc/merged'], 'conformance', /^error: --report-dir \/proc\/merged: cannot create/],
     ['certify under /proc', ['certify', '--webhook-url', 'http://127.0.0.1:1/webhook', '--report-dir', '/proc/reports'], 'certify', /^error: --report-dir \/proc\/reports\/certify: cannot create \/proc\/reports /],
     ['scenario under /proc', ['scenario', 'happy-path', '--report-dir', '/proc/scenarios'], 'scenario', /^error: --report-dir \/proc\/scenarios: cannot create/],
-  ])('%s: exit 2 naming the cause, no stack trace, no hang', (_what, args, command, first) => {
-    const { code, out, err, ms } = partnerApi(...args);
+  ])('%s: exit 2 naming the cause, no stack trace, no hang', (_what, args, _command, first) => {
+    const { code, out, err, loaded } = refusal(...args);
     expect(err.split('\n')[0]).toMatch(first);
     expect(err).not.toMatch(/\n\s+at /);
     expect(out).not.toMatch(/✓|✗|PASS|FAIL/);
     expect(code).toBe(2);
-    // Loading the command is most of either's time on a busy machine; the refusal itself must add under a second.
-    expect(ms - helpTime(command), `refused in ${ms} ms, --help in ${helpTime(command)} ms`).toBeLessThan(1000);
+    expect(loaded).toEqual([]);
   });
 });
 
