@@ -91,6 +91,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sequencing.paging-exactly-once",
       clause: "4.6.R4"
     },
+    "delivered-at-never-shown": {
+      check: "webhooks.ordered-under-failures",
+      clause: "2.6.R3"
+    },
     "delivered-at-on-failure": {
       check: "webhooks.ordered-under-failures",
       clause: "2.6.R3"
@@ -276,6 +280,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       clause: "4.5.R1"
     },
     "retention-29-days": {
+      check: "sequencing.retention-30-days",
+      clause: "6.R7"
+    },
+    "retention-sweeps-one": {
       check: "sequencing.retention-30-days",
       clause: "6.R7"
     },

@@ -118,6 +118,8 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-cap-retry-after-1s': 'sync.interval-and-cap',
   'webhook-put': 'webhooks.live-deliveries',
   'unanswered-delivered': 'webhooks.unanswered-is-a-failure',
+  'delivered-at-never-shown': 'webhooks.ordered-under-failures',
+  'retention-sweeps-one': 'sequencing.retention-30-days',
 };
 
 export interface MutantResult {

@@ -119,6 +119,8 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'sync-cap-retry-after-1s': "the sync cap's 429 RATE_LIMITED says Retry-After 1 whatever is left of the day, so a partner that honours it is refused again (\u00a77, \u00a78)",
   'webhook-put': "webhooks are sent with PUT instead of POST, so an endpoint that takes POST only never gets them (\u00a72.6)",
   'unanswered-delivered': "a post the endpoint never answers (time-out) is taken as delivered, so the next event goes out and the unanswered one is never sent again (\u00a76)",
+  'delivered-at-never-shown': "replay shows delivered_at null on every row, delivered ones included, so a partner cannot tell when an event was accepted (\u00a72.6)",
+  'retention-sweeps-one': "the retention sweep lets one expired event go per read, so older ones stay replayable past 30 days (\u00a76, \u00a78)",
 };
 
 export { FAULT_NAMES };

@@ -114,6 +114,11 @@ export const webhookChecks = [
         if (seen[i]! < seen[i - 1]!) ctx.fail('DeliveryOvertook', `sequence ${seen[i - 1]} delivered before ${seen[i]}`, 'one at a time in sequence order, each waiting for a 2xx', '6.R2a');
       }
       const accepted = receiver.received.filter((d) => d.answered === 200).map((d) => d.sequence);
+      // §2.6: delivered_at is null only while never accepted; an accepted row carries when (not before it happened).
+      const acceptedRows = (await allEvents(ctx, { include_superseded: true })).filter((r) => accepted.includes(r.sequence) && r.status === 'delivered');
+      for (const r of acceptedRows) {
+        if (r.delivered_at === null || !(Date.parse(r.delivered_at) >= Date.parse(r.event.occurred_at))) ctx.fail('DeliveredAtMissing', `event ${r.sequence}, accepted by the receiver (status delivered), shows delivered_at ${JSON.stringify(r.delivered_at)} (occurred ${r.event.occurred_at})`, 'delivered_at: when the event was accepted, null only if never accepted', '2.6.R3');
+      }
       const firstFailed = receiver.received.find((d) => d.answered !== 200)?.sequence;
       if (!refusing || firstFailed === undefined || firstFailed === null) return ctx.fail('NothingDelivered', `after 30 s the receiver got ${got(receiver.received)}`, 'the changes posted to the webhook', '6.R5');
       if (!accepted.includes(firstFailed)) {

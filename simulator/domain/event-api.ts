@@ -27,7 +27,7 @@ export class EventApi {
 
   /** §4.6: the page as JSON text (events spliced in byte for byte). */
   listEvents(caller: Caller, query: ReplayQuery): string {
-    return this.deps.store.transaction((tx) => replayText(replay(tx, caller.integration, query, this.deps.clock.now(), this.deps.faults, this.deps.readings)));
+    return this.deps.store.transaction((tx) => replayText(replay(tx, caller.integration, query, this.deps.clock.now(), this.deps.faults, this.deps.readings), this.deps.faults));
   }
 
   /** §4.8 */

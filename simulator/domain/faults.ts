@@ -115,6 +115,8 @@ export const FAULT_NAMES = [
   'sync-cap-retry-after-1s',
   'webhook-put',
   'unanswered-delivered',
+  'delivered-at-never-shown',
+  'retention-sweeps-one',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -47,6 +47,8 @@ export function enforceRetention(tx: Transaction, integrationId: number, now: nu
     if (e.status === 'pending' || e.status === 'failed') undelivered -= 1;
     tx.delete('events', eventKey(integrationId, first));
     first += 1;
+    // A release whose sweep lets one event go per read (a fault): the rest stay replayable past 30 days.
+    if (faults.has('retention-sweeps-one')) break;
   }
   if (first !== stream.first_retained) tx.put('eventStreams', String(integrationId), { ...stream, first_retained: first, undelivered });
   return first;
@@ -77,16 +79,18 @@ export function replay(tx: Transaction, integration: Integration, q: ReplayQuery
   };
 }
 
+// Stryker disable all: runs only under the replay-acknowledges fault (conformance --mutants proves it caught), not the platform's behaviour.
 function acknowledge(tx: Transaction, integrationId: number, rows: StoredEvent[], now: number): void {
   const waiting = rows.filter((e) => e.status === 'pending' || e.status === 'failed');
   for (const e of waiting) tx.put('events', eventKey(integrationId, e.sequence), { ...e, status: 'delivered', delivered_at: now, next_attempt_at: null });
   const stream = tx.get('eventStreams', String(integrationId));
   if (stream && waiting.length > 0) tx.put('eventStreams', String(integrationId), { ...stream, undelivered: Math.max(0, stream.undelivered - waiting.length) });
 }
+// Stryker restore all
 
 /** The page as JSON text, each row's `event` spliced in as stored so it is byte-identical to the delivery. */
-export function replayText(page: ReplayPage): string {
+export function replayText(page: ReplayPage, faults: Faults = NO_FAULTS): string {
   const rows = page.rows.map((e) =>
-    `{"sequence":${e.sequence},"status":${JSON.stringify(e.status)},"delivered_at":${e.delivered_at === null ? 'null' : JSON.stringify(timestamp(e.delivered_at))},"event":${e.body}}`);
+    `{"sequence":${e.sequence},"status":${JSON.stringify(e.status)},"delivered_at":${e.delivered_at === null || faults.has('delivered-at-never-shown') ? 'null' : JSON.stringify(timestamp(e.delivered_at))},"event":${e.body}}`);
   return `{"success":true,"message":"Events retrieved.","data":[${rows.join(',')}],"cursor":${JSON.stringify(page.cursor)}}`;
 }
