@@ -82,3 +82,86 @@ export function me(lastSequence = 0): Record<string, unknown> {
     },
   };
 }
+
+// ---------------------------------------------------------------- live
+
+import { addDays, dateAt } from '../protocol/calendar.ts';
+import type { RunningSimulator } from '../simulator/start-simulator.ts';
+import type { Receiver } from '../simulator/webhooks/receiver.ts';
+import { runWatch } from './command.ts';
+
+/** A staff-plane call to the simulator (the webhook URL, rates). */
+export async function staff(sim: RunningSimulator, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(sim.staffUrl + path, { method, headers: { Authorization: `Bearer ${sim.fixtures.staffToken}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`staff ${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/**
+ * A live watch in front of the simulator (API) and of `webhookForward`
+ * (deliveries): the first integration's webhook is registered at watch's
+ * listener, `work` runs against the proxy's API root, then watch is stopped
+ * as SIGTERM would; its exit code and output come back.
+ */
+export async function liveWatch(sim: RunningSimulator, webhookForward: string, args: string[], work: (api: string) => Promise<void>): Promise<{ code: number; out: string }> {
+  let out = '';
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let listening!: (a: { proxy: string; webhook?: string }) => void;
+  const ready = new Promise<{ proxy: string; webhook?: string }>((resolve) => (listening = resolve));
+  const done = runWatch(['--upstream', sim.baseUrl, '--port', '0', '--webhook-port', '0', '--webhook-forward', webhookForward, ...args], {
+    out: (t) => void (out += t), err: (t) => void (out += t), env: {}, stopped, onListening: listening,
+  });
+  const addresses = await Promise.race([ready, done.then((code) => Promise.reject(new Error(`watch ended with ${code} before listening: ${out}`)))]);
+  await staff(sim, 'PUT', `/integrations/${sim.fixtures.integrations[0]!.id}/webhook`, { url: `${addresses.webhook}/webhook` });
+  try {
+    await work(addresses.proxy);
+  } finally {
+    stop();
+  }
+  return { code: await done, out };
+}
+
+/** Waits until `done` or `seconds` pass; true when done. */
+export async function until(done: () => boolean, seconds: number): Promise<boolean> {
+  const end = Date.now() + seconds * 1000;
+  while (!done()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+/**
+ * A well-behaved partner's traffic through `api` (watch's proxy): GET /me
+ * once, a create, its retry under the same key, the same booking under a new
+ * key (200 duplicate), rates changed by staff so events flow, every delivery
+ * awaited, a replay walk of two rows a page along next_after_sequence, a
+ * snapshot. Nothing a correct platform answers breaks a rule.
+ */
+export async function partnerWorkload(sim: RunningSimulator, api: string, receiver: Receiver, o: { waitSeconds?: number } = {}): Promise<void> {
+  const integration = sim.fixtures.integrations[0]!;
+  const property = integration.properties.find((p) => !p.archived)!.doorloom_id;
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(api + path, { method, headers: { Authorization: `Bearer ${integration.apiKey}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+  };
+  await call('GET', '/me');
+  const today = dateAt((await staff(sim, 'GET', '/clock')).data.epoch_ms);
+  const stay = { check_in: addDays(today, 40), check_out: addDays(today, 42) };
+  const booking = { external_booking_id: `watch-${Date.now()}`, property: { doorloom_id: property }, units: [{ adults: 2 }], ...stay, guest: { name: 'Watch Test', mobile: '9000000000' }, pricing: { total: 1000 } };
+  await call('POST', '/bookings', booking, { 'Idempotency-Key': 'watch-key-000001' });
+  await call('POST', '/bookings', booking, { 'Idempotency-Key': 'watch-key-000001' });
+  await call('POST', '/bookings', { ...booking, notes: 'a second attempt of the same booking' }, { 'Idempotency-Key': 'watch-key-000002' });
+  for (let i = 0; i < 3; i++) await staff(sim, 'PUT', `/properties/${property}/rates`, { from: addDays(today, 50 + i * 3), to: addDays(today, 50 + i * 3), base_rate: 4000 + i });
+  const last = (await staff(sim, 'GET', `/integrations/${integration.id}`)).data.webhook.last_sequence as number;
+  await until(() => receiver.received.some((d) => d.sequence === last && d.answered !== null), o.waitSeconds ?? 20);
+  let after = 0;
+  for (let guard = 0; guard < 50; guard++) {
+    const page = await call('GET', `/events?after_sequence=${after}&limit=2`);
+    if (page.status !== 200) break;
+    after = page.body.cursor.next_after_sequence;
+    if (!page.body.cursor.has_more) break;
+  }
+  await call('GET', `/properties/${property}/availability?from=${stay.check_in}&to=${stay.check_out}`);
+}
