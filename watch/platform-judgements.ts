@@ -141,7 +141,10 @@ function judgeReplayPage(j: Judgement, query: URLSearchParams): void {
   if (Number.isInteger(cursor.latest_sequence) && (cursor.latest_sequence < newest || cursor.latest_sequence < before)) {
     j.breach('platform.replay-page', '4.6.R6', 'LatestSequenceBehind', `latest_sequence ${cursor.latest_sequence} with sequence ${Math.max(newest, before)} already issued`, 'latest_sequence: the newest sequence of the integration');
   }
-  if (Number.isInteger(cursor.latest_sequence)) stream.knowSequence(cursor.latest_sequence, endOf(e));
+  if (Number.isInteger(cursor.latest_sequence)) {
+    judgeWatermarksAgainst(j, cursor.latest_sequence);
+    stream.knowSequence(cursor.latest_sequence, endOf(e));
+  }
   for (const row of rows) {
     const event = row?.event;
     if (event === undefined || !Number.isInteger(row.sequence)) continue;

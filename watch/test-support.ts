@@ -137,7 +137,8 @@ export async function until(done: () => boolean, seconds: number): Promise<boole
  * once, a create, its retry under the same key, the same booking under a new
  * key (200 duplicate), rates changed by staff so events flow, every delivery
  * awaited, a replay walk of two rows a page along next_after_sequence, a
- * snapshot. Nothing a correct platform answers breaks a rule.
+ * snapshot and the catch-up after it, a poll by updated_since, a lookup that
+ * finds nothing. Nothing a correct platform answers breaks a rule.
  */
 export async function partnerWorkload(sim: RunningSimulator, api: string, receiver: Receiver, o: { waitSeconds?: number } = {}): Promise<void> {
   const integration = sim.fixtures.integrations[0]!;
@@ -164,4 +165,9 @@ export async function partnerWorkload(sim: RunningSimulator, api: string, receiv
     if (!page.body.cursor.has_more) break;
   }
   await call('GET', `/properties/${property}/availability?from=${stay.check_in}&to=${stay.check_out}`);
+  // Catching up after the snapshot, from the cursor (§4.8: events above the watermark apply on top).
+  await call('GET', `/events?after_sequence=${after}&limit=2`);
+  // Reconciliation by polling, and a lookup of a booking the platform does not have (§4.3: 404).
+  await call('GET', `/bookings?updated_since=${encodeURIComponent(`${today}T00:00:00+05:30`)}&per_page=5`);
+  await call('GET', '/bookings/external/watch-never-created');
 }
