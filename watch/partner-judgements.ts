@@ -30,6 +30,7 @@ export function judgePartnerCall(j: Judgement): void {
   if (e.method === 'GET' && pathname === '/me') judgeHealthCheck(j);
   if (e.method === 'POST' && pathname === '/bookings') judgeCreateKey(j);
   if (e.method === 'GET' && pathname === '/events') judgeReplayCursor(j, query);
+  if (e.method === 'GET' && /^\/properties\/[^/]+\/(availability|rates|restrictions)$/.test(pathname)) judgePartnerSnapshot(j);
   if (e.status === 429) {
     const wait = retryAfterSeconds(e.responseHeaders['retry-after'], endOf(e));
     const sync = j.response?.code === 'SYNC_TOO_SOON' && Number.isFinite(j.response?.errors?.retry_after) ? Number(j.response.errors.retry_after) : null;
@@ -92,12 +93,26 @@ function walkKey(query: URLSearchParams): string {
   return JSON.stringify([query.getAll('types[]').sort(), query.get('property_id'), query.get('include_superseded')]);
 }
 
-/** §4.6, §6.8: within a walk, the next page asks from the previous page's next_after_sequence. */
+/** The partner has taken in everything through `sequence`. */
+function seenThrough(j: Judgement, sequence: number): void {
+  j.stream.partnerSeenThrough = Math.max(j.stream.partnerSeenThrough ?? 0, sequence);
+}
+
+/**
+ * §4.6, §6.8: within a walk, the next page asks from the previous page's
+ * next_after_sequence; a new catch-up walk starts no further on than what the
+ * partner has taken in (its 2xx deliveries, its pages, its snapshots'
+ * watermarks), else the events between were skipped. A cursor that goes back
+ * is judged only within a walk: after snapshots a partner rightly resumes from
+ * the lowest watermark (§4.8 rule 9), which traffic cannot tell from a lost
+ * cursor. The `after_sequence=0&limit=1` probe of latest_sequence is no walk.
+ */
 function judgeReplayCursor(j: Judgement, query: URLSearchParams): void {
   const { e, stream, response } = j;
   const key = walkKey(query);
   const after = Number(query.get('after_sequence') ?? 0);
   const walk = stream.walks.get(key);
+  const catchUp = !(after === 0 && query.get('limit') === '1');
   if (walk?.hasMore) {
     j.judged('partner.replay-cursor');
     if (after > walk.next) {
@@ -105,16 +120,32 @@ function judgeReplayCursor(j: Judgement, query: URLSearchParams): void {
     } else if (after < walk.next && after !== walk.after) {
       j.breach('partner.replay-cursor', '4.6.R4', 'CursorWentBackwards', `after_sequence ${after} after a page from ${walk.after} whose next_after_sequence was ${walk.next}`, 'the cursor only moves forward, to next_after_sequence');
     }
+  } else if (catchUp && stream.partnerSeenThrough !== null && e.status === 200) {
+    const cursor = stream.partnerSeenThrough;
+    const latest = response?.cursor?.latest_sequence;
+    j.judged('partner.replay-cursor');
+    if (after > cursor && Number.isInteger(latest) && latest > cursor) {
+      j.breach('partner.replay-cursor', '6.R8', 'CursorSkipped', `a catch-up replay from after_sequence ${after}, while the partner had taken in events only through ${cursor}`, 'catch up with GET /events from the stored cursor');
+    }
   }
   const cursor = response?.cursor;
   if (e.status === 200 && Number.isInteger(cursor?.next_after_sequence)) {
     stream.walks.set(key, { after, next: cursor.next_after_sequence, hasMore: cursor.has_more === true });
+    if (catchUp && (stream.partnerSeenThrough === null || after <= stream.partnerSeenThrough)) seenThrough(j, cursor.next_after_sequence);
   }
+}
+
+/** §4.8 rule 9: after a snapshot the partner's cursor is the snapshot's watermark. */
+export function judgePartnerSnapshot(j: Judgement): void {
+  const watermark = j.response?.data?.sequence;
+  if (j.e.status === 200 && Number.isInteger(watermark)) seenThrough(j, watermark);
 }
 
 /** §5.4: the partner answered 2xx to a delivery whose signature does not verify with the webhook secret: it accepted a forgery. */
 export function judgePartnerAnswer(j: Judgement): void {
   const { e } = j;
+  const sequence = j.request?.sequence;
+  if (e.status !== null && e.status >= 200 && e.status < 300 && Number.isInteger(sequence)) seenThrough(j, sequence);
   if (j.secrets.length === 0 || e.status === null) return;
   j.judged('partner.forgery-refused');
   const verdict = verifySignature(e.requestHeaders[SIGNATURE_HEADER.toLowerCase()], e.requestBody, j.secrets, Math.floor(startOf(e) / 1000), j.toleranceSeconds);

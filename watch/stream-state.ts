@@ -96,6 +96,12 @@ export class IntegrationStream {
   lastMe: number | null = null;
   /** Per operation (`POST /sync`): until when Retry-After said to wait, and the exchange that said so. */
   readonly retryAfter = new Map<string, { until: number; exchange: WatchedExchange }>();
+  /**
+   * The partner's cursor as its traffic shows it: the highest sequence it has
+   * taken in (a delivery it answered 2xx, a replay page read from no further
+   * on, a snapshot's watermark, §4.8 rule 9); null until traffic shows one.
+   */
+  partnerSeenThrough: number | null = null;
   /** Per replay filter (`types[]`, `property_id`, `include_superseded`): the walk in progress. */
   readonly walks = new BoundedMap<string, ReplayWalk>(64);
 

@@ -103,7 +103,7 @@ export async function staff(sim: RunningSimulator, method: string, path: string,
  * listener, `work` runs against the proxy's API root, then watch is stopped
  * as SIGTERM would; its exit code and output come back.
  */
-export async function liveWatch(sim: RunningSimulator, webhookForward: string, args: string[], work: (api: string) => Promise<void>): Promise<{ code: number; out: string }> {
+export async function liveWatch(sim: RunningSimulator, webhookForward: string, args: string[], work: (api: string, webhook: string) => Promise<void>): Promise<{ code: number; out: string }> {
   let out = '';
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -115,7 +115,7 @@ export async function liveWatch(sim: RunningSimulator, webhookForward: string, a
   const addresses = await Promise.race([ready, done.then((code) => Promise.reject(new Error(`watch ended with ${code} before listening: ${out}`)))]);
   await staff(sim, 'PUT', `/integrations/${sim.fixtures.integrations[0]!.id}/webhook`, { url: `${addresses.webhook}/webhook` });
   try {
-    await work(addresses.proxy);
+    await work(addresses.proxy, `${addresses.webhook}/webhook`);
   } finally {
     stop();
   }
