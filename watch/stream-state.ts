@@ -155,6 +155,10 @@ export class IntegrationStream {
     for (const o of other.omissions) this.addOmission(o);
     for (const k of other.known) this.knowSequence(k.sequence, k.at);
     this.lastMe = Math.max(this.lastMe ?? 0, other.lastMe ?? 0) || null;
+    for (const [k, v] of other.retryAfter) if (!this.retryAfter.has(k)) this.retryAfter.set(k, v);
+    for (const [k, v] of other.walks.entries()) if (!this.walks.has(k)) this.walks.set(k, v);
+    if (other.partnerSeenThrough !== null) this.partnerSeenThrough = Math.max(this.partnerSeenThrough ?? 0, other.partnerSeenThrough);
+    this.watermarks = [...this.watermarks, ...other.watermarks].slice(-16);
   }
 }
 
