@@ -57,8 +57,8 @@ export interface WatchIo {
   env: Record<string, string | undefined>;
   /** Resolves when the live watch should stop (SIGINT/SIGTERM in the CLI; a test's own signal). */
   stopped?: Promise<void>;
-  /** Told the addresses once the live watch listens. */
-  onListening?(addresses: { proxy: string; webhook?: string }): void;
+  /** Told the addresses once the live watch listens: `api` is the proxy's API root, where the partner points. */
+  onListening?(addresses: { proxy: string; api: string; webhook?: string }): void;
 }
 
 class SetupError extends Error {}
@@ -231,7 +231,8 @@ async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
   });
   const servers: Server[] = [proxy];
   const closers = [api.close];
-  const addresses: { proxy: string; webhook?: string } = { proxy: await listen(proxy, o.port, o.host, 'the API proxy') };
+  const origin = await listen(proxy, o.port, o.host, 'the API proxy');
+  const addresses: { proxy: string; api: string; webhook?: string } = { proxy: origin, api: origin + new URL(o.upstream).pathname.replace(/\/$/, '') };
   if (o.webhookForward) {
     const hooks = createForwarder({ kind: 'delivery', upstream: o.webhookForward, exactTarget: true, onExchange, onUpstreamError });
     const webhook = createServer((req, res) => hooks.handle(req, res));
@@ -245,7 +246,7 @@ async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
     }
   }
   io.out(`watch: proxy ${addresses.proxy} → ${o.upstream}${addresses.webhook ? `; webhook ${addresses.webhook} → ${o.webhookForward}` : ''}; ${o.secrets.length > 0 ? 'signatures verified' : 'no webhook secret: signature rules not observed'}\n`);
-  io.out(`watch: point the partner at ${addresses.proxy} as its API root${addresses.webhook ? ` and register ${addresses.webhook} as its webhook` : ''}; status ${addresses.proxy}${STATUS_PATH}\n`);
+  io.out(`watch: point the partner at ${addresses.api} as its API root${addresses.webhook ? ` and register ${addresses.webhook} as its webhook` : ''}; status ${addresses.proxy}${STATUS_PATH}\n`);
   io.onListening?.(addresses);
   await (io.stopped ?? new Promise<void>(() => {}));
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => {

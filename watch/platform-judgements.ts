@@ -17,6 +17,8 @@ import type { IntegrationStream, Omission } from './stream-state.ts';
 
 /** §4.5 rule 1: keys are remembered 24 hours; watch compares only well inside them (a clock between two machines drifts). */
 const KEY_MEMORY_MS = 24 * 3_600_000 - 5 * 60_000;
+/** Two deliveries overlapping by less than this are one after the other, as far as timestamps tell. */
+const OVERLAP_SLACK_MS = 2;
 /** A gap wider than this is not kept (a cursor far ahead of the log, or a log past retention). */
 const WIDEST_GAP = 10_000;
 
@@ -299,10 +301,14 @@ export function judgeDelivery(j: Judgement): void {
   const nowSeconds = Math.floor(startOf(e) / 1000);
   const signed = j.secrets.length > 0;
   const verdict: Verdict = signed ? verifySignature(e.requestHeaders[SIGNATURE_HEADER.toLowerCase()], e.requestBody, j.secrets, nowSeconds, j.toleranceSeconds) : { ok: true, t: nowSeconds };
-  // §6.2 one at a time: this delivery began before the previous one ended.
-  j.judged('platform.delivery-order');
-  if (startOf(e) < stream.deliveriesEnd) j.breach('platform.delivery-order', '6.R2', 'DeliveriesOverlap', `delivery ${sequence ?? '(no sequence)'} began while another delivery to the integration was unanswered`, 'one at a time, each waiting for the answer to the one before');
-  stream.deliveriesEnd = Math.max(stream.deliveriesEnd, endOf(e));
+  // §6.2 one at a time: this delivery began before the previous one ended (times are kept to the millisecond,
+  // and the platform may start the next the instant it has read a 2xx, before watch has seen the answer end).
+  // A ping carries no sequence and is no event (§6.6): it is not in the queue.
+  if (sequence !== null) {
+    j.judged('platform.delivery-order');
+    if (startOf(e) < stream.deliveriesEnd - OVERLAP_SLACK_MS) j.breach('platform.delivery-order', '6.R2', 'DeliveriesOverlap', `delivery ${sequence} began while another delivery to the integration was unanswered`, 'one at a time, each waiting for the answer to the one before');
+    stream.deliveriesEnd = Math.max(stream.deliveriesEnd, endOf(e));
+  }
   // The suite's receiver judges a delivery by the same function (protocol/delivery-problems.ts).
   const problems = deliveryProblems(verdict, header, slug, sequence, stream.highestDelivered);
   if (sequence !== null) stream.highestDelivered = Math.max(stream.highestDelivered ?? sequence, sequence);

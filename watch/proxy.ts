@@ -20,7 +20,11 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 
 export interface ForwarderOptions {
   kind: ExchangeKind;
-  /** Where requests go: the API root (`…/api/integrations/v1`) or the partner's webhook URL. */
+  /**
+   * Where requests go: the platform's API root (`…/api/integrations/v1`:
+   * every path goes to its origin unchanged, and only those below the root
+   * are judged) or the partner's webhook URL (`exactTarget`).
+   */
   upstream: string;
   /** Post every request to the upstream URL itself, whatever path it came on (the webhook forwarder: the partner's one endpoint). */
   exactTarget?: boolean;
@@ -80,6 +84,13 @@ function forwardable(raw: string[], dropHost: boolean): OutgoingHttpHeaders {
   return out;
 }
 
+/** The path below the API root (with its query), or null when `path` lies outside it. */
+function belowRoot(path: string, root: string): string | null {
+  if (root === '') return path;
+  if (path === root || path.startsWith(`${root}?`)) return `/${path.slice(root.length)}`;
+  return path.startsWith(`${root}/`) ? path.slice(root.length) : null;
+}
+
 /** A request handler that forwards to `upstream` and reports each completed exchange. */
 export function createForwarder(options: ForwarderOptions): { handle(req: IncomingMessage, res: ServerResponse): void; close(): void } {
   const target = new URL(options.upstream);
@@ -103,6 +114,8 @@ export function createForwarder(options: ForwarderOptions): { handle(req: Incomi
     const report = () => {
       if (reported) return;
       reported = true;
+      // What lies outside the API root is forwarded but is not the API's: not judged.
+      if (below === null) return;
       const requestHeaders = headerRecord(req.rawHeaders);
       const { authorization, ...rest } = requestHeaders;
       const exchange: WatchedExchange = {
@@ -110,7 +123,7 @@ export function createForwarder(options: ForwarderOptions): { handle(req: Incomi
         at: new Date(started).toISOString(),
         ms: Math.round((performance.now() - t0) * 10) / 10,
         method: (req.method ?? 'GET').toUpperCase(),
-        path,
+        path: below,
         requestHeaders: options.kind === 'api' ? rest : requestHeaders,
         requestBody: requestCopy.text(),
         status,
@@ -122,7 +135,9 @@ export function createForwarder(options: ForwarderOptions): { handle(req: Incomi
       options.onExchange(exchange);
     };
     // The upstream path: the root's path, then the request's path below watch's root.
-    const upstreamPath = options.exactTarget ? target.pathname + target.search : rootPath + path;
+    // The API keeps its own paths: the partner's base URL is watch's origin with the platform's API root.
+    const upstreamPath = options.exactTarget ? target.pathname + target.search : path;
+    const below = options.kind === 'api' ? belowRoot(path, rootPath) : path;
     const upstreamReq = send({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers, agent }, (upstreamRes) => {
       status = upstreamRes.statusCode ?? null;
       responseHeaders = headerRecord(upstreamRes.rawHeaders);

@@ -107,15 +107,15 @@ export async function liveWatch(sim: RunningSimulator, webhookForward: string, a
   let out = '';
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  let listening!: (a: { proxy: string; webhook?: string }) => void;
-  const ready = new Promise<{ proxy: string; webhook?: string }>((resolve) => (listening = resolve));
+  let listening!: (a: { proxy: string; api: string; webhook?: string }) => void;
+  const ready = new Promise<{ proxy: string; api: string; webhook?: string }>((resolve) => (listening = resolve));
   const done = runWatch(['--upstream', sim.baseUrl, '--port', '0', '--webhook-port', '0', '--webhook-forward', webhookForward, ...args], {
     out: (t) => void (out += t), err: (t) => void (out += t), env: {}, stopped, onListening: listening,
   });
   const addresses = await Promise.race([ready, done.then((code) => Promise.reject(new Error(`watch ended with ${code} before listening: ${out}`)))]);
   await staff(sim, 'PUT', `/integrations/${sim.fixtures.integrations[0]!.id}/webhook`, { url: `${addresses.webhook}/webhook` });
   try {
-    await work(addresses.proxy, `${addresses.webhook}/webhook`);
+    await work(addresses.api, `${addresses.webhook}/webhook`);
   } finally {
     stop();
   }
