@@ -31,10 +31,10 @@ was found, 0 when nothing was, 2 on a setup error.
 
 Live
   --upstream URL            the platform's API root (…/api/integrations/v1); the partner points at watch instead
-  --port N                  where the partner calls watch (default 4020; 0: a free port)
+  --port N                  where the partner calls watch (default 4040; 0: a free port)
   --host HOST               the address watch listens on (default 127.0.0.1)
   --webhook-forward URL     the partner's webhook endpoint: deliveries posted to watch's webhook listener go there
-  --webhook-port N          the webhook listener's port (default 4021; 0: a free port); register its URL as the webhook
+  --webhook-port N          the webhook listener's port (default 4041; 0: a free port); register its URL as the webhook
   --record FILE             append every exchange to FILE as JSONL (secrets redacted), to judge again with --jsonl
 Recordings
   --har FILE                a HAR 1.2 recording (repeatable); entries below --api-root are API calls, entries with
@@ -61,7 +61,12 @@ export interface WatchIo {
   onListening?(addresses: { proxy: string; api: string; webhook?: string }): void;
 }
 
-class SetupError extends Error {}
+/** A setup error, exit 2; `usage` when it is about the flags (the usage is printed after it). */
+class SetupError extends Error {
+  constructor(message: string, readonly usage = true) {
+    super(message);
+  }
+}
 
 function portOf(value: string | undefined, fallback: number, flag: string): number {
   if (value === undefined) return fallback;
@@ -133,7 +138,7 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       if (values['webhook-port'] !== undefined && webhookForward === undefined) throw new SetupError('--webhook-port needs --webhook-forward URL (where deliveries go on to)');
       await live(judge, io, {
         upstream, webhookForward, host: values.host ?? '127.0.0.1',
-        port: portOf(values.port, 4020, '--port'), webhookPort: portOf(values['webhook-port'], 4021, '--webhook-port'),
+        port: portOf(values.port, 4040, '--port'), webhookPort: portOf(values['webhook-port'], 4041, '--webhook-port'),
         record: values.record, secrets, startedAt,
       });
       source = upstream;
@@ -148,7 +153,7 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
     return judge.broken ? 1 : 0;
   } catch (e) {
     if (e instanceof SetupError || e instanceof RecordingError) {
-      io.err(`error: ${e.message}\n`);
+      io.err(`error: ${e.message}\n${e instanceof SetupError && e.usage ? `\n${USAGE}` : ''}`);
       return 2;
     }
     throw e;
@@ -170,7 +175,7 @@ function readRecordings(har: string[], jsonl: string[], apiRoot: string, io: Wat
       reading = readHar(file, apiRoot);
     } catch (e) {
       if (e instanceof RecordingError) throw e;
-      throw new SetupError(`cannot read ${file}: ${(e as Error).message}`);
+      throw new SetupError(`cannot read ${file}: ${(e as Error).message}`, false);
     }
     if (reading.unrelated > 0) io.out(`${file}: ${reading.unrelated} entries are neither calls below ${apiRoot} nor deliveries; not judged\n`);
     all.push(...reading.exchanges);
@@ -180,7 +185,7 @@ function readRecordings(har: string[], jsonl: string[], apiRoot: string, io: Wat
       all.push(...readJsonl(file));
     } catch (e) {
       if (e instanceof RecordingError) throw e;
-      throw new SetupError(`cannot read ${file}: ${(e as Error).message}`);
+      throw new SetupError(`cannot read ${file}: ${(e as Error).message}`, false);
     }
   }
   return all.map((e, i) => ({ e, i, t: startOf(e) })).sort((a, b) => a.t - b.t || a.i - b.i).map((x) => x.e);
@@ -199,7 +204,7 @@ interface LiveOptions {
 
 function listen(server: Server, port: number, host: string, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new SetupError(`cannot listen for ${what} on ${host}:${port}: ${e.code ?? e.message}`)));
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new SetupError(`cannot listen for ${what} on ${host}:${port}: ${e.code ?? e.message}${e.code === 'EADDRINUSE' ? ' (try another port, or 0)' : ''}`, false)));
     server.listen(port, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`));
   });
 }
