@@ -213,9 +213,15 @@ function listen(server: Server, port: number, host: string, what: string): Promi
 async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
   const recorder = o.record ? new JsonlRecorder(o.record, o.secrets) : undefined;
   let upstreamDown = false;
+  let internalSaid = 0;
   const onExchange = (e: WatchedExchange) => {
     // Judging never holds up or changes the traffic: it runs once the answer is complete, and its failures are counted.
     judge.observe(e);
+    if (judge.internalErrors.count > internalSaid) {
+      // Said at once the first time, then every hundredth: forwarding goes on whatever the judge does.
+      if (internalSaid === 0 || judge.internalErrors.count % 100 === 0) io.err(`watch: could not judge ${e.method} ${e.path} (a bug of watch; forwarding goes on): ${judge.internalErrors.last?.split('\n')[0]}\n`);
+      internalSaid = judge.internalErrors.count;
+    }
     if (recorder) {
       try {
         recorder.record(e);
