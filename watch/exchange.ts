@@ -14,6 +14,8 @@ export interface WatchedExchange {
   at: string;
   /** Milliseconds from the request's start to the end of its answer (or to giving up). */
   ms: number;
+  /** Milliseconds from the request's start to the answer's status line, when the recorder knew it (watch's own proxy does). */
+  answerMs?: number;
   method: string;
   /** `api`: the path below the API root with its query (`/events?after_sequence=3`); `delivery`: the webhook path. */
   path: string;
@@ -33,6 +35,11 @@ export interface WatchedExchange {
 /** Unix milliseconds of the request's start. */
 export function startOf(e: WatchedExchange): number {
   return Date.parse(e.at);
+}
+
+/** Unix milliseconds by which the answer had begun (its status line; the end when that is not recorded). */
+export function answeredBy(e: WatchedExchange): number {
+  return Date.parse(e.at) + (e.answerMs ?? e.ms);
 }
 
 /** Unix milliseconds of the end of the answer. */

@@ -67,8 +67,11 @@ export function readHar(file: string, apiRoot: string = API_ROOT): HarReading {
     const requestHeaders = headersOf(request.headers);
     const at = new Date(Date.parse(entry.startedDateTime)).toISOString();
     const status = Number.isInteger(response?.status) && response.status > 0 ? response.status as number : null;
+    // HAR timings up to the first byte of the answer (-1: not applicable), when the exporter gave them.
+    const t = entry.timings ?? {};
+    const untilAnswer = ['blocked', 'dns', 'connect', 'send', 'wait'].reduce((n, k) => n + Math.max(0, Number(t[k]) || 0), 0);
     const base = {
-      at, ms: Math.max(0, Number(entry.time) || 0), method: String(request.method ?? 'GET').toUpperCase(),
+      at, ms: Math.max(0, Number(entry.time) || 0), ...(Number.isFinite(Number(t.wait)) && Number(t.wait) >= 0 ? { answerMs: untilAnswer } : {}), method: String(request.method ?? 'GET').toUpperCase(),
       requestBody: typeof request.postData?.text === 'string' ? request.postData.text : '',
       status, responseHeaders: headersOf(response?.headers), responseBody: textOf(response?.content),
     };

@@ -55,7 +55,7 @@ export function readJsonl(file: string): WatchedExchange[] {
       throw new RecordingError(`${file}:${i + 1}: not an exchange (kind api|delivery, at, method, path are required)`);
     }
     out.push({
-      kind: e.kind, at: e.at, ms: Number(e.ms) || 0, method: e.method.toUpperCase(), path: e.path,
+      kind: e.kind, at: e.at, ms: Number(e.ms) || 0, ...(Number.isFinite(e.answerMs) ? { answerMs: Number(e.answerMs) } : {}), method: e.method.toUpperCase(), path: e.path,
       requestHeaders: lowerKeys(e.requestHeaders), requestBody: typeof e.requestBody === 'string' ? e.requestBody : '',
       status: Number.isInteger(e.status) ? e.status : null,
       responseHeaders: lowerKeys(e.responseHeaders), responseBody: typeof e.responseBody === 'string' ? e.responseBody : '',

@@ -11,7 +11,7 @@
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } from '../protocol/signature.ts';
 import { DELIVERY_BREACHES, deliveryProblems } from '../protocol/delivery-problems.ts';
 import { digest, fingerprintOf } from './body-digest.ts';
-import { endOf, splitPath, startOf, type WatchedExchange } from './exchange.ts';
+import { answeredBy, endOf, splitPath, startOf, type WatchedExchange } from './exchange.ts';
 import type { Judgement } from './judgement.ts';
 import type { IntegrationStream, Omission } from './stream-state.ts';
 
@@ -277,7 +277,8 @@ function judgeSnapshot(j: Judgement): void {
   j.judged('platform.snapshot-watermark');
   const before = stream.knownBy(startOf(e));
   if (watermark < before) j.breach('platform.snapshot-watermark', '4.8.R7', 'WatermarkBehind', `data.sequence ${watermark} with sequence ${before} already issued before the request`, 'the sequence watermark read when the payload was built');
-  stream.watermarks.push({ at: endOf(e), sequence: watermark, exchange: e });
+  // The watermark was read before the answer began: a read that starts after that reads a sequence at least as high.
+  stream.watermarks.push({ at: answeredBy(e), sequence: watermark, exchange: e });
   if (stream.watermarks.length > 16) stream.watermarks.shift();
 }
 

@@ -109,6 +109,7 @@ export function createForwarder(options: ForwarderOptions): { handle(req: Incomi
     const headers = forwardable(req.rawHeaders, true);
     headers.host = target.host;
     let status: number | null = null;
+    let answerMs: number | undefined;
     let responseHeaders: Record<string, string> = {};
     let reported = false;
     const report = () => {
@@ -121,7 +122,8 @@ export function createForwarder(options: ForwarderOptions): { handle(req: Incomi
       const exchange: WatchedExchange = {
         kind: options.kind,
         at: new Date(started).toISOString(),
-        ms: Math.round((performance.now() - t0) * 10) / 10,
+        ms: Math.ceil((performance.now() - t0) * 10) / 10,
+        ...(answerMs !== undefined ? { answerMs } : {}),
         method: (req.method ?? 'GET').toUpperCase(),
         path: below,
         requestHeaders: options.kind === 'api' ? rest : requestHeaders,
@@ -140,6 +142,7 @@ export function createForwarder(options: ForwarderOptions): { handle(req: Incomi
     const below = options.kind === 'api' ? belowRoot(path, rootPath) : path;
     const upstreamReq = send({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers, agent }, (upstreamRes) => {
       status = upstreamRes.statusCode ?? null;
+      answerMs = Math.floor((performance.now() - t0) * 10) / 10;
       responseHeaders = headerRecord(upstreamRes.rawHeaders);
       res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, forwardable(upstreamRes.rawHeaders, false));
       // Streamed through as it comes (pipe keeps the back-pressure); the copy only looks.
