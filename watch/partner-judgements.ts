@@ -64,7 +64,7 @@ function judgeHealthCheck(j: Judgement): void {
 
 /** §4.5: one key per create attempt — its retries reuse it with the same body, a new booking never does. */
 function judgeCreateKey(j: Judgement): void {
-  const { e, stream, request, response } = j;
+  const { e, stream, request } = j;
   const key = e.requestHeaders['idempotency-key'];
   if (key === undefined || e.truncated) return;
   const print = fingerprintOf(e.requestBody, request);
@@ -85,7 +85,6 @@ function judgeCreateKey(j: Judgement): void {
   if (attempt && attempt.key !== key && attempt.fingerprint === print && start - attempt.at < DAY_MS) {
     j.breach('partner.key-per-attempt', '4.5.Q2', 'RetryWithFreshKey', `the create of external_booking_id ${external} retried under a new Idempotency-Key ${key} (first ${attempt.key})`, 'a retry of a create reuses its Idempotency-Key');
   }
-  void response;
 }
 
 /** The filters of a replay request: a walk is the pages read with the same ones. */

@@ -25,7 +25,10 @@ export function watchStatus(judge: Judge, startedAt: string): Record<string, unk
     exchanges: { api: judge.seen.api, delivery: judge.seen.delivery },
     integrations: judge.streams.size,
     findings: { total: judge.seen.findings, perSide, perClause },
-    rules: Object.fromEntries(judge.rules().map((r) => [r.id, { side: r.side, clauses: r.clauses, ...judge.tallies.get(r.id)!, first: undefined }])),
+    rules: Object.fromEntries(judge.rules().map((r) => {
+      const { observed, broken } = judge.tallies.get(r.id)!;
+      return [r.id, { side: r.side, clauses: r.clauses, observed, broken }];
+    })),
     internalErrors: judge.internalErrors.count,
   };
 }
