@@ -25,7 +25,8 @@ const RETRY_SLACK_MS = 500;
 export function judgePartnerCall(j: Judgement): void {
   const { e } = j;
   const { pathname, query } = splitPath(e.path);
-  const operation = `${e.method} ${pathname.replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+  // Keyed by the contract's operation, so the Retry-After kept per integration is one per operation at most.
+  const operation = j.responses.operation(e.method, pathname)?.id ?? `${e.method} (no operation)`;
   judgeRetryAfter(j, operation);
   if (e.method === 'GET' && pathname === '/me') judgeHealthCheck(j);
   if (e.method === 'POST' && pathname === '/bookings') judgeCreateKey(j);
