@@ -22,5 +22,7 @@ if (compiled.status !== 0) {
   process.exit(1);
 }
 for (const name of DOCUMENTS) copyFileSync(new URL(`../spec/${name}`, import.meta.url), new URL(`spec/${name}`, DIST));
+// The JSON Schema of `conformance --config`: read by the runner beside conformance/config-file.js, and by editors.
+copyFileSync(new URL('../conformance/config.schema.json', import.meta.url), new URL('conformance/config.schema.json', DIST));
 chmodSync(new URL('cli/partner-api.js', DIST), 0o755);
 process.stdout.write(`built ${fileURLToPath(DIST)}\n`);

@@ -4,7 +4,9 @@
  * this file exits the process.
  *
  * `--regrade BUNDLE --sign-key KEY` grades a run's evidence bundle again
- * with this certifier and signs the certificate with the platform's key.
+ * with this certifier and signs the certificate with the platform's key;
+ * `--verify FILE --bundle BUNDLE` also checks a certificate against the
+ * evidence it claims (evidence-binding.ts).
  *
  * Exit codes: 0 no requirement failed (verify: a certified certificate
  * signed by a trusted key); 1 a requirement failed (verify: anything else,
@@ -14,11 +16,13 @@
 import { createPublicKey } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { timestamp } from '../protocol/calendar.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { issueCertificate, signingKey } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
 import { regradeCertificateBody, regradeEvidence } from './evidence.ts';
+import { bindingProblems } from './evidence-binding.ts';
 import { renderCertificateJson } from './write.ts';
 import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
@@ -26,15 +30,16 @@ import { assessCertificate, keyFingerprint, readTrustedKey, type TrustedKey } fr
 
 const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   npm run certify -- --webhook-url URL [options]     certify a partner integration
-  npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps]
-                                                      trust a certificate
-  npm run certify -- --regrade BUNDLE --sign-key FILE [--out FILE]
+  npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps] [--bundle BUNDLE]
+                                                      trust a certificate (and check it against its evidence)
+  npm run certify -- --regrade BUNDLE --sign-key FILE [--certificate FILE] [--out FILE]
                                                       grade a run's evidence again and sign it (platform)
 
   --webhook-url URL    the partner's webhook receiver (http or https)
   --duration SECONDS   the time the run may take to observe every requirement (default ${DEFAULT_DURATION_SECONDS}, which fits
                        a partner reconciling bookings every 90 s); it ends earlier once everything is observed
-  --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports)
+  --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports); made and
+                       tested for writing before the run starts (exit 2 when it cannot hold them)
   --seed S             repeat a run's plan (an integer; printed with every run)
   --sign-key FILE      sign the certificate with this Ed25519 private key (PEM)
   --port N             port of the in-process simulator on 127.0.0.1 (default 0: a free one)
@@ -56,16 +61,26 @@ const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   --allow-self-signed  accept a signature checked only with the key the certificate carries
                        (integrity only, not trust)
   --allow-gaps         accept certified-with-gaps (some requirements not observed)
+  --bundle BUNDLE      with --verify: also check the certificate against this evidence bundle (its digest, the run
+                       key's signature, the subject, the report's digest); exit 1 naming what does not match
 
   --regrade BUNDLE     a run's evidence.json (written beside its report.json): refused (exit 1, with the reasons) when
                        it was edited or its recorded grade is not what this certifier makes of its evidence; else a
-                       certificate of this certifier's grade, binding the bundle's digest, signed with --sign-key
+                       certificate of this certifier's grade, binding the bundle's digest, signed with --sign-key;
+                       refused too when the bundle does not match the run's certificate (run key, digests, subject)
+  --certificate FILE   with --regrade: the run's certificate (default certificate.json beside the bundle)
   --out FILE           where the re-grade's certificate goes (default platform-certificate.json beside the bundle)
   --help               this text
 `;
 
 function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.certify));
+  process.exit(2);
+}
+
+/** A setup problem that is not about the flags' spelling (a directory that cannot hold the reports): the message alone. */
+function refuse(message: string): never {
+  process.stderr.write(`error: ${message}\n(a setup problem: the run was not started)\n`);
   process.exit(2);
 }
 
@@ -87,7 +102,16 @@ function positiveNumber(flag: string, raw: string | undefined): number | undefin
 // Ctrl-C or a stop ends through process.exit, whose hook stops the partner certify started (partner-process.ts).
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
 
-function verify(path: string, values: { 'public-key'?: string; 'trust-dir'?: string; 'allow-self-signed'?: boolean; 'allow-gaps'?: boolean }): never {
+function readJson(flag: string, path: string, refused: string): unknown {
+  try {
+    return JSON.parse(readText(flag, path));
+  } catch (e) {
+    process.stdout.write(`${refused} ${path}: not JSON (${(e as Error).message})\n`);
+    process.exit(1);
+  }
+}
+
+function verify(path: string, values: { 'public-key'?: string; 'trust-dir'?: string; 'allow-self-signed'?: boolean; 'allow-gaps'?: boolean; bundle?: string }): never {
   const trusted: TrustedKey[] = [];
   try {
     if (values['public-key'] !== undefined) trusted.push(readTrustedKey(`--public-key ${values['public-key']}`, readText('--public-key', values['public-key'])));
@@ -111,9 +135,15 @@ function verify(path: string, values: { 'public-key'?: string; 'trust-dir'?: str
     process.stdout.write(`FAILED ${path}: not JSON (${(e as Error).message})\n`);
     process.exit(1);
   }
+  const bundle = values.bundle === undefined ? undefined : readJson('--bundle', values.bundle, 'FAILED');
   const a = assessCertificate(parsed, { trusted, allowSelfSigned: values['allow-self-signed'], allowGaps: values['allow-gaps'] });
-  process.stdout.write(`${a.ok ? 'OK' : 'FAILED'} ${path}: ${a.message}\n${a.details.map((l) => `  ${l}\n`).join('')}`);
-  process.exit(a.ok ? 0 : 1);
+  // The certificate against the evidence it claims: a mismatch fails whatever the signature says.
+  const mismatches = bundle === undefined ? [] : bindingProblems(parsed, bundle);
+  const ok = a.ok && mismatches.length === 0;
+  const message = mismatches.length === 0 ? a.message : `the certificate does not match the evidence bundle ${values.bundle}: ${mismatches[0]}`;
+  const evidence = bundle === undefined ? [] : mismatches.length === 0 ? [`evidence          ${values.bundle}: matches (digest, run key signature, subject, report digest)`] : mismatches.slice(1).map((m) => `also: ${m}`);
+  process.stdout.write(`${ok ? 'OK' : 'FAILED'} ${path}: ${message}\n${[...a.details, ...evidence].map((l) => `  ${l}\n`).join('')}`);
+  process.exit(ok ? 0 : 1);
 }
 
 function readSigningKey(path: string): string {
@@ -127,7 +157,7 @@ function readSigningKey(path: string): string {
   return pem;
 }
 
-function regrade(path: string, values: { 'sign-key'?: string; out?: string }): never {
+function regrade(path: string, values: { 'sign-key'?: string; out?: string; certificate?: string }): never {
   if (values['sign-key'] === undefined) fail('--regrade needs --sign-key FILE: the platform\'s Ed25519 private key (PEM) to sign the certificate with');
   const pem = readSigningKey(values['sign-key']);
   const text = readText('--regrade', path);
@@ -139,7 +169,17 @@ function regrade(path: string, values: { 'sign-key'?: string; out?: string }): n
     process.stdout.write(`REFUSED ${path}: not JSON (${(e as Error).message})\n`);
     process.exit(1);
   }
-  const r = regradeEvidence(parsed);
+  // The run's certificate names the run key that signed the bundle and the subject it observed.
+  const certificatePath = values.certificate ?? join(dirname(path), 'certificate.json');
+  let runCertificate: unknown = null;
+  try {
+    runCertificate = JSON.parse(readFileSync(certificatePath, 'utf8'));
+  } catch (e) {
+    if (values.certificate !== undefined) fail(`--certificate cannot read "${certificatePath}": ${(e as Error).message}`);
+    process.stdout.write(`REFUSED ${path}: no run certificate beside it (${certificatePath}: ${(e as Error).message}); give it with --certificate FILE: it names the run key that signed the bundle\nno certificate written\n`);
+    process.exit(1);
+  }
+  const r = regradeEvidence(parsed, runCertificate);
   if (!r.ok) {
     process.stdout.write(`REFUSED ${path}: ${r.reasons[0]}\n${r.reasons.slice(1).map((l) => `  ${l}\n`).join('')}no certificate written\n`);
     process.exit(1);
@@ -164,7 +204,7 @@ function regrade(path: string, values: { 'sign-key'?: string; out?: string }): n
 async function main(): Promise<void> {
   let values;
   try {
-    values = parseArgs({
+    values = parseCommandLine({
       options: {
         'webhook-url': { type: 'string' },
         duration: { type: 'string' },
@@ -181,6 +221,8 @@ async function main(): Promise<void> {
         verify: { type: 'string' },
         regrade: { type: 'string' },
         out: { type: 'string' },
+        certificate: { type: 'string' },
+        bundle: { type: 'string' },
         'public-key': { type: 'string' },
         'trust-dir': { type: 'string' },
         'allow-self-signed': { type: 'boolean', default: false },
@@ -198,6 +240,8 @@ async function main(): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
 
   if (values.verify !== undefined && values.regrade !== undefined) fail('--verify and --regrade are two commands: give one');
+  if (values.bundle !== undefined && values.verify === undefined) fail('--bundle goes with --verify');
+  if (values.certificate !== undefined && values.regrade === undefined) fail('--certificate goes with --regrade');
   if (values.verify !== undefined) return verify(values.verify, values);
   if (values.regrade !== undefined) {
     for (const flag of ['webhook-url', 'public-key', 'trust-dir'] as const) if (values[flag] !== undefined) fail(`--${flag} does not go with --regrade`);
@@ -233,6 +277,14 @@ async function main(): Promise<void> {
   if (values['partner-commit'] !== undefined && !/^[0-9a-f]{7,64}$/i.test(values['partner-commit'])) fail(`--partner-commit must be a commit id (7 to 64 hex digits), got "${values['partner-commit']}"`);
   if (values['partner-command'] !== undefined && values['partner-command'].trim() === '') fail('--partner-command must be a shell command, got ""');
   const signingKeyPem = values['sign-key'] === undefined ? null : readSigningKey(values['sign-key']);
+  // Before the run: a directory that cannot hold the reports or the certification file is found now, not at the end.
+  try {
+    prepareReportDir(join(values['report-dir'] ?? 'reports', 'certify'), '--report-dir');
+    if (values['fixtures-out'] !== undefined) prepareReportDir(dirname(values['fixtures-out']), '--fixtures-out');
+  } catch (e) {
+    if (e instanceof ReportDirError) refuse(e.message);
+    throw e;
+  }
 
   try {
     const { report } = await runCertification({

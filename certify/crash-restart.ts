@@ -8,7 +8,10 @@
  * Three things are graded:
  * (a) nothing acknowledged is lost: an event the partner answered 2xx is
  *     never sent again (§6.2) and cannot be asked for again (§4.6: no resend),
- *     so after the restart the partner still holds it;
+ *     so the partner still holds it when it comes back, read before its first
+ *     GET /events after the restart: a replay that later fetches it again
+ *     (a partner that acknowledged before storing, and replays from a cursor
+ *     it had not moved) repairs nothing that was promised;
  * (b) the replay after the restart starts at the partner's stored cursor
  *     (§6.8): not below what it had acknowledged before the drill began
  *     (from 0: the whole log again), and it does read what it had not
@@ -53,6 +56,12 @@ export interface CrashRestartDrill {
   events: CrashEvent[];
   /** The night changed twice before the kill, read before each GET /events after the restart. */
   duringReplay: StateCheck[];
+  /**
+   * Every night of the drill read before the partner's first GET /events after
+   * the restart: what it kept of what it had acknowledged (absent in bundles
+   * written before it was read, and when it sent no GET /events).
+   */
+  beforeReplay?: StateCheck[];
   /** Every night of the drill after the replay wait, before delivery was given back. */
   beforeResume: StateCheck[];
   /** Every night of the drill at the end: delivery given back and drained. */
@@ -70,6 +79,18 @@ export interface CrashGrade {
 export const NEEDS_PARTNER_COMMAND = 'Not run: certify kills (SIGKILL) and restarts the partner only when it starts it, with --partner-command "…" (the same command starts it again). Without it, whether acknowledged events survive a crash and the replay resumes at the stored cursor is not observed.';
 
 const DOCUMENTED = 'an event answered 2xx is stored: the platform never sends it again (§6.2) and there is no resend (§4.6); after a restart the partner replays GET /events from its stored cursor (§6.8), applying only what is newer (§6.4)';
+
+/**
+ * The drill's counts, said the same way wherever they are said (the drill's
+ * log line and record, the requirement's summary, docs/certification.md):
+ * events of the drill, how many the partner acknowledged before the kill (up
+ * to which sequence) and how many it had not (to which sequence).
+ */
+export function crashCounts(d: Pick<CrashRestartDrill, 'events' | 'acknowledged' | 'latest'>): string {
+  const acked = d.events.filter((e) => e.acknowledged).length;
+  const nights = new Set(d.events.map((e) => e.date)).size;
+  return `${acked} of the drill's ${d.events.length} events (${nights} nights) acknowledged (up to sequence ${d.acknowledged}) and ${d.events.length - acked} not (to sequence ${d.latest})`;
+}
 
 /** A delivery the crash cut off or that met the partner down: no answer, between the kill (less a time-out) and the restart's first 2xx. */
 export function cutOffByCrash(d: CrashRestartDrill | null): (delivery: DeliveryEvidence) => boolean {
@@ -114,7 +135,7 @@ export function notYetRead(d: Pick<CrashRestartDrill, 'propertyId' | 'killedAt' 
 
 export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | null, journal: JournalEntry[] | null, superseded: number[], stateProbe: boolean): CrashGrade {
   const grade = (outcome: Outcome, summary: string, calls: JournalEntry[] = [], notes: string[] = []): CrashGrade =>
-    ({ outcome, summary, calls, state: d ? [...d.duringReplay, ...d.beforeResume, ...d.final] : [], notes });
+    ({ outcome, summary, calls, state: d ? [...(d.beforeReplay ?? []), ...d.duringReplay, ...d.beforeResume, ...d.final] : [], notes });
   if (d === null) return grade('not_observed', notRun ?? 'The crash-and-restart drill did not run.');
   if (d.readyAt === null) {
     return grade('not_observed', `Started again with the same command after the SIGKILL, the partner never answered a signed ping: nothing after the restart could be graded (is its port still taken, or does it refuse to start on the state it left?).`);
@@ -128,13 +149,24 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   for (const e of d.events) if ((newest.get(e.date)?.sequence ?? -1) < e.sequence) newest.set(e.date, e);
   const readable = (s: StateCheck) => s.error === undefined && s.held !== undefined;
 
-  // (a) Every night whose newest event was acknowledged holds it at the end (nothing re-sends it).
+  // (a) Every night whose newest event was acknowledged holds it when the partner comes back: read before its first
+  // GET /events after the restart, whatever a replay repairs afterwards; without that read, at the end (nothing re-sends it).
   const ackedNights = [...newest.values()].filter((e) => e.acknowledged);
   const finalAcked = d.final.filter((s) => ackedNights.some((e) => e.date === s.date) && readable(s));
-  const lost = finalAcked.filter((s) => s.held !== s.expected);
+  // A night it holds nothing for counts as lost when a later read shows it keeps that night (it is inside its window).
+  const keeps = (date: string) => [...d.beforeResume, ...d.final].some((s) => s.date === date && readable(s));
+  const preReplay = (d.beforeReplay ?? []).filter((s) => ackedNights.some((e) => e.date === s.date) && s.error === undefined && (s.held !== undefined || keeps(s.date)));
+  const judgedAt = preReplay.length > 0 ? preReplay : finalAcked;
+  const lost = judgedAt.filter((s) => s.held !== s.expected);
   if (lost.length > 0) {
     const e = (s: StateCheck) => newest.get(s.date)!;
-    problems.push(`${lost.length} of ${ackedNights.length} events it had answered 2xx before the SIGKILL are missing after the restart: ${lost.slice(0, 5).map((s) => `sequence ${e(s).sequence} (${s.date}: holds base_rate ${JSON.stringify(s.held)}, not ${JSON.stringify(s.expected)})`).join(', ')}${lost.length > 5 ? ', …' : ''}`);
+    const where = preReplay.length > 0 ? 'read before its first GET /events after the restart' : 'read at the end of the drill';
+    const repaired = preReplay.length > 0 ? lost.filter((s) => d.final.some((f) => f.date === s.date && f.held === f.expected)).length : 0;
+    const later = repaired > 0 ? `; its replay fetched ${repaired === lost.length ? 'them' : `${repaired} of them`} again later, which repairs nothing promised` : '';
+    const held = (s: StateCheck) => s.held === undefined ? 'holds nothing' : `holds base_rate ${JSON.stringify(s.held)}`;
+    problems.push(`${lost.length} of ${ackedNights.length} events it had answered 2xx before the SIGKILL are missing after the restart (${where}): ${lost.slice(0, 5).map((s) => `sequence ${e(s).sequence} (${s.date}: ${held(s)}, not ${JSON.stringify(s.expected)})`).join(', ')}${lost.length > 5 ? ', …' : ''}${later}`);
+  } else if (d.beforeReplay !== undefined && preReplay.length === 0 && d.beforeReplay.some((s) => s.error !== undefined)) {
+    notes.push(`Its state probe could not be read before its first GET /events after the restart (${d.beforeReplay.find((s) => s.error)!.error}): acknowledged nights were judged at the end of the drill.`);
   }
 
   // (b) The replay after the restart: from the stored cursor, over what was not acknowledged.
@@ -194,9 +226,10 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   if (problems.length > 0) {
     return grade('fail', `Received: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).join('; ')})` : ''} / Documented: ${DOCUMENTED}`, involved, [...problems, ...notes]);
   }
-  const kept = finalAcked.length;
+  const kept = judgedAt.length;
+  const keptWhen = preReplay.length > 0 ? ' before its first GET /events after the restart' : '';
   const replay = judgedReplay
-    ? `${replayFrom === null ? 'it caught up' : `its replay started at after_sequence ${replayFrom}`} and covered ${d.latest - d.acknowledged} event${d.latest - d.acknowledged === 1 ? '' : 's'} recorded after its last acknowledgement (${d.acknowledged + 1} to ${d.latest})`
+    ? `${replayFrom === null ? 'it caught up' : `its replay started at after_sequence ${replayFrom}`} and covered the events not acknowledged (${d.acknowledged + 1} to ${d.latest})`
     : null;
   const missing: string[] = [];
   if (!stateProbe) missing.push('whether acknowledged events survive is not observable without a state probe (--state-url)');
@@ -210,5 +243,5 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
   }
   const between = d.duringReplay.filter(readable).length;
   const twice = between > 0 ? `; the night changed twice never showed its older value (${between} read${between === 1 ? '' : 's'} between replay pages)` : '';
-  return grade('pass', `Killed with SIGKILL with sequence ${d.acknowledged} acknowledged and ${d.latest - d.acknowledged} more in flight or queued; started again, ${replay}; all ${kept} acknowledged nights were still held${twice}.`, involved, notes);
+  return grade('pass', `Killed with ${crashCounts(d)}; started again, ${replay}; all ${kept} nights whose newest event it had acknowledged were still held${keptWhen}${twice}.`, involved, notes);
 }

@@ -108,7 +108,10 @@ describe.concurrent('certification end to end', () => {
     const report = JSON.parse(readFileSync(join(latest, 'report.json'), 'utf8')) as CertReport;
     expectCertifiedReference(report);
     expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.outcome).toBe('pass');
-    expect(report.drills.find((d) => d.id === 'drill.crash-restart')).toMatchObject({ outcome: 'pass', did: expect.stringMatching(/^Killed with \d+ of the drill's 16 events acknowledged/) });
+    expect(report.drills.find((d) => d.id === 'drill.crash-restart')).toMatchObject({ outcome: 'pass', did: expect.stringMatching(/^Killed with \d+ of the drill's 16 events \(15 nights\) acknowledged \(up to sequence \d+\) and \d+ not/) });
+    // One set of drill counts: the requirement says them as the drill does.
+    const counts = /^Killed with (\d+ of the drill's 16 events \(15 nights\) acknowledged \(up to sequence \d+\) and \d+ not \(to sequence \d+\))/.exec(report.drills.find((d) => d.id === 'drill.crash-restart')!.did)![1]!;
+    expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.summary).toContain(counts);
     expect(report.plan.seed).toBe(4242);
     expect(report.target.kind).toBe('in-process');
     const junit = readFileSync(join(latest, 'junit.xml'), 'utf8');
@@ -200,16 +203,54 @@ describe.concurrent('certification end to end', () => {
     expect(trusted.code, trusted.out).toBe(0);
     expect(trusted.out).toMatch(/^OK .*: certified(-with-gaps)?; signed by a trusted key \(.*platform\.pub\.pem/);
     expect(trusted.out).toContain(`issued by         a re-grade of a run's evidence (evidence sha256 ${evidence.digest})`);
+    expect(trusted.out).toContain('issuance          re-graded from a partner\'s bundle: the platform vouches for the grading, not the observation');
+    expect(untouched.out).toContain('issuance          observed by the platform: ');
     // The partner's own key is not the platform's.
     expect((await verify([platformCertificate, '--public-key', publicKey, ...gaps])).code).toBe(1);
+    // The certificate against its evidence: the run's and the platform's both match the bundle.
+    for (const cert of [certificatePath, platformCertificate]) {
+      const checked = await verify([cert, '--bundle', evidencePath, '--allow-self-signed', '--allow-gaps']);
+      expect(checked.code, checked.out).toBe(0);
+      expect(checked.out).toContain(`evidence          ${evidencePath}: matches (digest, run key signature, subject, report digest)`);
+    }
     // An edited bundle is refused, with the reason, and nothing is signed.
     const flipped = join(dir, 'evidence-flipped.json');
     writeFileSync(flipped, JSON.stringify({ ...evidence, results: evidence.results.map((r, i) => (i === 0 ? { ...r, outcome: 'fail' } : r)) }));
-    const refusedBundle = await regrade(flipped, join(dir, 'never.json'));
+    const regradeWith = async (bundle: string, out: string) => {
+      const run = tsx('certify/cli.ts', ['--regrade', bundle, '--sign-key', platformKey, '--out', out, '--certificate', certificatePath]);
+      return { code: await run.exited, out: run.out() };
+    };
+    // Not beside its certificate and none named: nothing binds it.
+    const lone = await regrade(flipped, join(dir, 'never.json'));
+    expect(lone.code, lone.out).toBe(1);
+    expect(lone.out).toMatch(/^REFUSED .*evidence-flipped\.json: no run certificate beside it/);
+    const refusedBundle = await regradeWith(flipped, join(dir, 'never.json'));
     expect(refusedBundle.code, refusedBundle.out).toBe(1);
     expect(refusedBundle.out).toMatch(/^REFUSED .*evidence-flipped\.json: tampered with: the bundle digests to [0-9a-f]{64}, it says/);
     expect(refusedBundle.out).toMatch(/its grade does not follow: receiver\.accepts-valid is recorded fail, its evidence grades pass/);
     expect(existsSync(join(dir, 'never.json'))).toBe(false);
+    // Issue 28: the subject edited ("Impostor PMS 9.9.9") and the bundle re-sealed with a fresh SHA-256: refused by
+    // --regrade and by --verify --bundle, exit 1 naming what does not match.
+    const { digest: _digest, signature: _signature, ...rest } = JSON.parse(readFileSync(evidencePath, 'utf8')) as Record<string, unknown> & { partner: Record<string, unknown> };
+    const impostorBody = { ...rest, partner: { ...rest.partner, name: 'Impostor PMS', version: '9.9.9' } };
+    const impostor = join(dir, 'evidence-impostor.json');
+    writeFileSync(impostor, JSON.stringify({ ...impostorBody, digest: sha256Hex(canonicalJson(impostorBody)), signature: _signature }));
+    const impostorRegrade = await regradeWith(impostor, join(dir, 'never.json'));
+    expect(impostorRegrade.code, impostorRegrade.out).toBe(1);
+    expect(impostorRegrade.out).toMatch(/its signature does not verify with its run key sha256:[0-9a-f]{64}/);
+    expect(impostorRegrade.out).toMatch(/the subject differs: partner name "Impostor PMS" in the bundle, "Reference partner" in the certificate/);
+    expect(existsSync(join(dir, 'never.json'))).toBe(false);
+    const impostorVerify = await verify([certificatePath, '--bundle', impostor, '--public-key', publicKey, ...gaps]);
+    expect(impostorVerify.code, impostorVerify.out).toBe(1);
+    expect(impostorVerify.out).toMatch(/^FAILED .*: the certificate does not match the evidence bundle .*evidence-impostor\.json: /);
+    expect(impostorVerify.out).toMatch(/the subject differs: partner name "Impostor PMS" in the bundle, "Reference partner" in the certificate/);
+    // A report that is not the one the certificate names.
+    const otherReport = join(dir, 'evidence-other-report.json');
+    const withReport = { ...rest, reportJson: (rest.reportJson as string).replace('"verdict": "', '"verdict": "x') };
+    writeFileSync(otherReport, JSON.stringify({ ...withReport, digest: sha256Hex(canonicalJson(withReport)), signature: _signature }));
+    const reportVerify = await verify([certificatePath, '--bundle', otherReport, '--public-key', publicKey, ...gaps]);
+    expect(reportVerify.code, reportVerify.out).toBe(1);
+    expect(reportVerify.out).toMatch(/the report digest differs: the report in the bundle digests to [0-9a-f]{64}, the certificate names [0-9a-f]{64}/);
   }, 240_000);
 
   // Two full-suite runs on a clean clone (of five) saw the 120 s run's partner never answer, webhook and state probe
@@ -274,10 +315,59 @@ describe.concurrent('certification end to end', () => {
     expect(lines.join('\n')).toMatch(/waiting up to \d+ s \(--duration\) for usage\.updated-since[\s\S]*all observed after \d+ s/);
   }, 300_000);
 
+  // Issue 28 item 1: a clean partner that reads GET /events while the outage drill is still recording its events reads
+  // the older rate while it is the newest and rightly applies it; graded by what it had been shown, it is certified
+  // whenever it reads: restarted during the drill, on its minute GET /me poll, or on a 30-second replay timer. Started
+  // under a supervisor loop (restarted when it dies, stopped when it exits 0), as a deployment would run it.
+  it.each<[string, string[], boolean]>([
+    ['restarted (SIGKILL, its supervisor starts it again) during the outage drill', ['--reconcile-seconds', '20'], true],
+    ['polling GET /me every minute (its own timer), catching up when it finds delivery paused', ['--reconcile-seconds', '20'], false],
+    ['replaying from its cursor every 30 s', ['--reconcile-seconds', '20', '--replay-seconds', '30'], false],
+  ])('the clean reference partner %s is certified', async (_mode, extra, restartDuringOutage) => {
+    const [port, statePort] = [await freePort(), await freePort()];
+    const name = `mode-${extra.join('') }-${restartDuringOutage}`.replace(/[^a-z0-9-]/gi, '');
+    const partner = `"${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, `${name}-state`)}" ${extra.join(' ')}`;
+    const lines: string[] = [];
+    const kills: number[] = [];
+    const log = (l: string) => {
+      lines.push(l);
+      if (restartDuringOutage && l === 'step drill.webhook-outage') {
+        // Once delivery is withheld and the drill is recording its events: the partner comes back and catches up at once.
+        setTimeout(() => {
+          const pid = Number([...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].at(-1)?.[1]);
+          kills.push(pid);
+          process.kill(pid, 'SIGKILL');
+        }, 500);
+      }
+    };
+    const { report } = await runCertification({
+      webhookUrl: `http://127.0.0.1:${port}/webhook`,
+      stateUrl: `http://127.0.0.1:${statePort}/state`,
+      durationSeconds: 200,
+      seed: 28,
+      reportDir: null,
+      credentialsOut: join(dir, `${name}.json`),
+      log,
+      partnerCommand: `cd "${ROOT}" && while :; do ${partner} & p=$!; echo "pid $p"; wait $p && break; done`,
+    });
+    const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+    expect(report.verdict).toBe('certified');
+    const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
+    expect(noRegression.evidence.state.length).toBeGreaterThan(0);
+    if (restartDuringOutage) {
+      // Killed once by the test during the outage (and once by the crash drill), and started again each time.
+      expect(kills.length).toBe(1);
+      const pids = [...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].map((m) => Number(m[1]));
+      expect(pids.indexOf(kills[0]!), lines.join('\n')).toBeLessThan(pids.length - 1);
+    }
+  }, 300_000);
+
   // Certify starts the partner (--partner-command), kills it with SIGKILL mid-delivery and starts it again: each break
   // of what a restart must keep fails recovery.crash-restart and nothing else.
   it.each<[string, RegExp]>([
-    ['ackBeforeStore', /^Received: \d+ of \d+ events it had answered 2xx before the SIGKILL are missing after the restart/],
+    // Judged on the read before its first GET /events after the restart (acknowledged means stored), not on the end state.
+    ['ackBeforeStore', /^Received: \d+ of \d+ events it had answered 2xx before the SIGKILL are missing after the restart \(read before its first GET \/events after the restart\)/],
     ['cursorFromZeroOnRestart', /^Received: its first replay page after the restart \(call #\d+\) read from after_sequence 0, below sequence \d+/],
     ['cursorFromNowOnRestart', /^Received: after the restart it read GET \/events .*\(no replay page, only peeks\); within 20 s no page or snapshot covered sequence/],
   ])('the reference partner broken with %s, killed and restarted by certify, fails exactly recovery.crash-restart', async (breakage, says) => {
@@ -364,6 +454,8 @@ describe.concurrent('certification end to end', () => {
       [['--regrade', join(dir, 'missing.json')], /^error: --regrade needs --sign-key FILE/],
       [['--regrade', join(dir, 'missing.json'), '--sign-key', rsaPem], /^error: --sign-key ".*rsa.pem" is not a PEM Ed25519 private key/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--out', join(dir, 'x.json')], /^error: --out goes with --regrade/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--bundle', join(dir, 'evidence.json')], /^error: --bundle goes with --verify/],
+      [['--webhook-url', 'http://127.0.0.1:1/w', '--certificate', join(dir, 'certificate.json')], /^error: --certificate goes with --regrade/],
     ] as Array<[string[], RegExp]>) {
       const run = tsx('certify/cli.ts', args);
       expect(await run.exited, run.out()).toBe(2);

@@ -6,13 +6,17 @@
  * It holds the plan and its seed, the certifier that graded the run, what
  * the certifier did (the drills), every observation the graders read (the
  * call journal, the crafted and the platform's deliveries, the superseded
- * sequences, the state-probe readings, the drills' records) and the grade the
- * run gave. Its `digest` is the SHA-256 of the canonical JSON of every other
- * member; the run's certificate binds it.
+ * sequences, the state-probe readings, the drills' records), the grade the
+ * run gave and report.json exactly as written. Its `digest` is the SHA-256 of
+ * the canonical JSON of every member but `digest` and `signature`; the run
+ * signs that digest with its run key (run-key.ts) when it writes the bundle,
+ * and the run's certificate names the key and binds the digest.
  *
- * `regradeEvidence` is pure: the bundle in, the grade or the reasons to
- * refuse out. It refuses a bundle whose digest does not hold (edited after
- * the run), whose records contradict how the platform works (a call or a
+ * `regradeEvidence` is pure: the bundle (and the run's certificate) in, the
+ * grade or the reasons to refuse out. It refuses a bundle whose digest does
+ * not hold or whose run-key signature does not verify (edited after the run),
+ * that does not match the run's certificate (evidence-binding.ts: the key, the
+ * digests, the subject), whose records contradict how the platform works (a call or a
  * delivery taken out: the journal numbers calls without a gap, the platform
  * delivers every sequence in order, §6.2), or whose recorded grade is not
  * what this certifier's graders make of its observations. What it cannot
@@ -22,8 +26,12 @@
  * evidence by its digest.
  */
 import { canonicalJson, sha256Hex } from './certificate.ts';
+import { explainSkippedDrills } from './drill-dependencies.ts';
+import { bindingProblems } from './evidence-binding.ts';
 import { gradeAll, verdictOf, type Observations } from './grade.ts';
+import { issuanceStatement } from './issuance.ts';
 import { REQUIREMENTS } from './requirements.ts';
+import { runKeySignatureProblem, type RunKey, type RunKeyRecord } from './run-key.ts';
 import type { CertReport, CertificateBody, CertifierIdentity, DrillRecord, Outcome, RequirementResult, Verdict } from './types.ts';
 
 export const EVIDENCE_FORMAT = 'partner-api-evidence/1';
@@ -50,13 +58,22 @@ export interface EvidenceBundle {
   verdict: Verdict;
   /** SHA-256 of report.json as written beside the bundle. */
   reportDigest: string;
+  /** report.json exactly as written (its SHA-256 is `reportDigest`, and the certificate's). */
+  reportJson: string;
+  /** The public half of the run key that signed the bundle when it was written. */
+  runKey: RunKeyRecord;
   /** SHA-256 of the canonical JSON of every member above. */
   digest: string;
+  /** The run key's Ed25519 signature over `digest` (base64), made when the bundle was written. */
+  signature: string;
 }
 
-/** The bundle of a run, sealed: `observations` exactly as graded. */
-export function evidenceBundle(report: CertReport, observations: Observations, reportDigest: string): EvidenceBundle {
-  const unsealed: Omit<EvidenceBundle, 'digest'> = {
+type Unsealed = Omit<EvidenceBundle, 'digest' | 'signature'>;
+
+/** The bundle of a run, sealed and signed with the run key: `observations` exactly as graded, `reportJson` as written. */
+export function evidenceBundle(reportJson: string, observations: Observations, runKey: RunKey): EvidenceBundle {
+  const report = JSON.parse(reportJson) as CertReport;
+  const unsealed: Unsealed = {
     format: EVIDENCE_FORMAT,
     runId: report.runId,
     startedAt: report.startedAt,
@@ -72,29 +89,40 @@ export function evidenceBundle(report: CertReport, observations: Observations, r
     observations,
     results: report.results.map((r) => ({ id: r.id, outcome: r.outcome, summary: r.summary })),
     verdict: report.verdict,
-    reportDigest,
+    reportDigest: sha256Hex(reportJson),
+    reportJson,
+    runKey: runKey.record,
   };
-  return seal(unsealed);
+  return seal(unsealed, runKey);
 }
 
-/** The digest a bundle must carry: over every member but `digest`. */
-export function evidenceDigest(bundle: Omit<EvidenceBundle, 'digest'> & { digest?: unknown }): string {
-  const { digest: _digest, ...rest } = bundle;
+/** The digest a bundle must carry: over every member but `digest` and `signature`. */
+export function evidenceDigest(bundle: Unsealed & { digest?: unknown; signature?: unknown }): string {
+  const { digest: _digest, signature: _signature, ...rest } = bundle;
   return sha256Hex(canonicalJson(rest));
 }
 
-/** Adds the digest (after a JSON round trip, so it is the digest of what a reader parses back). */
-export function seal(unsealed: Omit<EvidenceBundle, 'digest'>): EvidenceBundle {
-  const plain = JSON.parse(JSON.stringify(unsealed)) as Omit<EvidenceBundle, 'digest'>;
-  return { ...plain, digest: evidenceDigest(plain) };
+/**
+ * Adds the digest (after a JSON round trip, so it is the digest of what a
+ * reader parses back) and the run key's signature over it, at the moment the
+ * bundle is made.
+ */
+export function seal(unsealed: Unsealed, runKey: RunKey): EvidenceBundle {
+  const plain = JSON.parse(JSON.stringify(unsealed)) as Unsealed;
+  const digest = evidenceDigest(plain);
+  return { ...plain, digest, signature: runKey.sign(digest) };
 }
 
 export type Regrade =
   | { ok: true; bundle: EvidenceBundle; results: RequirementResult[]; drills: DrillRecord[]; verdict: Verdict }
   | { ok: false; reasons: string[] };
 
-/** Grades the bundle's observations again; refuses it (with every reason found) when it was edited or its grade does not follow. */
-export function regradeEvidence(file: unknown): Regrade {
+/**
+ * Grades the bundle's observations again; refuses it (with every reason found)
+ * when it was edited, does not match the run's certificate, or its grade does
+ * not follow.
+ */
+export function regradeEvidence(file: unknown, certificate: unknown): Regrade {
   const refuse = (...reasons: string[]): Regrade => ({ ok: false, reasons });
   const b = file as Partial<EvidenceBundle> | null;
   if (!b || typeof b !== 'object' || b.format !== EVIDENCE_FORMAT) return refuse(`not an evidence bundle: expected format "${EVIDENCE_FORMAT}" (certify writes it as evidence.json beside report.json)`);
@@ -109,6 +137,11 @@ export function regradeEvidence(file: unknown): Regrade {
   }
   const reasons: string[] = [];
   if (digest !== bundle.digest) reasons.push(`tampered with: the bundle digests to ${digest}, it says ${bundle.digest}; it was edited after the run`);
+  const unsigned = runKeySignatureProblem(bundle.runKey, digest, bundle.signature);
+  if (unsigned) reasons.push(`not as the run signed it: ${unsigned}`);
+  // The run's certificate names the run key, the evidence and report digests and the subject observed.
+  const binding = bindingProblems(certificate, bundle).filter((p) => !p.startsWith('the bundle digests to') && !p.startsWith('the bundle\'s signature:'));
+  reasons.push(...binding.map((p) => `does not match the run's certificate: ${p}`));
   if (bundle.planDigest !== sha256Hex(canonicalJson(bundle.plan))) reasons.push('tampered with: the plan digest does not match the plan it carries');
   reasons.push(...incoherent(bundle));
 
@@ -131,7 +164,8 @@ export function regradeEvidence(file: unknown): Regrade {
   if (bundle.verdict !== recordedVerdict) reasons.push(`its grade does not follow: the verdict "${bundle.verdict}" does not follow from its own recorded results (${recordedVerdict})`);
   if (reasons.length > 0) return { ok: false, reasons };
   const drills = bundle.drills.map((d) => ({ ...d, outcome: d.outcome === 'not_run' ? d.outcome : results.find((r) => r.id === d.requirement)?.outcome ?? d.outcome }));
-  return { ok: true, bundle, results, drills, verdict: verdictOf(results) };
+  const explained = explainSkippedDrills(results, drills);
+  return { ok: true, bundle, results: explained, drills, verdict: verdictOf(explained) };
 }
 
 function verdictFromOutcomes(outcomes: Outcome[]): Verdict {
@@ -215,6 +249,7 @@ export function regradeCertificateBody(r: Extract<Regrade, { ok: true }>, grader
     verdict: r.verdict,
     reportDigest: b.reportDigest,
     evidenceDigest: b.digest,
-    issuance: { mode: 'regrade', runCertifier: b.certify, regradedAt },
+    evidenceKey: b.runKey.fingerprint,
+    issuance: { mode: 'regrade', statement: issuanceStatement('regrade'), runCertifier: b.certify, regradedAt },
   };
 }

@@ -10,6 +10,7 @@
 import type { DeliveryEvidence, Evidence, JournalEntry, Outcome, RequirementResult, StateCheck } from './types.ts';
 import { REQUIREMENTS, requirement } from './requirements.ts';
 import { acrossCrash, cutOffByCrash, gradeCrashRestart, type CrashRestartDrill } from './crash-restart.ts';
+import { regressed } from './shown.ts';
 
 /** GET /me calls closer than this are a breach of §5.7 (a minute, less clock jitter). */
 export const ME_INTERVAL_MS = 60_000;
@@ -18,6 +19,8 @@ export const ME_TOLERANCE_MS = 500;
 export const RETRY_AFTER_TOLERANCE_MS = 100;
 /** A partner that learns of a paused webhook from GET /me needs this long to notice (§5.7 once a minute, plus the replay). */
 export const OUTAGE_FAIR_WAIT_MS = 65_000;
+/** A GET /bookings poll this soon after the partner started (the run's start, the crash drill's restart) is its start-up's, not its timer's. */
+export const START_POLL_MS = 15_000;
 /** Evidence lists are cut at this many journal entries. */
 export const EVIDENCE_LIMIT = 24;
 
@@ -100,13 +103,19 @@ export interface Observations {
   crashNotRun: string | null;
   /** The snapshot-watermark drill, or null when it did not run. */
   snapshotWatermark: SnapshotWatermarkDrill | null;
+  /**
+   * The platform's delivery record (answered 2xx) of the event the redelivery
+   * probe re-sent, as read when it was re-sent: a running simulator's log keeps
+   * only its last 200 deliveries, so the end of the run may no longer show it.
+   */
+  duplicateOf?: DeliveryEvidence | null;
 }
 
 export function emptyObservations(): Observations {
   return {
     journal: [], probes: [], platformDeliveries: [], superseded: [], lostAnswers: [], keyRotatedAt: null, secretRotatedAt: null,
     outage: null, unavailable: null, state: [], rawBody: [], stateProbe: false, crash: null, crashNotRun: null,
-    snapshotWatermark: null,
+    snapshotWatermark: null, duplicateOf: null,
   };
 }
 
@@ -270,23 +279,58 @@ function rotation(o: Observations): Graded {
     'during the 24 hours after a rotation a delivery is accepted if any v1= matches any secret (§5.4); the new secret is in the credentials file', after);
 }
 
+/**
+ * §6.4 on a real duplicate: the re-sent event must be one the platform's
+ * delivery log shows the partner had already answered 2xx, before it was
+ * re-sent. An event new to the partner proves nothing about duplicates: not
+ * observed, never passed.
+ */
 function redelivery(o: Observations): Graded {
-  return gradeProbes('receiver.redelivery', o, ['redelivery'], '2xx', 're-applying a full-state event is a no-op: acknowledged with a 2xx (§6.4)');
+  const id = 'receiver.redelivery';
+  const sent = probes(o, 'redelivery');
+  const log = o.duplicateOf ? [o.duplicateOf, ...o.platformDeliveries] : o.platformDeliveries;
+  const acknowledged = (p: DeliveryEvidence) => log.find((d) => d.sequence !== null && d.sequence === p.sequence && is2xx(d) && Date.parse(d.at) <= Date.parse(p.at));
+  const duplicates = sent.filter((p) => acknowledged(p));
+  if (duplicates.length === 0) {
+    const stuck = o.platformDeliveries.filter((d) => !is2xx(d));
+    const why = sent.length > 0
+      ? `The re-sent event (sequence ${sent[0]!.sequence ?? '?'}) had not been answered 2xx by the partner before, per the platform's delivery log: it was new to the partner, so it shows nothing about duplicates.`
+      : 'No event the platform\'s delivery log shows answered 2xx existed to re-send, so no duplicate was sent.';
+    const delivery = o.platformDeliveries.length === 0
+      ? ' The platform delivered no event to the partner.'
+      : o.platformDeliveries.some(is2xx) ? '' : ` The platform's ${o.platformDeliveries.length} deliver${o.platformDeliveries.length === 1 ? 'y was' : 'ies were'} never answered 2xx (sequence ${stuck[0]!.sequence} answered ${answered(stuck[0]!)}): delivery was stuck.`;
+    // The same stuck delivery keeps the crash drill from running: said here too, where the reader looks.
+    const crash = delivery !== '' && o.crashNotRun && /acknowledge/.test(o.crashNotRun) ? ` The crash drill did not run for the same reason (${o.crashNotRun.replace(/^Not run: /, '').replace(/\.$/, '')}).` : '';
+    return result(id, 'not_observed', `${why}${delivery}${crash} To show it: answer the platform's deliveries 2xx (§6.2), then the run re-sends one.`, { deliveries: [...sent, ...stuck.slice(0, 3)] });
+  }
+  const evidence = duplicates.flatMap((p) => [acknowledged(p)!, p]);
+  const bad = duplicates.filter((p) => !is2xx(p));
+  if (bad.length > 0) {
+    const p = bad[0]!;
+    return result(id, 'fail', `Received: sequence ${p.sequence}, which the platform's delivery log shows the partner answered ${acknowledged(p)!.status} at ${acknowledged(p)!.at}, re-sent as a duplicate and answered ${answered(p)} / Documented: re-applying a full-state event is a no-op: acknowledged with a 2xx (§6.4)`, { deliveries: evidence });
+  }
+  const p = duplicates[0]!;
+  return result(id, 'pass', `Sequence ${p.sequence}, which the platform's delivery log shows the partner answered ${acknowledged(p)!.status} at ${acknowledged(p)!.at}, re-sent as a duplicate: answered ${p.status}.`, { deliveries: evidence, notes: ['The duplicate is an event the platform had delivered and the partner had answered 2xx (the platform\'s delivery log), not merely the newest event.'] });
 }
 
 function noRegression(o: Observations): Graded {
   const id = 'receiver.no-regression';
   const sent = probes(o, 'older-event');
   const refused = sent.filter((d) => !is2xx(d));
-  const regressed = o.state.filter((s) => s.error === undefined && s.held !== undefined && s.held === s.older);
+  // §3.3, §6.4: older than what the partner had already been shown, not merely equal to an older event's value.
+  const verdicts = o.state.map((s) => ({ s, ...regressed(o, s) }));
+  const regressions = verdicts.filter((v) => v.regressed);
   const deliveries = sent;
   if (refused.length > 0) {
     return result(id, 'fail', `Received: the older event (sequence ${refused[0]!.sequence}) answered ${answered(refused[0]!)} / Documented: an event older than what is held is acknowledged and dropped (§6.4)`, { deliveries, state: o.state });
   }
-  if (regressed.length > 0) {
-    const r = regressed[0]!;
-    return result(id, 'fail', `Received: the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date} ${r.when} / Documented: the newest value ${JSON.stringify(r.expected)}; superseded and older events must not be applied (§3.3, §6.4)`, { deliveries, state: o.state });
+  if (regressions.length > 0) {
+    const { s: r, why } = regressions[0]!;
+    return result(id, 'fail', `Received: the partner holds ${r.field} ${JSON.stringify(r.held)} for ${r.date} ${r.when}, although ${why} / Documented: the newest value ${JSON.stringify(r.expected)}; superseded and older events must not be applied (§3.3, §6.4)`, { deliveries, state: o.state });
   }
+  // Readings of the older value taken before the partner could have known better: said, never held against it.
+  const early = verdicts.filter((v) => !v.regressed && v.s.error === undefined && v.s.held !== undefined && v.s.held === v.s.older && v.s.held !== v.s.expected);
+  const earlyNote = early.length > 0 ? ` (${early.length} read${early.length === 1 ? '' : 's'} of the older value ${JSON.stringify(early[0]!.s.older)} came before the partner had been shown the newer event or the older one as superseded: it had rightly applied event ${early[0]!.s.olderSequence ?? '?'} while it was the newest)` : '';
   if (!o.stateProbe) {
     return result(id, 'not_observed', sent.length > 0
       ? 'The older event was acknowledged (2xx), but whether it was applied is not observable: the partner exposes no state probe (--state-url).'
@@ -300,7 +344,7 @@ function noRegression(o: Observations): Graded {
     return result(id, 'not_observed', `The partner's state could not be compared: ${why}.`, { deliveries, state: o.state });
   }
   const behind = o.state.length - readable.length;
-  return result(id, 'pass', `The superseded value was never held: ${readable.length} read${readable.length === 1 ? '' : 's'} of the partner's copy (after the replay with superseded rows, after the older event was re-sent) show${readable.length === 1 ? 's' : ''} the newest value${behind ? `, ${behind} show${behind === 1 ? 's' : ''} it not caught up yet` : ''}.`, { deliveries, state: o.state });
+  return result(id, 'pass', `No older value over one it had been shown: ${readable.length} read${readable.length === 1 ? '' : 's'} of the partner's copy (between replay pages, after the replay with superseded rows, after the older event was re-sent) show${readable.length === 1 ? 's' : ''} the newest value${behind ? `, ${behind} show${behind === 1 ? 's' : ''} it not caught up yet` : ''}${earlyNote}.`, { deliveries, state: o.state });
 }
 
 // ------------------------------------------------------------ usage
@@ -410,19 +454,24 @@ function meInterval(o: Observations): Graded {
   // A call refused before it was served (401 after a rotation, 429) is not a poll.
   const polls = o.journal.filter((e) => e.operation === 'getMe' && e.status !== 401 && e.status !== 429);
   if (polls.length === 0) return result(id, 'not_observed', 'The partner never called GET /me. To show it: poll GET /me during the run, at most once a minute (§5.7).');
-  const close: JournalEntry[] = [];
+  const closePairs: Array<[JournalEntry, JournalEntry]> = [];
   for (let i = 1; i < polls.length; i++) {
     // §5.7 calls GET /me the first call: a partner started again after the crash drill's SIGKILL may make it at once.
     if (acrossCrash(o.crash, polls[i - 1]!, polls[i]!)) continue;
-    if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) close.push(polls[i - 1]!, polls[i]!);
+    if (polls[i]!.at - polls[i - 1]!.at < ME_INTERVAL_MS - ME_TOLERANCE_MS) closePairs.push([polls[i - 1]!, polls[i]!]);
   }
+  // One close pair is what a restart the run did not cause looks like (its first call is GET /me, §5.7); polling more
+  // often than once a minute shows in every minute, so twice or more.
+  const restart = closePairs.length === 1 ? closePairs[0]! : null;
+  const close = restart ? [] : closePairs.flat();
   if (close.length > 0) {
     const gaps = [];
     for (let i = 1; i < polls.length; i++) gaps.push(polls[i]!.at - polls[i - 1]!.at);
     const shortest = Math.min(...gaps);
     return result(id, 'fail', `Received: ${polls.length} GET /me calls, the closest ${(shortest / 1000).toFixed(1)} s apart / Documented: polled no more than once a minute (§5.7)`, { calls: [...new Set(close)] });
   }
-  return result(id, 'pass', polls.length === 1 ? 'One GET /me during the run.' : `${polls.length} GET /me calls, never closer than a minute.`, { calls: polls });
+  const restarted = restart ? ` (but #${restart[1].n}, ${((restart[1].at - restart[0].at) / 1000).toFixed(1)} s after #${restart[0].n}, taken as the first call of a restarted partner, §5.7; polling more often than once a minute would show more than once)` : '';
+  return result(id, 'pass', polls.length === 1 ? 'One GET /me during the run.' : `${polls.length} GET /me calls, never closer than a minute${restarted}.`, { calls: polls, notes: restart ? [`GET /me #${restart[1].n} came ${((restart[1].at - restart[0].at) / 1000).toFixed(1)} s after #${restart[0].n}: once in a run, the first call of a restarted partner.`] : [] });
 }
 
 function retryAfter(o: Observations): Graded {
@@ -602,14 +651,20 @@ function updatedSince(o: Observations): Graded {
     }
     list.push({ first: e, since: since !== null && Number.isNaN(since) ? null : since, highest: seen });
   }
+  // A poll that is the partner's first after it started (the run's start, the crash drill's restart) comes from its
+  // start-up, not its timer: §6.9's polling is observed only when a later poll came from the timer.
+  const starts = [o.journal[0]?.at ?? -Infinity, ...(o.crash ? [o.crash.restartedAt] : [])];
+  const firsts = new Set(starts.map((t) => lists.find((e) => e.at >= t && e.at <= t + START_POLL_MS && Number(query(e, 'page') ?? '1') === 1)?.n).filter((n) => n !== undefined));
   const problems: string[] = [];
   const involved: JournalEntry[] = [];
   let judged = 0;
+  let fromStarts = 0;
   for (const list of polls.values()) {
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1]!;
       const poll = list[i]!;
-      judged += 1;
+      if (firsts.has(poll.first.n)) fromStarts += 1;
+      else judged += 1;
       const floor = Math.max(prev.since ?? -Infinity, prev.highest ?? -Infinity);
       if (floor === -Infinity) continue;
       if (poll.since === null || poll.since < floor) {
@@ -624,11 +679,14 @@ function updatedSince(o: Observations): Graded {
   }
   if (judged === 0) {
     const when = 'a partner reconciling every N s needs a --duration above 2N s (the default, 240 s, fits every 90 s)';
-    return result(id, 'not_observed', lists.length === 0
+    const started = fromStarts > 0
+      ? `The partner polled GET /bookings ${fromStarts + polls.size} times, each the first call of its kind after it started (the run's start${o.crash ? ', the crash drill\'s restart' : ''}): its reconciliation timer never fired during the run. To show it: poll by updated_since on a timer (§6.9); ${when}.`
+      : null;
+    return result(id, 'not_observed', started ?? (lists.length === 0
       ? `The partner never polled GET /bookings. To show it: poll by updated_since twice during the run (§6.9); ${when}.`
-      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`, { calls: lists });
+      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`), { calls: lists });
   }
-  return result(id, 'pass', `${judged + polls.size} polls; each started at or after the highest updated_at read before it.`, { calls: lists });
+  return result(id, 'pass', `${judged + fromStarts + polls.size} polls (${judged} from its timer); each started at or after the highest updated_at read before it.`, { calls: lists });
 }
 
 function rotatedKey(o: Observations): Graded {

@@ -23,7 +23,7 @@ import { addDays, dateAt } from '../protocol/calendar.ts';
 import { verifySignature } from '../protocol/signature.ts';
 import { readCertificationFile, type CertificationFile, type Order } from './credentials-file.ts';
 
-export const BREAKAGES = ['skipSignature', 'newKeyPerRetry', 'pollMeEverySecond', 'ignoreRetryAfter', 'applySuperseded', 'applySupersededInOrder', 'reserialisedSignature'] as const;
+export const BREAKAGES = ['skipSignature', 'newKeyPerRetry', 'pollMeEverySecond', 'ignoreRetryAfter', 'applySuperseded', 'applySupersededInOrder', 'reserialisedSignature', 'rejectDuplicates'] as const;
 export type Breakage = (typeof BREAKAGES)[number];
 
 export interface DoubleOptions {
@@ -64,6 +64,8 @@ export class PartnerDouble {
   private updatedSince: string | null = null;
   /** The highest sequence processed in order. */
   cursor = 0;
+  /** Sequences answered 2xx by webhook (the rejectDuplicates breakage refuses them a second time). */
+  private readonly received = new Set<number>();
   readonly nights = new Map<string, Night>();
 
   private constructor(private readonly o: DoubleOptions) {
@@ -266,6 +268,9 @@ export class PartnerDouble {
       return 400;
     }
     if (event.type === 'ping') return 200;
+    // BROKEN on purpose (rejectDuplicates): §6.4 says re-applying a full-state event is a no-op, acknowledged.
+    if (this.o.breakage === 'rejectDuplicates' && this.received.has(event.sequence)) return 500;
+    this.received.add(event.sequence);
     this.apply(event, false);
     if (event.sequence === this.cursor + 1) this.cursor = event.sequence;
     else if (event.sequence > this.cursor + 1) this.once('replay', () => this.replay());

@@ -18,7 +18,7 @@ import type { CertReport } from './types.ts';
 const dir = mkdtempSync(join(tmpdir(), 'certify-partners-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function certifyDouble(breakage: Breakage | null, seed: number): Promise<CertReport> {
+async function certifyDouble(breakage: Breakage | null, seed: number, lines: string[] = []): Promise<CertReport> {
   const port = await freePort();
   let double: PartnerDouble | null = null;
   try {
@@ -29,6 +29,7 @@ async function certifyDouble(breakage: Breakage | null, seed: number): Promise<C
       seed,
       reportDir: null,
       credentialsOut: join(dir, `${breakage ?? 'good'}.json`),
+      log: (l) => lines.push(l),
       onCredentials: async (path) => {
         double = await PartnerDouble.start({ credentialsPath: path, port, breakage });
       },
@@ -44,7 +45,12 @@ const explain = (r: CertReport) => r.results.filter((x) => x.outcome !== 'pass')
 
 describe.concurrent('certification of partners', () => {
   it('a partner doing everything the contract asks passes every requirement; without --partner-command the crash drill is not run, so certified-with-gaps', async () => {
-    const report = await certifyDouble(null, 101);
+    const lines: string[] = [];
+    const report = await certifyDouble(null, 101, lines);
+    // Secrets are never printed: the console names them by their field in the credentials file and a fingerprint.
+    expect(lines.join('\n')).not.toMatch(/(dlk|whsec)_[0-9A-Za-z]{8,}/);
+    expect(lines.join('\n')).toMatch(/API key {11}apiKey in the credentials file \(sha256:[0-9a-f]{12}\)/);
+    expect(lines.join('\n')).toMatch(/run key {11}sha256:[0-9a-f]{64}/);
     // Certify did not start it, so it cannot kill and restart it: that requirement is not observed, and says why.
     expect(report.results.map((r) => [r.id, r.outcome]), explain(report)).toEqual(REQUIREMENTS.map((r) => [r.id, r.id === 'recovery.crash-restart' ? 'not_observed' : 'pass']));
     expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.summary).toMatch(/^Not run: .*--partner-command/);
@@ -66,6 +72,15 @@ describe.concurrent('certification of partners', () => {
     // The superseded value was looked for between replay pages, not only after the replay.
     const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
     expect(noRegression.evidence.state.filter((s) => s.when.startsWith('before GET /events call')).length).toBeGreaterThan(1);
+    // The duplicate was one the partner had answered 2xx, as the platform's delivery log shows.
+    expect(report.results.find((r) => r.id === 'receiver.redelivery')!.summary).toMatch(/^Sequence \d+, which the platform's delivery log shows the partner answered 200 at \S+, re-sent as a duplicate: answered 200\.$/);
+  });
+
+  it('a partner that answers 500 to an event it already holds fails receiver.redelivery: the duplicate is one the platform\'s log shows it answered 2xx', async () => {
+    const report = await certifyDouble('rejectDuplicates', 203);
+    expect(failed(report), explain(report)).toContain('receiver.redelivery');
+    expect(report.results.find((r) => r.id === 'receiver.redelivery')!.summary).toMatch(/^Received: sequence \d+, which the platform's delivery log shows the partner answered 200 at \S+, re-sent as a duplicate and answered 500 \/ Documented: /);
+    expect(report.verdict).toBe('not-certified');
   });
 
   it.each<[Breakage, string]>([

@@ -20,15 +20,16 @@ describe('reference-partner-cli', () => {
   it('--help prints every flag and exits 0', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--credentials', '--port', '--state-port', '--state-dir', '--reconcile-seconds', '--break']) expect(r.out).toContain(flag);
+    for (const flag of ['--credentials', '--port', '--state-port', '--state-dir', '--reconcile-seconds', '--replay-seconds', '--break']) expect(r.out).toContain(flag);
   });
 
   it.each([
-    [['--bogus'], /^error: Unknown option '--bogus'/],
+    [['--bogus'], /^error: unknown option --bogus\n/],
     [[], /^error: --credentials FILE \(the certification file\) is required/],
     [['--credentials', '/nonexistent/certify.json'], /^error: --credentials cannot read "\/nonexistent\/certify.json": ENOENT/],
     [['--credentials', '/x', '--break', 'nope'], /^error: --breakage must be one of /],
     [['--credentials', '/x', '--reconcile-seconds', '0'], /^error: --reconcile-seconds must be a number of seconds/],
+    [['--credentials', '/x', '--replay-seconds', 'often'], /^error: --replay-seconds must be a number of seconds, at least 1; got often/],
   ])('%j exits 2 naming the cause, no stack', async (args, message) => {
     const r = await run(args);
     expect(r.code).toBe(2);

@@ -3,7 +3,7 @@
  * for a certification run: the deployment glue a partner writes around it,
  * and nothing more. It changes none of the reference partner's behaviour.
  *
- *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--state-dir DIR] [--reconcile-seconds N] [--break NAME]...
+ *   tsx certify/reference-partner-cli.ts --credentials FILE [--port N] [--state-port N] [--state-dir DIR] [--reconcile-seconds N] [--replay-seconds N] [--break NAME]...
  *
  * - credentials come from the certification file, read again whenever the
  *   partner asks its vault (after a 401, and for every delivery's secrets);
@@ -11,6 +11,9 @@
  * - the minute timer (`tick`: GET /me at most once a minute) runs every 61 s;
  * - `--reconcile-seconds N` polls bookings by updated_since every N s (§6.9);
  *   without it the partner polls them only on a cold start;
+ * - `--replay-seconds N` catches up every N s (§6.8: GET /events from the
+ *   stored cursor), whatever GET /me says: a partner that replays on a timer
+ *   instead of waiting to notice a pause;
  *   all API work (orders, ticks) goes through one queue, so no call of one
  *   overtakes a Retry-After another was told to wait;
  * - `--state-dir DIR` keeps the partner's state (cursor, copy, reservations)
@@ -31,7 +34,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { BREAKAGE_NAMES, FileStateStore, MemoryStateStore, ReferencePartner, realSleep, systemClock, type Breakages, type Credentials } from '../scenarios/partner/index.ts';
 import type { BookingRequest } from '../scenarios/partner/bookings.ts';
 import type { CertificationFile } from './credentials-file.ts';
@@ -42,29 +45,32 @@ const USAGE = `Usage: tsx certify/reference-partner-cli.ts --credentials FILE [o
   --state-port N           serve the state probe (GET /state?property_id&type=rates&date) on this port
   --state-dir DIR          keep the state in DIR/<slug>.json so a restart continues
   --reconcile-seconds N    poll bookings by updated_since every N s (at least 1)
+  --replay-seconds N       catch up by GET /events from the stored cursor every N s (at least 1)
   --break NAME             switch on a deliberate mistake (repeatable; also --breakage): ${BREAKAGE_NAMES.join(', ')}
   --help                   this text
 `;
 
 function usageError(message: string): never {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP['reference-partner']));
   process.exit(2);
 }
 
 let parsed;
 try {
-  parsed = parseArgs({
+  parsed = parseCommandLine({
     options: {
       credentials: { type: 'string' },
       port: { type: 'string', default: '0' },
       'state-port': { type: 'string' },
       'state-dir': { type: 'string' },
       'reconcile-seconds': { type: 'string' },
+      'replay-seconds': { type: 'string' },
       breakage: { type: 'string', multiple: true, default: [] },
       // The scenarios' name for the same switch (npm run scenario -- --break NAME).
       break: { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
+    strict: true,
   });
 } catch (e) {
   usageError((e as Error).message);
@@ -91,6 +97,11 @@ if (values['state-dir'] !== undefined && values['state-dir'].trim() === '') {
 const reconcileSeconds = values['reconcile-seconds'] === undefined ? null : Number(values['reconcile-seconds']);
 if (reconcileSeconds !== null && !(Number.isFinite(reconcileSeconds) && reconcileSeconds >= 1)) {
   process.stderr.write(`error: --reconcile-seconds must be a number of seconds, at least 1; got ${values['reconcile-seconds']}\n`);
+  process.exit(2);
+}
+const replaySeconds = values['replay-seconds'] === undefined ? null : Number(values['replay-seconds']);
+if (replaySeconds !== null && !(Number.isFinite(replaySeconds) && replaySeconds >= 1)) {
+  process.stderr.write(`error: --replay-seconds must be a number of seconds, at least 1; got ${values['replay-seconds']}\n`);
   process.exit(2);
 }
 const path = values.credentials;
@@ -155,6 +166,7 @@ const timers = [
   // timer of exactly 60 s, measured from before that call, could make every other tick a cached no-op that misses a pause.
   setInterval(() => enqueue('tick', () => partner.tick()), 61_000),
   ...(reconcileSeconds === null ? [] : [setInterval(() => enqueue('reconcile', () => partner.reconcileBookings()), reconcileSeconds * 1000)]),
+  ...(replaySeconds === null ? [] : [setInterval(() => enqueue('replay', () => partner.catchUp()), replaySeconds * 1000)]),
   setInterval(() => {
     // Deployed for one run: the run is over, so is the partner.
     if (reread().finished) return stop();

@@ -22,9 +22,13 @@ import { RAW_BODY_DESCRIPTIONS, RAW_BODY_VARIANTS, reencode } from './raw-body.t
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
 import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts';
 import { startPartnerProcess, type PartnerProcess } from './partner-process.ts';
-import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, notYetRead, type CrashEvent } from './crash-restart.ts';
+import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, crashCounts, notYetRead, type CrashEvent } from './crash-restart.ts';
 import { armSnapshotHold, type SnapshotHold } from './snapshot-hold.ts';
 import { evidenceBundle, type EvidenceBundle } from './evidence.ts';
+import { issuanceStatement } from './issuance.ts';
+import { DRILL_REQUIREMENT, explainSkippedDrills } from './drill-dependencies.ts';
+import { newRunKey, type RunKey } from './run-key.ts';
+import { secretFingerprint } from './secret-fingerprint.ts';
 import { redactSecrets } from '../reports/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
@@ -110,6 +114,8 @@ interface Ctx {
   otherSlug: string;
   /** The superseded rates event of the outage drill, re-sent afterwards as an older event. */
   xSequence: number | null;
+  /** The outage drill's event that supersedes it (the newest value of the night). */
+  ySequence: number | null;
   log: (line: string) => void;
   /** The partner's processes when certify started them (--partner-command): the crash drill kills and restarts them. */
   partner: { current: PartnerProcess; start(): PartnerProcess } | null;
@@ -127,7 +133,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   // What the run started or announced, undone in reverse order however it ends.
   const cleanup: Array<() => Promise<void> | void> = [];
   try {
-    return await certify(stage, options, { started, durationSeconds, seed, log, cleanup });
+    // The run's own key, made now and forgotten when the run ends: it signs the evidence bundle as it is written.
+    return await certify(stage, options, { started, durationSeconds, seed, log, cleanup, runKey: newRunKey() });
   } finally {
     for (const undo of cleanup.reverse()) await Promise.resolve().then(undo).catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
     stage.disarm();
@@ -135,7 +142,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   }
 }
 
-interface RunSettings { started: number; durationSeconds: number; seed: number; log: (l: string) => void; cleanup: Array<() => Promise<void> | void> }
+interface RunSettings { started: number; durationSeconds: number; seed: number; log: (l: string) => void; cleanup: Array<() => Promise<void> | void>; runKey: RunKey }
 
 async function certify(stage: Stage, options: CertifyOptions, run: RunSettings): Promise<CertifyResult> {
   const { log, seed } = run;
@@ -174,9 +181,11 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}`);
   log(`  base URL          ${stage.baseUrl}`);
   log(`  integration       #${created.id} ${slug}`);
-  log(`  API key           ${created.api_key}`);
-  log(`  webhook secret    ${created.webhook_secret}`);
+  // Secrets are never printed: they are in the credentials file (mode 0600); the log names them by field and fingerprint.
+  log(`  API key           apiKey in the credentials file (${secretFingerprint(created.api_key)})`);
+  log(`  webhook secret    webhookSecret in the credentials file (${secretFingerprint(created.webhook_secret)})`);
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
+  log(`  run key           ${run.runKey.record.fingerprint}   (signs evidence.json as it is written; the certificate names it)`);
   log(`  webhook URL       ${options.webhookUrl}`);
   // §4.8 drill: armed before the partner can start, so the rates snapshot of its cold start is the one held.
   const snapshotHold = plan.steps.some((s) => s.id === 'drill.snapshot-watermark')
@@ -209,6 +218,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     stateProbe: options.stateProbe ?? (options.stateUrl ? httpStateProbe(options.stateUrl) : null),
     otherSlug,
     xSequence: null,
+    ySequence: null,
     log,
     partner,
   };
@@ -261,11 +271,13 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   }
   const byRequirement: Record<string, string[]> = {};
   for (const d of ctx.drills) (byRequirement[d.requirement] ??= []).push(d.id);
-  const results = gradeAll(obs, byRequirement);
-  for (const d of ctx.drills) if (d.outcome !== 'not_run') d.outcome = results.find((r) => r.id === d.requirement)!.outcome;
+  const graded = gradeAll(obs, byRequirement);
+  for (const d of ctx.drills) if (d.outcome !== 'not_run') d.outcome = graded.find((r) => r.id === d.requirement)!.outcome;
   for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
-    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: 'Not run.', outcome: 'not_run', startedAt: null, finishedAt: null });
+    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: ready ? 'Not run: the run\'s --duration ran out before it.' : 'Not run: the partner\'s receiver never answered a signed ping.', outcome: 'not_run', startedAt: null, finishedAt: null });
   }
+  // A drill that did not run is explained next to every requirement that rested on it.
+  const results = explainSkippedDrills(graded, ctx.drills);
   if (obs.crash === null) {
     warnings.push(`The crash-and-restart drill did not run (${(obs.crashNotRun ?? 'the run ended before it').replace(/^Not run: /, '').replace(/\.$/, '')}): recovery.crash-restart is not observed, so the verdict is at best certified-with-gaps.`);
   }
@@ -300,9 +312,10 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   // The certificate binds the evidence: it carries the digest of report.json exactly as written.
   const reportJson = renderReportJson(report);
   // Everything the graders read, beside the reports, so a platform can grade it again (--regrade); redacted like them.
-  const evidence = evidenceBundle(JSON.parse(reportJson) as CertReport, JSON.parse(redactSecrets(JSON.stringify(obs))) as Observations, sha256Hex(reportJson));
+  // Signed with the run key as it is made: an edit afterwards no longer verifies with the key the certificate names.
+  const evidence = evidenceBundle(reportJson, JSON.parse(redactSecrets(JSON.stringify(obs))) as Observations, run.runKey);
   // Built from the redacted report, so nothing shaped like a secret is ever digested or signed.
-  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest), options.signingKeyPem);
+  const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest, run.runKey.record.fingerprint), options.signingKeyPem);
   const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate, evidence);
   for (const r of results) log(`  ${r.outcome === 'pass' ? 'PASS' : r.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${r.id}  ${r.summary}`);
   log(`verdict: ${report.verdict} (${report.summary.pass} pass, ${report.summary.fail} fail, ${report.summary.not_observed} not observed)`);
@@ -310,7 +323,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   return { report, certificate, credentialsPath, files, evidence };
 }
 
-export function certificateBody(report: CertReport, reportDigest: string, evidenceDigest?: string): Certificate['body'] {
+export function certificateBody(report: CertReport, reportDigest: string, evidenceDigest?: string, evidenceKey?: string): Certificate['body'] {
   return {
     runId: report.runId,
     issuedAt: report.finishedAt,
@@ -326,21 +339,9 @@ export function certificateBody(report: CertReport, reportDigest: string, eviden
     drills: report.drills.map((d) => ({ id: d.id, outcome: d.outcome, expected: d.expected, did: d.did })),
     verdict: report.verdict,
     reportDigest,
-    ...(evidenceDigest === undefined ? {} : { evidenceDigest, issuance: { mode: 'run' as const } }),
+    ...(evidenceDigest === undefined ? {} : { evidenceDigest, ...(evidenceKey === undefined ? {} : { evidenceKey }), issuance: { mode: 'run' as const, statement: issuanceStatement('run') } }),
   };
 }
-
-const DRILL_REQUIREMENT: Record<string, string> = {
-  'drill.snapshot-watermark': 'usage.snapshot-watermark',
-  'drill.raw-body': 'receiver.raw-body-signature',
-  'drill.lost-answer': 'usage.retry-same-key',
-  'drill.rate-limit': 'usage.retry-after',
-  'drill.unavailable': 'usage.unavailable-final',
-  'drill.webhook-outage': 'recovery.outage-replay',
-  'drill.crash-restart': 'recovery.crash-restart',
-  'drill.key-rotation': 'usage.rotated-key',
-  'drill.secret-rotation': 'receiver.rotation',
-};
 
 // ------------------------------------------------------------ world
 
@@ -493,11 +494,30 @@ async function firstBooking(c: Ctx): Promise<void> {
 async function receiverChecks(c: Ctx): Promise<void> {
   const newest = await newestEvent(c);
   const body = newest?.body ?? pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
+  // §6.4: the duplicate is an event the platform's delivery log shows the partner already answered 2xx, never one new to it.
+  const duplicate = await acknowledgedEvent(c);
   const now = Math.floor(c.stage.now() / 1000);
   for (const spec of receiverProbes({ slug: c.slug }, secrets(c), body, now, c.otherSlug)) {
-    if (spec.name === 'redelivery' && !newest) continue;
+    if (spec.name === 'redelivery') {
+      if (!duplicate) {
+        c.log('  probe redelivery          not sent: no event the platform delivered was answered 2xx yet');
+        continue;
+      }
+      c.obs.duplicateOf = duplicate.delivery;
+      await probe(c, { ...spec, body: duplicate.body, signature: signed(secrets(c), now, duplicate.body) });
+      continue;
+    }
     await probe(c, spec);
   }
+}
+
+/** The newest event the platform's delivery log shows the partner answered 2xx, exactly as posted, with that record; null when none. */
+async function acknowledgedEvent(c: Ctx): Promise<{ sequence: number; body: string; delivery: DeliveryEvidence } | null> {
+  const acked = (await c.stage.deliveries(c.integrationId)).filter((d) => d.sequence !== null && d.status !== null && d.status >= 200 && d.status < 300);
+  const delivery = acked.sort((a, b) => b.sequence! - a.sequence!)[0];
+  if (!delivery) return null;
+  const event = await c.stage.event(c.integrationId, delivery.sequence!, c.file.current.apiKey);
+  return event ? { ...event, delivery } : null;
 }
 
 async function rawBodyDrill(c: Ctx): Promise<void> {
@@ -691,16 +711,19 @@ async function outageDrill(c: Ctx): Promise<void> {
   const filler = (i: number) => put(fillerNights[i]!, fillerNights[i]!, 6100 + (i % 50) * 10);
   for (let i = 0; i < fillerNights.length - 1; i++) await filler(i);
   await put(ratesWindow.from, ratesWindow.to, rateY);
+  const ySequence = (await integration(c)).webhook.last_sequence;
   await filler(fillerNights.length - 1);
   const latest = (await integration(c)).webhook.last_sequence;
   // Read the partner's copy before every GET /events it sends from now until delivery is back: the pages before it are applied.
   let reads = 0;
+  const recordedN = lastN(c);
   const perPage = c.stateProbe !== null && c.stage.beforeEventsPage(async () => {
     reads += 1;
     await checkState(c, `before GET /events call ${reads} of the outage (every page before it applied)`);
   });
   c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
   c.xSequence = xSequence;
+  c.ySequence = ySequence;
   const waitStart = performance.now();
   // A running simulator's journal cannot be read: give the partner a few seconds, nothing is graded.
   const budget = c.stage.kind === 'running' ? Math.min(5_000, remaining(c)) : Math.max(2_000, Math.min(OUTAGE_WAIT_MS, remaining(c) - RESERVE_MS));
@@ -723,17 +746,25 @@ async function outageDrill(c: Ctx): Promise<void> {
   }
   const waitedMs = Math.round(performance.now() - waitStart);
   // §3.3: the copy right after the replay, before the platform drains the backlog over it.
-  await checkState(c, 'after the replay, before delivery resumed');
+  await checkState(c, 'after the replay, before delivery resumed', true);
   await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
   await drained(c, 15_000);
   c.stage.beforeEventsPage(null);
-  const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt && e.at <= c.obs.outage!.resumedAt);
+  // One set of counts: the GET /events calls while delivery was withheld, those sent while the drill was still
+  // recording (no state read before them), and the reads before every call after that (one per call).
+  const all = journal(c).filter((e) => e.operation === 'listEvents' && e.at >= pausedAt);
+  const withheld = all.filter((e) => e.at <= c.obs.outage!.resumedAt);
+  const early = all.filter((e) => e.n <= recordedN).length;
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const reading = perPage
+    ? ` Its state was read before each GET /events call it sent once the events were recorded: ${plural(reads, 'read')} for ${plural(all.length - early, 'call')}${early > 0 ? ` (its ${plural(early, 'call')} while they were being recorded had no read)` : ''}.`
+    : '';
   finish(c, d, c.stage.kind === 'running'
     ? 'Delivery withheld and resumed; replay cannot be seen on a running simulator.'
-    : `Sequence ${before + 1} to ${latest} recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
-      ? `the partner replayed them in ${pages.length} GET /events page${pages.length === 1 ? '' : 's'} within ${(waitedMs / 1000).toFixed(1)} s.`
-      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${pages.length} GET /events call${pages.length === 1 ? '' : 's'}, not covering them all.`}${perPage ? ` Its state was read before each of its ${reads} GET /events call${reads === 1 ? '' : 's'}.` : ''}`);
+    : `Sequence ${before + 1} to ${latest} (${plural(latest - before, 'event')}) recorded while withheld; ${revealedAfter === null ? 'no gap-revealing delivery was needed' : `the gap-revealing delivery (sequence ${latest}) was sent after ${(revealedAfter / 1000).toFixed(1)} s`}; ${replayed
+      ? `the partner replayed them with ${plural(withheld.length, 'GET /events call')} while delivery was withheld, within ${(waitedMs / 1000).toFixed(1)} s.`
+      : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${plural(withheld.length, 'GET /events call')}, not covering them all.`}${reading}`);
 }
 
 async function crashRestartDrill(c: Ctx): Promise<void> {
@@ -802,8 +833,11 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   };
   const readAll = async (when: string) => Promise.all(crashNights.map((_, i) => read(i, when)));
   const duringReplay: StateCheck[] = [];
+  // §6.2: what was acknowledged is stored; read before the first GET /events, before any replay can repair it.
+  let beforeReplay: StateCheck[] | undefined;
   if (c.stateProbe) {
     c.stage.beforeEventsPage(async () => {
+      if (beforeReplay === undefined) beforeReplay = await readAll('before its first GET /events after the restart');
       duringReplay.push(await read(0, `before GET /events call ${duringReplay.length + 1} after the restart`));
     });
   }
@@ -836,10 +870,9 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   const resumedAt = c.stage.now();
   await drained(c, 15_000);
   const final = c.stateProbe ? await readAll('at the end of the drill (delivery resumed and drained)') : [];
-  c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, duringReplay, beforeResume, final };
-  const ackedCount = events.filter((e) => e.acknowledged).length;
+  c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, ...(beforeReplay ? { beforeReplay } : {}), duringReplay, beforeResume, final };
   const first = c.stage.journal(c.integrationId, restartedAt)?.find((e) => e.operation === 'listEvents' && e.cursor);
-  finish(c, d, `Killed with ${ackedCount} of the drill's ${events.length} events acknowledged (up to sequence ${highest}) and ${latest - highest} not (to ${latest}); ${readyAt === null
+  finish(c, d, `Killed with ${crashCounts(c.obs.crash)}; ${readyAt === null
     ? `started again, it did not answer a signed ping within ${RESTART_READY_MS / 1000} s.`
     : `started again, it answered a ping after ${((readyAt - restartedAt) / 1000).toFixed(1)} s${first ? `; its first GET /events read from after_sequence ${first.cursor!.after_sequence}` : c.stage.kind === 'running' ? '' : '; it sent no GET /events'}${c.stateProbe ? `; at the end it held ${final.filter((x) => x.held === x.expected).length} of ${final.length} nights as the platform does` : ''}.`}`);
 }
@@ -849,19 +882,35 @@ async function olderEvent(c: Ctx): Promise<void> {
   const older = await c.stage.event(c.integrationId, c.xSequence, c.file.current.apiKey);
   if (!older) return;
   await probe(c, { name: 'older-event', body: older.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), older.body), integrationHeader: c.slug });
-  await checkState(c, 'after the older event was re-sent');
+  await checkState(c, 'after the older event was re-sent', true);
 }
 
-async function checkState(c: Ctx, when: string): Promise<void> {
+/**
+ * Reads the partner's copy of the outage drill's night, with the moment of
+ * the read (what it could have fetched by then: shown.ts judges it). A read
+ * between replay pages is taken as it is (the pages before it are applied);
+ * any other read (`settle`) waits, bounded, for the copy to show the newest
+ * value, so a page fetched an instant before is not mistaken for one the
+ * partner had time to apply.
+ */
+async function checkState(c: Ctx, when: string, settle = false): Promise<void> {
   if (!c.stateProbe) return;
   const date = c.choices.ratesWindow.from;
-  const check: StateCheck = { when, property_id: c.choices.propertyId, type: 'rates', date, field: 'base_rate', expected: c.choices.rateY, older: c.choices.rateX, held: undefined };
-  try {
-    const night = await c.stateProbe({ property_id: c.choices.propertyId, type: 'rates', date });
-    check.held = night === null ? undefined : night.base_rate;
-  } catch (e) {
-    check.error = (e as Error).message;
-  }
+  const once = async (): Promise<StateCheck> => {
+    const check: StateCheck = {
+      when, property_id: c.choices.propertyId, type: 'rates', date, field: 'base_rate', expected: c.choices.rateY, older: c.choices.rateX, held: undefined,
+      at: c.stage.now(), afterCall: lastN(c), ...(c.ySequence === null ? {} : { sequence: c.ySequence }), ...(c.xSequence === null ? {} : { olderSequence: c.xSequence }),
+    };
+    try {
+      const night = await c.stateProbe!({ property_id: c.choices.propertyId, type: 'rates', date });
+      check.held = night === null ? undefined : night.base_rate;
+    } catch (e) {
+      check.error = (e as Error).message;
+    }
+    return check;
+  };
+  let check = await once();
+  if (settle) await until(c, STATE_SETTLE_MS, async () => (check = await once()).held === check.expected, 200);
   c.obs.state.push(check);
   c.log(`  state ${when}: base_rate ${check.error ?? JSON.stringify(check.held)} (newest ${check.expected})`);
 }

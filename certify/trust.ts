@@ -17,6 +17,7 @@
  */
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { canonicalJson, sha256Hex, verifyCertificate } from './certificate.ts';
+import { statementOf } from './issuance.ts';
 import type { Certificate, Outcome, Verdict } from './types.ts';
 
 export interface TrustedKey {
@@ -133,6 +134,8 @@ function describe(cert: Certificate): string[] {
     `certifier         ${b.certify ? `${b.certify.version}, sources sha256 ${b.certify.sourceDigest}` : 'not recorded (an older certificate)'}`,
     `plan              seed ${b.seed}${b.planDigest ? `, sha256 ${b.planDigest}` : ''}`,
     `issued by         ${issuedBy(b)}`,
+    `issuance          ${statementOf(b.issuance)}`,
+    ...(b.evidenceKey ? [`evidence signed   by the run key ${b.evidenceKey} when the bundle was written`] : []),
     `verdict           ${b.verdict}: ${count('pass')} pass, ${count('fail')} fail, ${count('not_observed')} not observed`,
     ...(b.results ?? []).filter((r) => r.outcome !== 'pass').map((r) => `  ${r.outcome === 'fail' ? 'FAIL' : 'N/O '} ${r.id}`),
     // Which drills ran (the crash drill only with --partner-command): a gap a verifier should see.

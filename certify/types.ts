@@ -63,6 +63,14 @@ export interface StateCheck {
   held: unknown;
   /** Why nothing could be read, when the probe failed. */
   error?: string;
+  /** Platform ms of the read (absent in bundles written before it was kept). */
+  at?: number;
+  /** The newest call journal entry answered before the read (0: none): what the partner could have fetched by then. */
+  afterCall?: number;
+  /** The sequence of the event that set `expected`, when one event did. */
+  sequence?: number;
+  /** The sequence of the event that set `older`, when one event did. */
+  olderSequence?: number;
 }
 
 export interface Evidence {
@@ -184,6 +192,8 @@ export interface CertificateBody {
   reportDigest: string;
   /** The `digest` of the evidence bundle (evidence.json) the results were graded from; absent in older certificates. */
   evidenceDigest?: string;
+  /** The fingerprint (`sha256:…`) of the run key that signed the evidence bundle when it was written; absent in older certificates. */
+  evidenceKey?: string;
   /** How the certificate came to be; absent in older certificates (a run). */
   issuance?: Issuance;
 }
@@ -193,8 +203,9 @@ export interface CertificateBody {
  * saw (signed by whoever ran it: the partner itself, or the platform running
  * certify against the partner's deployment). `regrade`: a platform graded a
  * run's evidence bundle again with its own certifier (`certify`) and signed
- * that; the run's own certifier is `runCertifier`.
+ * that; the run's own certifier is `runCertifier`. `statement` says the mode
+ * in the words a verifier reads (issuance.ts; absent in older certificates).
  */
 export type Issuance =
-  | { mode: 'run' }
-  | { mode: 'regrade'; runCertifier: CertifierIdentity; regradedAt: string };
+  | { mode: 'run'; statement?: string }
+  | { mode: 'regrade'; statement?: string; runCertifier: CertifierIdentity; regradedAt: string };

@@ -6,6 +6,8 @@
  * conformance runner and its libraries. Exit 2 on a usage error.
  */
 import { createRequire } from 'node:module';
+import { HELP, usageErrorText } from './command-line.ts';
+import { didYouMean } from './nearest-name.ts';
 
 const COMMANDS = {
   sim: 'the contract simulator (what `npm start` runs in a clone)',
@@ -62,7 +64,8 @@ if (first === undefined) {
   })();
   process.stdout.write(`${version}\n`);
 } else if (!(first in COMMANDS)) {
-  process.stderr.write(`error: ${first.startsWith('-') ? `unknown option "${first}" (name a command first)` : `unknown command "${first}"`}\n\n${USAGE}`);
+  const message = first.startsWith('-') ? `unknown option "${first}" (name a command first)` : `unknown command "${first}"${didYouMean(first, Object.keys(COMMANDS))}`;
+  process.stderr.write(usageErrorText(message, HELP['partner-api']));
   process.exitCode = 2;
 } else {
   // The subcommand's own parser sees its flags where it expects them: process.argv.slice(2).

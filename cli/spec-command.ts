@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from './command-line.ts';
+import { didYouMean } from './nearest-name.ts';
 
 /** name → the document, relative to this module (cli/ in a clone, dist/cli/ installed). */
 const DOCUMENTS = {
@@ -32,7 +33,7 @@ ${NAMES.map((n) => `  ${n.padEnd(10)} ${fileURLToPath(DOCUMENTS[n].url)}  ${DOCU
 `;
 
 function usageError(message: string): number {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.spec));
   return 2;
 }
 
@@ -43,7 +44,7 @@ function documentUrl(name: string | undefined): URL | undefined {
 async function main(): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, help: { type: 'boolean' } } });
+    parsed = parseCommandLine({ allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, help: { type: 'boolean' } } });
   } catch (e) {
     return usageError((e as Error).message);
   }
@@ -58,7 +59,7 @@ async function main(): Promise<number> {
   if (action === 'print' || action === 'path') {
     if (names.length > 1) return usageError(`${action} takes one document name, got ${names.length}`);
     const url = documentUrl(names[0]);
-    if (!url) return usageError(`unknown document "${names[0]}" (documents: ${NAMES.join(', ')})`);
+    if (!url) return usageError(`unknown document "${names[0]}"${didYouMean(names[0]!, NAMES)} (documents: ${NAMES.join(', ')})`);
     if (action === 'path') process.stdout.write(`${fileURLToPath(url)}\n`);
     else if (values.json) {
       const { parse } = await import('yaml');
@@ -82,7 +83,7 @@ async function main(): Promise<number> {
     }
     return invalid === 0 ? 0 : 1;
   }
-  return usageError(`unknown action "${action}" (actions: print, path, lint)`);
+  return usageError(`unknown action "${action}"${didYouMean(action, ['print', 'path', 'lint'])} (actions: print, path, lint)`);
 }
 
 process.exitCode = await main();

@@ -111,6 +111,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "schema.error-envelope",
       clause: "7.C1"
     },
+    "errors-text-plain": {
+      check: "schema.error-envelope",
+      clause: "4.R2"
+    },
     "event-id-reused": {
       check: "sequencing.strictly-increasing",
       clause: "2.5.R2"
@@ -134,6 +138,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "external-id-max-127": {
       check: "validation.field-rules",
       clause: "4.5.Q3"
+    },
+    "external-lookup-max-127": {
+      check: "validation.field-rules",
+      clause: "4.3.R1"
     },
     "failures-not-reset": {
       check: "webhooks.ordered-under-failures",
@@ -315,6 +323,14 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "integration.subscription-narrowed",
       clause: "2.1.R2"
     },
+    "supersede-across-bookings": {
+      check: "supersession.booking-changed-per-booking",
+      clause: "3.3.T1a"
+    },
+    "supersede-across-types": {
+      check: "supersession.same-type-only",
+      clause: "3.3.T1a"
+    },
     "supersede-delivered": {
       check: "supersession.only-undelivered",
       clause: "3.3.T1a"
@@ -334,6 +350,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "sync-cap-7": {
       check: "sync.interval-and-cap",
       clause: "8.L11"
+    },
+    "sync-cap-retry-after-1s": {
+      check: "sync.interval-and-cap",
+      clause: "7.E16"
     },
     "sync-changed-spelling-refused": {
       check: "sync.changed-spellings-accepted",
@@ -375,6 +395,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "booking.stored-as-sent",
       clause: "4.5.Q20"
     },
+    "unanswered-delivered": {
+      check: "webhooks.unanswered-is-a-failure",
+      clause: "6.R2a"
+    },
     "unauthenticated-403": {
       check: "auth.missing-key-is-401",
       clause: "5.R5b"
@@ -395,9 +419,17 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "pagination.updated-since-filters",
       clause: "4.4.Q1"
     },
+    "updated-since-offset-dropped": {
+      check: "pagination.updated-since-filters",
+      clause: "4.4.Q1"
+    },
     "watermark-after-payload": {
       check: "watermark.later-events-converge",
-      clause: "4.8.R8"
+      clause: "4.8.R7"
+    },
+    "watermark-unset": {
+      check: "watermark.later-events-converge",
+      clause: "4.8.R7"
     },
     "webhook-overtakes": {
       check: "webhooks.ordered-under-failures",
@@ -406,6 +438,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "webhook-pair-swapped": {
       check: "webhooks.live-deliveries",
       clause: "6.R2a"
+    },
+    "webhook-put": {
+      check: "webhooks.live-deliveries",
+      clause: "2.6.R1"
     }
   },
   mutants: {},

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { ApiClient, ExchangeLog } from './client.ts';
 import { ControlClient, ControlError } from './control.ts';
+import { credentialVariable } from './credential-variables.ts';
 import { asText } from '../reports/sanitize.ts';
 import { createHash } from 'node:crypto';
 import { seeded } from './seeded.ts';
@@ -96,8 +97,9 @@ export function defineCheck(def: CheckDefinition): CheckDefinition {
 
 export function makeContext(target: Target, options: { runId: string; runs: number; seed: number; path?: string; live: boolean; checkId?: string; syncAllowance?: SyncAllowance }): CheckContext {
   const log = new ExchangeLog();
-  const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, log, time: target.time, retryAfterBudgetSeconds: options.live ? 60 : 0 });
-  const control = target.control ? new ControlClient(target.control, api, log, target.secrets) : null;
+  const credentialName = (sent: string) => credentialVariable(target, sent);
+  const api = new ApiClient({ baseUrl: target.baseUrl, token: target.apiKey, secrets: target.secrets, credentialName, log, time: target.time, retryAfterBudgetSeconds: options.live ? 60 : 0 });
+  const control = target.control ? new ControlClient(target.control, api, log, target.secrets, credentialName) : null;
   // An earlier check may have moved the platform's clock (a day, for a secret's validity): until this check reads the
   // clock itself, the Date headers of the platform's answers say where it stands.
   const now = () => (control?.offers('clock.advance') && control.clockRead ? control.platformNow() : target.time.now());
@@ -115,7 +117,9 @@ export function makeContext(target: Target, options: { runId: string; runs: numb
   };
   const fail = (kind: string, received: string, documented: string, clause: string, note?: string): never => {
     // A target can answer without the field a check quotes (JSON.stringify(undefined) is undefined): keep text.
-    throw recorded(new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause, ...(note ? { note } : {}) }));
+    // The call judged is the last one made: a curl of it goes in the report (conformance/curl.ts).
+    const judged = log.exchanges.at(-1)?.n;
+    throw recorded(new CheckFailure({ kind, received: asText(received), documented: asText(documented), clause, ...(note ? { note } : {}), ...(judged !== undefined ? { exchange: judged } : {}) }));
   };
   return {
     target, api, control, log, runId: options.runId, runs: options.runs, seed: options.seed, path: options.path, cleanup: [],

@@ -5,23 +5,23 @@
  * are a public contract (docs/conformance.md).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
-import { MergeError, mergeReports } from '../reports/merge.ts';
-import { readMergeInputs } from '../reports/merge-sources.ts';
-import { writeMergedReports, writeReports } from '../reports/write.ts';
-import { FAULT_NAMES } from '../simulator/faults.ts';
-import { catalogue } from './catalogue.ts';
-import { runMutants } from './mutants.ts';
-import { runLiveMutants, startSimulatorWithFault } from './live-mutants.ts';
-import { SetupError } from './preflight.ts';
-import { shellWord } from './replay.ts';
-import { runConformance, selectChecks, type ConformanceOptions } from './runner.ts';
+// Only what checks the command line, the config file and the report directory is loaded up front, so a typo or an
+// unwritable directory is refused in a fraction of a second; the runner, the catalogue and the reports load after.
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { didYouMean } from '../cli/nearest-name.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
+import { readConfigFile } from './config-file.ts';
+import { credentialWords, givenCredentials, shellWord } from './replay.ts';
+import type { CredentialName } from './credential-variables.ts';
+import type { ConformanceOptions } from './runner.ts';
 import type { CheckResult, MergedReport, RunReport } from './types.ts';
+import { catalogueChecks, provedPhrase, verdictLines, verdictShout } from './verdict.ts';
 
-const USAGE = `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
+async function usage(): Promise<string> {
+  const { catalogue } = await import('./catalogue.ts');
+  return `Usage: npm run conformance -- [options]   (installed: partner-api conformance [options])
 
 Target (default: the in-process simulator, fresh world per check, its control plane offering every action)
   --target URL            base URL of a live deployment (…/api/integrations/v1); checked first (preflight):
@@ -30,7 +30,8 @@ Target (default: the in-process simulator, fresh world per check, its control pl
   --webhook-secret S      its webhook secret (or PARTNER_WEBHOOK_SECRET)
   --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, disabledApiKey,
                           nonIntegrationToken, controlUrl, controlToken, allowWrites, allowSync, allowBurst,
-                          webhookPublicUrl, webhookListenPort
+                          webhookPublicUrl, webhookListenPort; checked against its JSON Schema before anything runs
+                          (an unknown key exits 2), node_modules/partner-api-conformance/dist/conformance/config.schema.json
   --allow-writes          let checks create bookings (live: only on --property, far-future free nights, ids prefixed by the run id)
   --allow-sync            let the sync checks call POST /sync (spends the day's full-sync allowance)
   --property ID           a platform property id a live run may use (repeatable)
@@ -52,7 +53,8 @@ Gate (exit 1 when the run proved too little)
   --require-applicable N  at least N checks must run (N ≥ 1), or that share of the selected ones (0 < N < 1)
   --fail-on-not-applicable  any check not applicable fails the run
 Output
-  --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/
+  --report-dir DIR        where reports go (default reports/): <run-id>/ and latest/; made and tested for writing
+                          before the first check (exit 2 when it cannot hold them)
   --label NAME            name the deployment in the report (target.label; a merged report's column)
   --list                  list the checks and exit
 Merging (no run: combines finished runs, one per deployment)
@@ -65,12 +67,13 @@ Mutation testing
   --mutants --live        the same over HTTP: a simulator process started with each fault (npm start --fault NAME
                           --enable-faults), reached as a live deployment with the control plane
 `;
+}
 
 async function main(): Promise<number> {
   let values;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
+    ({ values, positionals } = parseCommandLine({
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
         'allow-writes': { type: 'boolean' }, 'allow-sync': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true },
@@ -91,7 +94,7 @@ async function main(): Promise<number> {
     return usageError((e as Error).message);
   }
   if (values.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(await usage());
     return 0;
   }
   // A flag given an empty value is almost always an unset CI variable ("--target $UNSET"): never read it as absent
@@ -110,10 +113,13 @@ async function main(): Promise<number> {
     const out = resolve(values['report-dir']);
     const clash = dirs.find((d) => resolve(d) === out);
     if (clash !== undefined) return usageError(`--report-dir ${values['report-dir']} is also a directory to merge (${clash}); write the merged report elsewhere`);
-    return merge(dirs, values['report-dir']);
+    const unwritable = reportDirProblem(values['report-dir']);
+    if (unwritable !== undefined) return setupError(unwritable);
+    return await merge(dirs, values['report-dir']);
   }
   if (positionals.length > 0) return usageError(`unexpected argument "${positionals[0]}" (only --merge takes several values; options start with --)`);
   if (values.list) {
+    const { catalogue } = await import('./catalogue.ts');
     process.stdout.write(`${'CHECK'.padEnd(48)} ${'SUITE'.padEnd(12)} ${'LEVEL'.padEnd(10)} ${'NEEDS'.padEnd(17)} CLAUSES\n`);
     for (const c of catalogue()) process.stdout.write(`${c.id.padEnd(48)} ${c.suite.padEnd(12)} ${c.level.padEnd(10)} ${c.needs.join('+').padEnd(17)} ${c.clauses.join(' ')}\n`);
     return 0;
@@ -131,7 +137,7 @@ async function main(): Promise<number> {
   };
   let options: ConformanceOptions;
   try {
-    const file = values.config ? readConfig(values.config) : {};
+    const file = values.config ? readConfigFile(values.config) : {};
     const properties = values.property?.map((p) => int('property', p)!) ?? file.properties;
     // CI systems hand an unset secret over as an empty variable: empty is unset.
     const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
@@ -156,25 +162,39 @@ async function main(): Promise<number> {
       timeBudgetSeconds: int('time-budget', values['time-budget']),
       requireApplicable: share('require-applicable', values['require-applicable']),
       failOnNotApplicable: values['fail-on-not-applicable'] ?? false,
-      replayBase: replayBase(values),
       label: values.label?.trim(),
     };
+    options.replayBase = replayBase(values, options.baseUrl ? namedCredentials(options, file, values) : []);
     if (options.seed !== undefined && options.seed < 0) throw new Error(`--seed must be 0 or more, got ${options.seed}`);
     if (options.runs !== undefined && options.runs < 1) throw new Error('--runs must be at least 1');
-    if (values.fault || values.mutants) {
-      if (options.baseUrl) throw new Error('--fault and --mutants run against the in-process simulator only; drop --target');
-      if (values.fault && !values['enable-faults']) throw new Error('--fault breaks the simulator on purpose; add --enable-faults to confirm');
-      if (values.fault && !FAULT_NAMES.includes(values.fault as never)) throw new Error(`unknown --fault "${values.fault}" (faults: ${FAULT_NAMES.join(', ')})`);
-      options.fault = values.fault;
-    }
-    selectChecks(catalogue(), options);
     if (options.baseUrl && !options.apiKey) throw new Error('--target needs --api-key (or apiKey in --config, or PARTNER_API_KEY)');
     if (options.baseUrl && options.allowWrites && !options.properties?.length) throw new Error('--allow-writes on a live target needs at least one --property ID to write on');
   } catch (e) {
     return usageError((e as Error).message);
   }
+  const reportDir = values['report-dir'] ?? 'reports';
+  // Before the first check (and before the runner loads): a directory that cannot hold the reports is found now, not after the whole run.
+  if (!values.mutants) {
+    const unwritable = reportDirProblem(reportDir);
+    if (unwritable !== undefined) return setupError(unwritable);
+  }
+  const { catalogue } = await import('./catalogue.ts');
+  const { runConformance, selectChecks } = await import('./runner.ts');
+  try {
+    if (values.fault || values.mutants) {
+      const { FAULT_NAMES } = await import('../simulator/faults.ts');
+      if (options.baseUrl) throw new Error('--fault and --mutants run against the in-process simulator only; drop --target');
+      if (values.fault && !values['enable-faults']) throw new Error('--fault breaks the simulator on purpose; add --enable-faults to confirm');
+      if (values.fault && !FAULT_NAMES.includes(values.fault as never)) throw new Error(`unknown --fault "${values.fault}"${didYouMean(values.fault, FAULT_NAMES) || ` (faults: ${FAULT_NAMES.join(', ')})`}`);
+      options.fault = values.fault;
+    }
+    selectChecks(catalogue(), options);
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
 
   if (values.mutants) {
+    const [{ runMutants }, { runLiveMutants, startSimulatorWithFault }] = await Promise.all([import('./mutants.ts'), import('./live-mutants.ts')]);
     process.stdout.write(`Mutation testing${values.live ? ' over HTTP (a simulator process per fault, as a live target)' : ''}: each fault must be detected by its check.\n`);
     const { results, score } = values.live
       ? await runLiveMutants(startSimulatorWithFault, { runs: options.runs, seed: options.seed })
@@ -184,10 +204,10 @@ async function main(): Promise<number> {
     return score === 1 ? 0 : 1;
   }
 
+  const [{ SetupError }, { writeReports }] = await Promise.all([import('./preflight.ts'), import('../reports/write.ts')]);
   const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
-  const reportDir = values['report-dir'] ?? 'reports';
   let report: RunReport;
   const rotated: Record<string, string> = {};
   try {
@@ -212,15 +232,15 @@ async function main(): Promise<number> {
   }
   const written = writeReports(report, reportDir);
   process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
-  if (report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') && options.baseUrl) {
-    process.stdout.write('replay commands read the credentials from PARTNER_API_KEY, PARTNER_WEBHOOK_SECRET, PARTNER_OTHER_API_KEY, PARTNER_DISABLED_API_KEY, PARTNER_NON_INTEGRATION_TOKEN and PARTNER_CONTROL_TOKEN (or --config)\n');
-  }
+  const named = [...new Set(report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored').flatMap((r) => `${r.replay}\n${r.curl ?? ''}`.match(/\bPARTNER_[A-Z_]+/g) ?? []))];
+  if (named.length > 0) process.stdout.write(`replay and curl commands name the credentials by variable: set ${named.join(', ')} (as you would for this run) before pasting them\n`);
   process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
   return report.summary.verdict === 'passed' ? 0 : 1;
 }
 
 /** `--merge DIR…`: reads each run's report.json, writes the merged reports, prints each deployment's verdict and the merged one. */
-function merge(dirs: string[], reportDir: string): number {
+async function merge(dirs: string[], reportDir: string): Promise<number> {
+  const [{ MergeError, mergeReports }, { readMergeInputs }, { writeMergedReports }] = await Promise.all([import('../reports/merge.ts'), import('../reports/merge-sources.ts'), import('../reports/write.ts')]);
   let merged: MergedReport;
   try {
     const mergeId = `merged-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
@@ -230,47 +250,45 @@ function merge(dirs: string[], reportDir: string): number {
     throw e;
   }
   const written = writeMergedReports(merged, reportDir);
-  const label = { passed: 'PASSED', failed: 'FAILED', insufficient: 'INSUFFICIENT' } as const;
   const width = Math.max(...merged.deployments.map((d) => d.label.length));
   process.stdout.write(`Merged ${merged.deployments.length} run(s) of API ${merged.apiVersion}:\n`);
   for (const d of merged.deployments) {
     const s = d.summary;
-    process.stdout.write(`  ${d.label.padEnd(width)}  ${label[s.verdict].padEnd(12)} ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven  (${d.source})\n`);
+    process.stdout.write(`  ${d.label.padEnd(width)}  ${verdictShout(s).padEnd(16)} ${provedPhrase(s)}; ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped  (${d.source})\n`);
   }
   const s = merged.summary;
   process.stdout.write(`\nacross deployments: ${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven on every deployment\n`);
-  process.stdout.write(`verdict: ${label[s.verdict]}${s.gate.length > 0 ? ` — ${s.gate.join('; ')}` : ''}\n`);
+  process.stdout.write(`verdict: ${verdictShout(s)} — ${s.gate.length > 0 ? `${s.gate.join('; ')}; ` : ''}${s.applicable} of ${catalogueChecks(s)} checks applicable across deployments, ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven on every one\n`);
   process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
   return s.verdict === 'passed' ? 0 : 1;
 }
 
-/** How much the run proved, in words: counts, clauses, what it left behind, and the verdict with its reasons. */
-export function verdictLines(report: RunReport): string[] {
-  const s = report.summary;
-  const lines = [
-    `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})`,
-    `proved: ${s.applicable} of ${s.total} checks applicable; ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform${s.clauses_through_assumption > 0 ? `; ${s.clauses_through_assumption} only through an assumption this run left out` : ''}); ${s.bookings_created} booking(s) created on the target`,
-    // Older report.json files (--merge) have no bite counts: say nothing rather than 0.
-    ...(s.clauses_shown_to_bite === undefined ? [] : [`bite: ${s.clauses_shown_to_bite} of ${s.clauses_shown_to_bite + s.clauses_cited_only} clauses with checks shown to bite (a check naming the clause caught a fault or mutant under it); ${s.clauses_cited_only} cited, not shown to bite`]),
-  ];
-  const why = new Map<string, number>();
-  for (const r of report.results) if (r.outcome === 'not_applicable' && r.reason) why.set(r.reason, (why.get(r.reason) ?? 0) + 1);
-  if (why.size > 0) lines.push('not applicable:', ...[...why].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `  ${String(n).padStart(3)} × ${reason}`));
-  const label = { passed: 'PASSED', failed: 'FAILED', insufficient: 'INSUFFICIENT (proved too little)' }[s.verdict];
-  lines.push(`verdict: ${label}${s.gate.length > 0 ? ` — ${s.gate.join('; ')}` : ''}`);
-  return lines;
-}
-
-/** The flags this run was given that shape what a check does; secrets left to the environment. */
-function replayBase(values: Record<string, unknown>): string {
-  const parts = ['npm run conformance --'];
+/**
+ * The flags this run was given that shape what a check does, and its
+ * credentials by the variables that hold them (conformance/replay.ts); a
+ * credential read from --config comes with --config.
+ */
+function replayBase(values: Record<string, unknown>, credentials: CredentialName[]): string {
+  const words = credentialWords(credentials);
+  const parts = [...words.env, 'npm run conformance --'];
   const keep = ['target', 'config', 'property', 'allow-writes', 'allow-sync', 'allow-burst', 'webhook-public-url', 'webhook-listen-port', 'control-url', 'normative-only', 'runs', 'fault', 'enable-faults'];
   for (const name of keep) {
     const v = values[name];
     if (v === undefined || v === false) continue;
     for (const item of Array.isArray(v) ? v : [v]) parts.push(item === true ? `--${name}` : `--${name} ${shellWord(String(item))}`);
+    if (name === 'target') parts.push(...words.flags.splice(0));
   }
-  return parts.join(' ');
+  // A target read from --config: the credentials' flags come last.
+  return [...parts, ...words.flags].join(' ');
+}
+
+/** The run's credentials that did not come from --config (a flag wins over the file, the file over the environment). */
+function namedCredentials(options: ConformanceOptions, file: Partial<Record<CredentialName, unknown>>, values: Record<string, unknown>): CredentialName[] {
+  const flag: Partial<Record<CredentialName, string>> = { apiKey: 'api-key', webhookSecret: 'webhook-secret', controlToken: 'control-token' };
+  return givenCredentials(options).filter((name) => {
+    const given = flag[name];
+    return (given !== undefined && values[given] !== undefined) || file[name] === undefined;
+  });
 }
 
 function line(r: CheckResult): string {
@@ -281,36 +299,30 @@ function line(r: CheckResult): string {
     if (r.failure.note) out += `        Note:       ${r.failure.note}\n`;
     if (r.property?.counterexample) out += `        Counterexample: ${r.property.counterexample.slice(0, 500)}\n`;
     out += `        Replay:     ${r.replay}\n`;
+    if (r.curl) out += `        Request:    ${r.curl.split('\n').join('\n                    ')}\n`;
   }
   if (r.error) out += `        ${r.error.split('\n').slice(0, 4).join('\n        ')}\n`;
   return out;
 }
 
-interface ConfigFile {
-  target?: string; apiKey?: string; webhookSecret?: string; properties?: number[];
-  otherApiKey?: string; disabledApiKey?: string; nonIntegrationToken?: string; controlUrl?: string; controlToken?: string;
-  allowWrites?: boolean; allowSync?: boolean; allowBurst?: boolean; webhookPublicUrl?: string; webhookListenPort?: number;
+/** The report directory's problem, if it cannot be made or written; undefined when it is ready. */
+function reportDirProblem(dir: string): string | undefined {
+  try {
+    prepareReportDir(dir);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ReportDirError) return e.message;
+    throw e;
+  }
 }
 
-function readConfig(path: string): ConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(`--config ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (e) {
-    throw new Error(`--config ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error(`--config ${path} must hold an object`);
-  return data as ConfigFile;
+function setupError(message: string): number {
+  process.stderr.write(`error: ${message}\n(a setup problem: no check was run or judged)\n`);
+  return 2;
 }
 
 function usageError(message: string): number {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.conformance));
   return 2;
 }
 

@@ -39,6 +39,8 @@ export interface ClientOptions {
   baseUrl: string;
   token: string;
   secrets: string[];
+  /** The environment variable naming the run's credential a request carries (conformance/credential-variables.ts), recorded with the exchange. */
+  credentialName?: (sent: string) => string | undefined;
   /** Shared across the clients of a check so exchanges are numbered in order. */
   log: ExchangeLog;
   /** Told the platform's clock from every answer's `Date` header. */
@@ -150,6 +152,8 @@ export class ApiClient {
   private record(method: string, url: URL, headers: Record<string, string>, body: string | undefined, res: Response, ms: number): number {
     const log = this.options.log;
     const clean = (s: string) => redact(s, this.options.secrets);
+    // Checked before redaction: the header names the credential it carried first, then the URL and the body.
+    const credential = this.options.credentialName?.([headers.Authorization ?? '', url.toString(), body ?? ''].join('\n'));
     const exchange: Exchange = {
       n: log.exchanges.length + 1,
       method,
@@ -160,6 +164,7 @@ export class ApiClient {
       responseHeaders: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, clean(v)])),
       responseBody: clean(truncate(res.text)),
       ms: Math.round(ms * 10) / 10,
+      ...(credential !== undefined ? { credential } : {}),
     };
     log.exchanges.push(exchange);
     return exchange.n;

@@ -6,6 +6,7 @@
  * not offer them (or there is none). In-process, the simulator's own control
  * plane offers every action.
  */
+import { CREDENTIAL_VARIABLES } from './credential-variables.ts';
 import { ApiClient, ExchangeLog } from './client.ts';
 
 /** The actions of spec/control-openapi.yaml (conformance/control.test.ts keeps the two equal). */
@@ -36,8 +37,10 @@ export class ControlClient {
   /** Whether a clock answer has been read yet: until then `platformNow` knows nothing the target's Date headers do not. */
   clockRead = false;
 
-  constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, log: ExchangeLog, secrets: string[]) {
-    this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log });
+  constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, log: ExchangeLog, secrets: string[], credentialName?: (sent: string) => string | undefined) {
+    // The control plane's token is named as such, even where it is also the run's non-integration token (in-process: the staff token).
+    const named = (sent: string) => (sent.includes(plane.token) ? CREDENTIAL_VARIABLES.controlToken : credentialName?.(sent));
+    this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log, credentialName: named });
   }
 
   offers(action: ControlAction): boolean {

@@ -109,6 +109,15 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'status-filter-ignored': 'validation.valid-queries-accepted',
   'conflict-emits-availability': 'booking.conflict-body',
   'unit-alias-any-property': 'validation.domain-refusals',
+  'watermark-unset': 'watermark.later-events-converge',
+  'errors-text-plain': 'schema.error-envelope',
+  'updated-since-offset-dropped': 'pagination.updated-since-filters',
+  'external-lookup-max-127': 'validation.field-rules',
+  'supersede-across-types': 'supersession.same-type-only',
+  'supersede-across-bookings': 'supersession.booking-changed-per-booking',
+  'sync-cap-retry-after-1s': 'sync.interval-and-cap',
+  'webhook-put': 'webhooks.live-deliveries',
+  'unanswered-delivered': 'webhooks.unanswered-is-a-failure',
 };
 
 export interface MutantResult {

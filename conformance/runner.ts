@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { didYouMean } from '../cli/nearest-name.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
 import { catalogue } from './catalogue.ts';
@@ -13,8 +14,10 @@ import { CheckFailure, makeContext, NotApplicable, type CheckDefinition } from '
 import { preflight } from './preflight.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import { replayCommand } from './replay.ts';
+import { failingCurl } from './curl.ts';
 import { targetFactory, type TargetConfig } from './targets.ts';
 import { biteOf, shownToBite } from './bite.ts';
+import { isPartial, verdictDetail } from './verdict.ts';
 import { THROUGH_ASSUMPTION, type Capability, type CheckResult, type ClauseCoverage, type RunReport, type RunSummary } from './types.ts';
 
 export interface ConformanceOptions extends TargetConfig {
@@ -61,9 +64,9 @@ const SPEC_URL = new URL('../spec/openapi.yaml', import.meta.url);
 
 export function selectChecks(all: CheckDefinition[], options: Pick<ConformanceOptions, 'suites' | 'checks'>): CheckDefinition[] {
   const unknownSuite = options.suites?.find((s) => !all.some((c) => c.suite === s));
-  if (unknownSuite) throw new Error(`unknown suite "${unknownSuite}" (suites: ${[...new Set(all.map((c) => c.suite))].join(', ')})`);
+  if (unknownSuite) throw new Error(`unknown suite "${unknownSuite}"${didYouMean(unknownSuite, [...new Set(all.map((c) => c.suite))])} (suites: ${[...new Set(all.map((c) => c.suite))].join(', ')})`);
   const unknownCheck = options.checks?.find((id) => !all.some((c) => c.id === id));
-  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"`);
+  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"${didYouMean(unknownCheck, all.map((c) => c.id))} (--list shows them all)`);
   return all.filter((c) => (!options.suites?.length || options.suites.includes(c.suite)) && (!options.checks?.length || options.checks.includes(c.id)));
 }
 
@@ -108,7 +111,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     await factory.dispose();
   }
   const clauses = coverage(options.catalogue ?? catalogue(), results);
-  const summary = summarise(results, clauses, { ms: Date.now() - started, bookingsCreated, requireApplicable: options.requireApplicable, failOnNotApplicable: options.failOnNotApplicable ?? false });
+  const summary = summarise(results, clauses, { ms: Date.now() - started, bookingsCreated, requireApplicable: options.requireApplicable, failOnNotApplicable: options.failOnNotApplicable ?? false, catalogueChecks: (options.catalogue ?? catalogue()).length });
   return {
     runId,
     startedAt: new Date(started).toISOString(),
@@ -128,7 +131,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
  * applicable check to pass AND the gate to hold: a run that proved too little
  * is `insufficient`, never green.
  */
-export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: { ms: number; bookingsCreated: number; requireApplicable?: number; failOnNotApplicable: boolean }): RunSummary {
+export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: { ms: number; bookingsCreated: number; requireApplicable?: number; failOnNotApplicable: boolean; catalogueChecks?: number }): RunSummary {
   const count = { passed: 0, failed: 0, not_applicable: 0, skipped: 0, errored: 0 };
   for (const r of results) count[r.outcome] += 1;
   const applicable = count.passed + count.failed + count.errored;
@@ -141,7 +144,9 @@ export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: 
   if (o.failOnNotApplicable && count.not_applicable > 0) gate.push(`${count.not_applicable} check(s) not applicable and --fail-on-not-applicable is set`);
   const verdict: RunSummary['verdict'] = count.failed + count.errored > 0 ? 'failed' : gate.length > 0 || applicable === 0 ? 'insufficient' : 'passed';
   if (applicable === 0 && gate.length === 0) gate.push('no check was applicable: the run proved nothing');
-  return {
+  // Never fewer than were selected (a catalogue passed in by a test may be the selection itself).
+  const catalogueChecks = Math.max(o.catalogueChecks ?? results.length, results.length);
+  const proof = {
     total: results.length, ...count, ms: o.ms,
     applicable,
     clauses_proven: clauses.filter((c) => c.status === 'passed').length,
@@ -153,7 +158,10 @@ export function summarise(results: CheckResult[], clauses: ClauseCoverage[], o: 
     bookings_created: o.bookingsCreated,
     verdict,
     gate,
+    catalogue_checks: catalogueChecks,
   };
+  const partial = isPartial(proof);
+  return { ...proof, partial, verdict_detail: verdictDetail({ ...proof, partial }) };
 }
 
 /** Throws when any applicable check failed or errored (for a platform team's own test file). */
@@ -178,7 +186,10 @@ async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetF
     return { result: { ...base, outcome: 'errored', error: `could not open the target: ${(e as Error).message}`, exchanges: [], replay: o.replay, ms: Date.now() - t0 }, bookingsCreated: 0 };
   }
   const ctx = makeContext(target, { runId: o.runId, runs: o.runs, seed: o.seed, path: o.path, live: o.live, checkId: check.id, syncAllowance: o.syncAllowance });
-  const result = await judge(check, ctx, base, o.replay, t0);
+  const judged = await judge(check, ctx, base, o.replay, t0);
+  // A request a person can paste, beside the replay of the whole check (issue 27 item 5).
+  const curl = judged.outcome === 'failed' || judged.outcome === 'errored' ? failingCurl(judged) : undefined;
+  const result = curl === undefined ? judged : { ...judged, curl };
   return { result, bookingsCreated: ctx.log.bookingsCreated };
 }
 
@@ -197,7 +208,7 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
     if (schema) {
       return {
         ...base, outcome: 'failed', replay: o.replay, ms: Date.now() - t0, exchanges: ctx.log.exchanges.slice(-40),
-        failure: { kind: 'ResponseSchemaViolation', received: `${schema.operation} answered ${schema.status}: ${schema.problems.join('; ')} (call #${schema.exchange})`, documented: 'every response matches spec/openapi.yaml for its operation and status', clause: '4.R2' },
+        failure: { kind: 'ResponseSchemaViolation', received: `${schema.operation} answered ${schema.status}: ${schema.problems.join('; ')} (call #${schema.exchange})`, documented: 'every response matches spec/openapi.yaml for its operation and status', clause: '4.R2', exchange: schema.exchange },
       };
     }
     return { ...base, outcome: 'passed', exchanges: [], replay: o.replay, ms: Date.now() - t0 };

@@ -29,6 +29,13 @@ export interface Exchange {
   responseHeaders: Record<string, string>;
   responseBody: string;
   ms: number;
+  /**
+   * The environment variable holding the credential this request's
+   * Authorization header carried, when it was one of the run's own
+   * (`PARTNER_API_KEY`, `PARTNER_OTHER_API_KEY`, …): the header shows it
+   * redacted, and a curl of the request names the variable instead.
+   */
+  credential?: string;
 }
 
 /** What the document says versus what was received (Schemathesis-style failure). */
@@ -40,6 +47,8 @@ export interface Failure {
   clause: string;
   /** What else the reader should know: shrinking cut short, a credential that may be wrong as well. */
   note?: string;
+  /** The call (`Exchange.n`) the breach was judged on: the last one the check had made when it failed. */
+  exchange?: number;
 }
 
 export interface PropertyRun {
@@ -65,8 +74,13 @@ export interface CheckResult {
   property?: PropertyRun;
   /** The exchanges of the failing run (the last ones, bounded). */
   exchanges: Exchange[];
-  /** The exact command that replays this check (with seed and path when it is a property). */
+  /**
+   * The exact command that replays this check (with seed and path when it is
+   * a property), naming every credential by the environment variable it is read from.
+   */
   replay: string;
+  /** A failed check's failing request as a curl command, credentials as shell variables (conformance/curl.ts). */
+  curl?: string;
   ms: number;
 }
 
@@ -137,6 +151,12 @@ export interface RunSummary {
   verdict: 'passed' | 'failed' | 'insufficient';
   /** Why the gate did not hold (empty when it did). */
   gate: string[];
+  /** Checks in the catalogue the run drew from, whatever --suite, --check or the target left out (`total` is the selected ones). */
+  catalogue_checks: number;
+  /** A passed run that proved less than the whole catalogue: fewer checks applicable than `catalogue_checks`. */
+  partial: boolean;
+  /** The verdict with how much it proved, as the console, index.html and junit.xml lead with it: `passed, partial: 9 of 82 checks applicable, …` (conformance/verdict.ts). */
+  verdict_detail: string;
 }
 
 /** One deployment's run inside a merged report: where it came from and how it went. */

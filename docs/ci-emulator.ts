@@ -8,13 +8,26 @@
  * the recipe's: `${{ vars.* / secrets.* / matrix.* }}` and CI/CD variables
  * (the test supplies them), `$GITHUB_ENV`, artifacts passed between jobs
  * (upload-artifact / download-artifact; GitLab `artifacts:paths` to later
- * stages), and the `uses:` actions, which are checked instead (the JUnit
- * publisher must find valid JUnit files, setup-node must ask for a Node the
- * package supports). The package install line is emulated too: the package
- * is not on the registry from a clone, so the line is checked against
- * package.json's name and version and `node_modules/.bin/partner-api` is made
- * a shim that runs this clone's `cli/partner-api.ts` through tsx, which is
- * where `npm install` would put the command.
+ * stages), and the `uses:` actions of others, which are checked instead (the
+ * JUnit publisher must find valid JUnit files, setup-node must ask for a Node
+ * the package supports). This repository's own action (action.yml, `uses:
+ * ./partner-api-conformance` after checking the suite out there) is run:
+ * its inputs checked against the ones it declares, its composite steps run
+ * in bash with `inputs.*`, `github.action_path` and `steps.*.outputs`, its
+ * outputs handed to the workflow through `$GITHUB_OUTPUT`.
+ *
+ * Getting the suite is emulated, since it means the network and a build:
+ * the checkout of its repository (`actions/checkout` with `repository:`, or
+ * GitLab's `git clone` line) gives a directory holding this clone's
+ * package.json and action.yml, at the tag of package.json's version; the
+ * build line (`npm ci` and `npm pack` there, or the action's `npm ci && npm
+ * run build`) leaves what it would leave (the tarball named as npm names it,
+ * or dist/cli/partner-api.js); and the install line must name that tarball
+ * (the registry is refused: the package is not published) and makes
+ * `node_modules/.bin/partner-api` a shim that runs this clone's
+ * `cli/partner-api.ts` through tsx, which is where `npm install` would put
+ * the command. build/installed-package.test.ts packs, installs and runs the
+ * real package.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -27,8 +40,21 @@ import { parse as parseYaml } from 'yaml';
 const ROOT = new URL('..', import.meta.url).pathname;
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
-/** The one line the recipes install the package with (docs/ci.md says so). */
-export const INSTALL_LINE = /^npm install --no-save --no-audit --no-fund (\S+)@(\S+)$/;
+/** The line the recipes install the package with: the tarball the pipeline built (docs/ci.md says so). */
+export const INSTALL_LINE = /^npm install --no-save --no-audit --no-fund (\S+)$/;
+/** The line that builds that tarball in the suite's checkout: its dependencies, then npm pack (whose prepack builds dist/). */
+export const BUILD_LINE = /^\(cd (\S+) && npm ci --no-audit --no-fund && npm pack\)$/;
+/** GitLab: the suite's repository cloned at the tag of a version. */
+export const CLONE_LINE = /^git clone --quiet --depth 1 --branch (\S+) "\$([A-Za-z_][A-Za-z0-9_]*)" (\S+)$/;
+/** The action's own install step, run in its checkout (action.yml). */
+const ACTION_BUILD = 'npm ci --no-audit --no-fund && npm run build';
+const TAG = `v${PACKAGE.version}`;
+const TARBALL = `${PACKAGE.name}-${PACKAGE.version}.tgz`;
+
+/** A line that gets the suite (clone, build, install): emulated, never run. */
+function isSuiteLine(line: string): boolean {
+  return [INSTALL_LINE, BUILD_LINE, CLONE_LINE].some((r) => r.test(line.trim()));
+}
 
 export type Vars = Record<string, string>;
 
@@ -48,7 +74,7 @@ export interface JobRun {
 export class RecipeFailure extends Error {}
 
 interface Emulation {
-  /** The CI/CD variables of each environment (GitHub environments, GitLab environment-scoped variables); '' for ones without. */
+  /** The CI/CD variables of each environment (GitHub environments, GitLab environment-scoped variables); '*' for the repository's, which every job sees. */
   environments: Record<string, Vars>;
   /** Fills a job's fresh working directory (what `actions/checkout` or GitLab's clone would give). */
   checkout?: (dir: string) => void;
@@ -73,7 +99,7 @@ function baseEnv(workdir: string): Vars {
 }
 
 interface Shell {
-  run(script: string, env: Vars, label: string): Promise<string>;
+  run(script: string, env: Vars, label: string, cwd?: string): Promise<string>;
   /** Ends every process group the job's commands started (a simulator left in the background). */
   close(): void;
 }
@@ -81,11 +107,11 @@ interface Shell {
 function shell(workdir: string): Shell {
   const groups: number[] = [];
   return {
-    run(script, env, label) {
+    run(script, env, label, cwd = workdir) {
       return new Promise((resolve, reject) => {
         // GitHub's default shell is `bash -e {0}`; GitLab's bash runner sets -e and pipefail. A group of its own, so
         // what the command leaves in the background can be ended by its id when the job ends.
-        const child = spawn('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], { cwd: workdir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
         if (child.pid !== undefined) groups.push(child.pid);
         let out = '';
         child.stdout.on('data', (d) => { out += d; });
@@ -121,19 +147,50 @@ function filesUnder(path: string): string[] {
   return readdirSync(path, { withFileTypes: true }).flatMap((e) => filesUnder(join(path, e.name)));
 }
 
-/** Emulates the recipes' install line: checked against package.json, then the command is a shim on the project's bin path. */
-function install(line: string, workdir: string): string {
-  const m = INSTALL_LINE.exec(line.trim());
-  if (!m) throw new RecipeFailure(`not the install line: ${line}`);
-  if (m[1] !== PACKAGE.name || m[2] !== PACKAGE.version) {
-    throw new RecipeFailure(`the recipe installs ${m[1]}@${m[2]}, but this package is ${PACKAGE.name}@${PACKAGE.version}`);
+/** Emulates a checkout of the suite's repository at `ref` into `dir`: this clone's package.json and action.yml are what the tests need of it. */
+function checkoutSuite(repository: string, ref: string, dir: string, workdir: string, label: string): string {
+  if (repository === '') throw new RecipeFailure(`${label}: the suite's repository is empty (an unset variable?)`);
+  if (ref !== TAG) throw new RecipeFailure(`${label}: the recipe checks out the suite at ${ref}, but this package is ${PACKAGE.name}@${PACKAGE.version} (tag ${TAG})`);
+  const into = join(workdir, dir);
+  mkdirSync(into, { recursive: true });
+  for (const file of ['package.json', 'package-lock.json', 'action.yml']) cpSync(join(ROOT, file), join(into, file));
+  return `(emulated) checkout of ${repository}@${ref} into ${dir}\n`;
+}
+
+/** True when `dir` (in the job's directory) holds a checkout of the suite. */
+function holdsSuite(dir: string): boolean {
+  const manifest = join(dir, 'package.json');
+  return existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE.name;
+}
+
+/** Emulates a suite line: the clone, the build in the checkout, or the install of the tarball it built. */
+function suiteLine(line: string, workdir: string, env: Vars, label: string): string {
+  const text = line.trim();
+  const clone = CLONE_LINE.exec(text);
+  if (clone) return checkoutSuite(env[clone[2]!] ?? '', clone[1]!, clone[3]!, workdir, label);
+  const build = BUILD_LINE.exec(text);
+  if (build) {
+    if (!holdsSuite(join(workdir, build[1]!))) throw new RecipeFailure(`${label}: ${build[1]} holds no checkout of ${PACKAGE.name} to build`);
+    writeFileSync(join(workdir, build[1]!, TARBALL), 'emulated: npm pack of the checkout\n');
+    return `(emulated) ${text}: ${build[1]}/${TARBALL}\n`;
   }
-  const bin = join(workdir, 'node_modules', '.bin');
-  mkdirSync(bin, { recursive: true });
-  const tsx = join(ROOT, 'node_modules', 'tsx', 'dist');
-  writeFileSync(join(bin, 'partner-api'), `#!/bin/sh\nexec "${process.execPath}" --require "${join(tsx, 'preflight.cjs')}" --import "${pathToFileURL(join(tsx, 'loader.mjs')).href}" "${join(ROOT, 'cli', 'partner-api.ts')}" "$@"\n`);
-  chmodSync(join(bin, 'partner-api'), 0o755);
-  return `(emulated) ${line}\n`;
+  const install = INSTALL_LINE.exec(text);
+  if (!install) throw new RecipeFailure(`${label}: not a line that gets the suite: ${text}`);
+  const spec = install[1]!;
+  if (!spec.endsWith('.tgz')) throw new RecipeFailure(`${label}: the recipe installs ${spec} from the registry, but ${PACKAGE.name} is not published there (install the tarball the pipeline builds)`);
+  if (spec.split('/').pop() !== TARBALL) throw new RecipeFailure(`${label}: the recipe installs ${spec}, but npm pack of this package writes ${TARBALL}`);
+  if (!existsSync(join(workdir, spec))) throw new RecipeFailure(`${label}: ${spec} is not there: no earlier line built it`);
+  putCommand(join(workdir, 'node_modules', '.bin', 'partner-api'));
+  return `(emulated) ${text}\n`;
+}
+
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist');
+
+/** The `partner-api` command at `path`: a shell shim that runs this clone's CLI through tsx. */
+function putCommand(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `#!/bin/sh\nexec "${process.execPath}" --require "${join(TSX, 'preflight.cjs')}" --import "${pathToFileURL(join(TSX, 'loader.mjs')).href}" "${join(ROOT, 'cli', 'partner-api.ts')}" "$@"\n`);
+  chmodSync(path, 0o755);
 }
 
 function checkJunit(dir: string, files: string[], what: string): void {
@@ -176,7 +233,17 @@ function freshDir(prefix: string, checkout?: (dir: string) => void): string {
 
 // ------------------------------------------------------------------ GitHub Actions
 
-interface GithubStep { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown>; if?: string; shell?: string }
+interface GithubStep { name?: string; id?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown>; if?: string; shell?: string; 'working-directory'?: string; 'continue-on-error'?: boolean }
+
+/** A composite action's step failed: the outputs it had set by then, as GitHub still hands them on. */
+class ActionFailure extends RecipeFailure {
+  constructor(message: string, readonly outputs: Vars) {
+    super(message);
+  }
+}
+
+/** What `${{ … }}` can read: the matrix, vars and secrets (read records which), step outputs; in an action, its inputs and path. */
+interface Context { matrix: Vars; vars: Vars; read: Set<string>; steps: Record<string, Vars>; inputs?: Vars; actionPath?: string }
 interface GithubJob { needs?: string | string[]; if?: string; environment?: string | { name: string }; env?: Record<string, unknown>; strategy?: { matrix?: Record<string, unknown> }; steps: GithubStep[] }
 
 /** Runs every job of a workflow (in `needs` order, each matrix value in turn) and returns what each ran. */
@@ -199,10 +266,12 @@ export async function runGithubWorkflow(text: string, o: Emulation): Promise<Job
     if (job.if !== undefined && job.if !== 'always()') throw new RecipeFailure(`job ${id}: the emulation knows if: always() only, not ${job.if}`);
     for (const matrix of matrixValues(job.strategy?.matrix)) {
       const read = new Set<string>();
-      const envName = job.environment === undefined ? undefined : expand(typeof job.environment === 'string' ? job.environment : job.environment.name, { matrix, vars: {}, read });
-      const vars = envName === undefined ? {} : o.environments[envName];
-      if (vars === undefined) throw new RecipeFailure(`job ${id}: environment "${envName}" is not one the test provides`);
-      const ctx = { matrix, vars, read };
+      const envName = job.environment === undefined ? undefined : expand(typeof job.environment === 'string' ? job.environment : job.environment.name, { matrix, vars: {}, read, steps: {} });
+      // Repository variables ('*') serve every job; an environment's own are put over them.
+      const scoped = envName === undefined ? {} : o.environments[envName];
+      if (scoped === undefined) throw new RecipeFailure(`job ${id}: environment "${envName}" is not one the test provides`);
+      const vars = { ...o.environments['*'], ...scoped };
+      const ctx: Context = { matrix, vars, read, steps: {} };
       const workdir = freshDir(`gh-${id}-`, o.checkout);
       const githubEnv = `${workdir}.github-env`;
       writeFileSync(githubEnv, '');
@@ -213,19 +282,37 @@ export async function runGithubWorkflow(text: string, o: Emulation): Promise<Job
         for (const [i, step] of job.steps.entries()) {
           const label = `${id}${Object.keys(matrix).length ? ` (${Object.values(matrix).join(', ')})` : ''} step ${i + 1} "${step.name ?? step.uses ?? ''}"`;
           if (step.if !== undefined && step.if !== 'always()') throw new RecipeFailure(`${label}: the emulation knows if: always() only`);
+          if (step.uses?.startsWith('./')) {
+            try {
+              const ran = await localAction(step, workdir, env, ctx, sh, label);
+              output += ran.output;
+              if (step.id !== undefined) ctx.steps[step.id] = ran.outputs;
+            } catch (e) {
+              // continue-on-error: the job goes on, with the failed step's outputs (GitHub sets them as far as they got).
+              if (!(e instanceof RecipeFailure) || step['continue-on-error'] !== true) throw e;
+              output += `(continue-on-error) ${e.message}\n`;
+              if (step.id !== undefined && e instanceof ActionFailure) ctx.steps[step.id] = e.outputs;
+            }
+            continue;
+          }
           if (step.uses !== undefined) {
-            output += await githubAction(step, workdir, { ...ctx, artifacts, onArtifact: o.onArtifact }, label);
+            output += await githubAction(step, workdir, { ...ctx, env, artifacts, onArtifact: o.onArtifact }, label);
             continue;
           }
           const script = step.run ?? '';
           // Expressions in a script are an injection risk (GitHub's hardening guide): recipes pass values through env.
           if (script.includes('${{')) throw new RecipeFailure(`${label}: an expression inside run:; pass it through env:`);
-          if (INSTALL_LINE.test(script.trim())) {
-            output += install(script, workdir);
+          if (isSuiteLine(script)) {
+            if (step['working-directory'] !== undefined) throw new RecipeFailure(`${label}: the line that gets the suite names its directory itself; no working-directory:`);
+            output += suiteLine(script, workdir, env, label);
             continue;
           }
-          output += await sh.run(script, { ...env, ...expandAll(step.env, ctx) }, label);
-          env = { ...env, ...readGithubEnv(githubEnv, label) };
+          const stepOutput = `${workdir}.github-output-${i}`;
+          writeFileSync(stepOutput, '');
+          const cwd = step['working-directory'] === undefined ? workdir : join(workdir, expand(step['working-directory'], ctx));
+          output += await sh.run(script, { ...env, ...expandAll(step.env, ctx), GITHUB_OUTPUT: stepOutput }, label, cwd);
+          if (step.id !== undefined) ctx.steps[step.id] = readKeyValues(stepOutput, label, '$GITHUB_OUTPUT');
+          env = { ...env, ...readKeyValues(githubEnv, label, '$GITHUB_ENV') };
         }
       } finally {
         sh.close();
@@ -243,9 +330,22 @@ function matrixValues(matrix: Record<string, unknown> | undefined): Vars[] {
   return axes.reduce<Vars[]>((combos, [k, values]) => combos.flatMap((c) => (values as unknown[]).map((v) => ({ ...c, [k]: String(v) }))), [{}]);
 }
 
-/** `${{ matrix.X }}`, `${{ vars.X }}`, `${{ secrets.X }}`: anything else is refused. An unset var or secret is '' (as on GitHub). */
-function expand(value: string, ctx: { matrix: Vars; vars: Vars; read: Set<string> }): string {
+/**
+ * `${{ matrix.X }}`, `${{ vars.X }}`, `${{ secrets.X }}`, `${{ steps.ID.outputs.X }}`; in an action also `${{ inputs.X }}` and
+ * `${{ github.action_path }}`: anything else is refused. An unset var, secret or step output is '' (as on GitHub).
+ */
+function expand(value: string, ctx: Context): string {
   return value.replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_all, expr: string) => {
+    const step = /^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$/.exec(expr);
+    if (step) return ctx.steps[step[1]!]?.[step[2]!] ?? '';
+    if (ctx.inputs !== undefined) {
+      const input = /^inputs\.([A-Za-z_][A-Za-z0-9_-]*)$/.exec(expr);
+      if (input) {
+        if (!(input[1]! in ctx.inputs)) throw new RecipeFailure(`the action reads inputs.${input[1]}, which it does not declare`);
+        return ctx.inputs[input[1]!]!;
+      }
+      if (expr === 'github.action_path') return ctx.actionPath!;
+    }
     const m = /^(matrix|vars|secrets)\.([A-Za-z_][A-Za-z0-9_-]*)$/.exec(expr);
     if (!m) throw new RecipeFailure(`the emulation does not know the expression \${{ ${expr} }}`);
     if (m[1] === 'matrix') {
@@ -257,26 +357,32 @@ function expand(value: string, ctx: { matrix: Vars; vars: Vars; read: Set<string
   });
 }
 
-function expandAll(env: Record<string, unknown> | undefined, ctx: { matrix: Vars; vars: Vars; read: Set<string> }): Vars {
+function expandAll(env: Record<string, unknown> | undefined, ctx: Context): Vars {
   return Object.fromEntries(Object.entries(env ?? {}).map(([k, v]) => [k, expand(String(v), ctx)]));
 }
 
-function readGithubEnv(file: string, label: string): Vars {
+/** `$GITHUB_ENV` or `$GITHUB_OUTPUT`: NAME=value lines. */
+function readKeyValues(file: string, label: string, what: string): Vars {
   const out: Vars = {};
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line === '') continue;
     const eq = line.indexOf('=');
-    if (eq <= 0 || line.includes('<<')) throw new RecipeFailure(`${label}: the emulation reads NAME=value lines of $GITHUB_ENV only, got "${line}"`);
+    if (eq <= 0 || line.includes('<<')) throw new RecipeFailure(`${label}: the emulation reads NAME=value lines of ${what} only, got "${line}"`);
     out[line.slice(0, eq)] = line.slice(eq + 1);
   }
   return out;
 }
 
-async function githubAction(step: GithubStep, workdir: string, ctx: { matrix: Vars; vars: Vars; read: Set<string>; artifacts: Map<string, string>; onArtifact?: (name: string, dir: string) => void }, label: string): Promise<string> {
+async function githubAction(step: GithubStep, workdir: string, ctx: Context & { env: Vars; artifacts: Map<string, string>; onArtifact?: (name: string, dir: string) => void }, label: string): Promise<string> {
   const action = step.uses!.split('@')[0];
   const w = expandAll(step.with, ctx);
   switch (action) {
     case 'actions/checkout':
+      // Another repository (the suite's, at a tag) into a path; else the job's own repository, the working directory.
+      if (w.repository !== undefined) {
+        if (w.path === undefined || w.ref === undefined) throw new RecipeFailure(`${label}: a checkout of the suite names its ref (a tag) and its path`);
+        return checkoutSuite(w.repository, w.ref, w.path, workdir, label);
+      }
       return `(checkout: the job's working directory)\n`;
     case 'actions/setup-node': {
       const major = Number(/^(\d+)/.exec(w['node-version'] ?? '')?.[1]);
@@ -324,6 +430,66 @@ async function githubAction(step: GithubStep, workdir: string, ctx: { matrix: Va
   }
 }
 
+interface ActionFile {
+  inputs?: Record<string, { required?: boolean; default?: string }>;
+  outputs?: Record<string, { value: string }>;
+  runs: { using: string; steps: GithubStep[] };
+}
+
+/**
+ * Runs a composite action from its checkout in the job's directory (`uses: ./DIR`): inputs checked against its
+ * declared ones (an unknown or missing required one fails, as a typo should), each step in bash with the
+ * action's expressions; its own install step is emulated (see the header). Returns its outputs.
+ */
+async function localAction(step: GithubStep, workdir: string, env: Vars, outer: Context, sh: Shell, label: string): Promise<{ output: string; outputs: Vars }> {
+  const actionPath = join(workdir, step.uses!);
+  if (!existsSync(join(actionPath, 'action.yml'))) throw new RecipeFailure(`${label}: ${step.uses} holds no action.yml (check the action out there first)`);
+  const action = parseYaml(readFileSync(join(actionPath, 'action.yml'), 'utf8')) as ActionFile;
+  if (action.runs.using !== 'composite') throw new RecipeFailure(`${label}: the emulation runs composite actions only`);
+  const given = expandAll(step.with, outer);
+  const declared = action.inputs ?? {};
+  const unknown = Object.keys(given).filter((k) => !(k in declared));
+  if (unknown.length > 0) throw new RecipeFailure(`${label}: ${step.uses} has no input ${unknown.join(', ')} (its inputs: ${Object.keys(declared).join(', ')})`);
+  const inputs: Vars = {};
+  for (const [name, d] of Object.entries(declared)) {
+    const value = given[name] ?? d.default ?? '';
+    if (d.required && value === '') throw new RecipeFailure(`${label}: ${step.uses} needs the input ${name}`);
+    inputs[name] = String(value);
+  }
+  const ctx: Context = { matrix: outer.matrix, vars: {}, read: new Set(), steps: {}, inputs, actionPath };
+  let output = '';
+  for (const [i, s] of action.runs.steps.entries()) {
+    const stepLabel = `${label} > action step ${i + 1} "${s.name ?? ''}"`;
+    if (s.uses !== undefined || s.run === undefined) throw new RecipeFailure(`${stepLabel}: the emulation runs run: steps of an action only`);
+    if (s.shell !== 'bash') throw new RecipeFailure(`${stepLabel}: a composite step must name its shell (bash)`);
+    if (s.run.includes('${{')) throw new RecipeFailure(`${stepLabel}: an expression inside run:; pass it through env:`);
+    const cwd = s['working-directory'] === undefined ? workdir : expand(s['working-directory'], ctx);
+    if (s.run.trim() === ACTION_BUILD) {
+      if (cwd !== actionPath || !holdsSuite(actionPath)) throw new RecipeFailure(`${stepLabel}: the action builds in its own checkout`);
+      // What npm run build leaves there for the next step: dist/cli/partner-api.js, here a module that runs this clone's CLI.
+      mkdirSync(join(actionPath, 'dist', 'cli'), { recursive: true });
+      writeFileSync(join(actionPath, 'dist', 'cli', 'partner-api.js'), `import { spawnSync } from 'node:child_process';\nconst r = spawnSync(${JSON.stringify(process.execPath)}, ['--require', ${JSON.stringify(join(TSX, 'preflight.cjs'))}, '--import', ${JSON.stringify(pathToFileURL(join(TSX, 'loader.mjs')).href)}, ${JSON.stringify(join(ROOT, 'cli', 'partner-api.ts'))}, ...process.argv.slice(2)], { stdio: 'inherit' });\nprocess.exit(r.status ?? 1);\n`);
+      output += `(emulated) ${s.run.trim()} in the action's checkout\n`;
+      continue;
+    }
+    const stepOutput = `${workdir}.action-output-${i}`;
+    writeFileSync(stepOutput, '');
+    try {
+      output += await sh.run(s.run, { ...env, ...expandAll(s.env, ctx), GITHUB_ACTION_PATH: actionPath, GITHUB_OUTPUT: stepOutput }, stepLabel, cwd);
+    } catch (e) {
+      if (!(e instanceof RecipeFailure)) throw e;
+      if (s.id !== undefined) ctx.steps[s.id] = readKeyValues(stepOutput, stepLabel, '$GITHUB_OUTPUT');
+      throw new ActionFailure(e.message, actionOutputs());
+    }
+    if (s.id !== undefined) ctx.steps[s.id] = readKeyValues(stepOutput, stepLabel, '$GITHUB_OUTPUT');
+  }
+  return { output, outputs: actionOutputs() };
+
+  function actionOutputs(): Vars {
+    return Object.fromEntries(Object.entries(action.outputs ?? {}).map(([name, o]) => [name, expand(o.value, ctx)]));
+  }
+}
+
 // ------------------------------------------------------------------ GitLab CI
 
 interface GitlabJob {
@@ -348,9 +514,10 @@ export async function runGitlabPipeline(text: string, o: Emulation): Promise<Job
         // An environment name may use the job's variables (a matrix value: `environment: $DEPLOYMENT`).
         const known: Vars = { ...stringVars(doc.variables), ...stringVars(job.variables), ...matrix };
         const envName = named?.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_all, n: string) => known[n] ?? '');
-        // Variables without an environment scope are '*'; a job without an environment sees only those.
-        const project = envName === undefined ? o.environments['*'] ?? {} : o.environments[envName];
-        if (project === undefined) throw new RecipeFailure(`job ${id}: environment "${envName ?? '*'}" is not one the test provides`);
+        // Variables without an environment scope are '*': every job sees them, a job's environment puts its own over them.
+        const scoped = envName === undefined ? {} : o.environments[envName];
+        if (scoped === undefined) throw new RecipeFailure(`job ${id}: environment "${envName}" is not one the test provides`);
+        const project = { ...o.environments['*'], ...scoped };
         const workdir = freshDir(`gl-${id.replace(/\W+/g, '-')}-`, o.checkout);
         // Artifacts of the jobs named in needs:, else of every job of an earlier stage.
         const from = job.needs ? job.needs.map((n) => (typeof n === 'string' ? n : n.job)) : [...artifacts.keys()].filter((k) => stages.indexOf(jobStage(jobs, k)) < stages.indexOf(stage));
@@ -358,14 +525,19 @@ export async function runGitlabPipeline(text: string, o: Emulation): Promise<Job
         // As on GitLab, the project's CI/CD variables take precedence over the file's variables:.
         const env: Vars = { ...baseEnv(workdir), CI_PROJECT_DIR: workdir, ...stringVars(doc.variables), ...stringVars(job.variables), ...project, ...matrix };
         const lines = [...(job.before_script ?? doc.default?.before_script ?? doc.before_script ?? []), ...job.script];
-        const script = lines.filter((l) => !INSTALL_LINE.test(l.trim()));
+        // The lines that get the suite come first, and are emulated in their order; any later one is a recipe error.
+        const firstOther = lines.findIndex((l) => !isSuiteLine(l));
+        const suite = firstOther === -1 ? lines : lines.slice(0, firstOther);
+        const script = firstOther === -1 ? [] : lines.slice(firstOther);
+        const late = script.find(isSuiteLine);
         const label = `${id}${Object.keys(matrix).length ? ` [${Object.values(matrix).join(', ')}]` : ''}`;
         // The variables the commands name ($NAME, ${NAME…}); what a command reads from the environment itself is not seen here.
         const read = new Set(lines.flatMap((l) => [...l.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!)));
         const sh = shell(workdir);
         let output = '';
         try {
-          for (const l of lines.filter((x) => INSTALL_LINE.test(x.trim()))) output += install(l, workdir);
+          if (late !== undefined) throw new RecipeFailure(`${label}: the suite is got before anything else, not here: ${late}`);
+          for (const l of suite) output += suiteLine(l, workdir, env, label);
           output += await sh.run(script.join('\n'), env, label);
         } finally {
           sh.close();

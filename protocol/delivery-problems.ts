@@ -1,7 +1,7 @@
 /**
  * What is wrong with one webhook delivery, judged from the delivery alone and
- * the highest sequence delivered before it (§5.4 signature, §6.3
- * X-Service-Integration, §6.2 sequence order), and how each problem is
+ * the highest sequence delivered before it (§2.6 posted, §5.4 signature,
+ * §6.3 X-Service-Integration, §6.2 sequence order), and how each problem is
  * reported: the failure's noun, what the document says, the clause. The
  * suite's loopback receiver and watch (the traffic monitor) judge with these
  * same functions.
@@ -14,16 +14,19 @@ export type DeliveryProblem =
   | { kind: 'stale-timestamp'; detail: string }
   | { kind: 'missing-integration-header'; detail: string }
   | { kind: 'wrong-integration-header'; detail: string }
-  | { kind: 'out-of-order'; detail: string };
+  | { kind: 'out-of-order'; detail: string }
+  | { kind: 'not-posted'; detail: string };
 
 /**
- * The problems of one delivery given what came before it: `verdict` of its
- * signature, the X-Service-Integration value (`header`, null when missing)
- * against `slug` (not judged when undefined), and its sequence against the
- * highest sequence delivered before it.
+ * The problems of one delivery given what came before it: its HTTP method
+ * (§2.6: envelopes are posted), `verdict` of its signature, the
+ * X-Service-Integration value (`header`, null when missing) against `slug`
+ * (not judged when undefined), and its sequence against the highest sequence
+ * delivered before it.
  */
-export function deliveryProblems(verdict: Verdict, header: string | null, slug: string | undefined, sequence: number | null, highest: number | null): DeliveryProblem[] {
+export function deliveryProblems(method: string, verdict: Verdict, header: string | null, slug: string | undefined, sequence: number | null, highest: number | null): DeliveryProblem[] {
   const problems: DeliveryProblem[] = [];
+  if (method !== 'POST') problems.push({ kind: 'not-posted', detail: `sent with ${method}, not POST` });
   if (!verdict.ok) {
     problems.push(verdict.reason === 'stale'
       ? { kind: 'stale-timestamp', detail: 'the signature timestamp is outside the tolerance of the receiver clock' }
@@ -46,4 +49,5 @@ export const DELIVERY_BREACHES: Record<DeliveryProblem['kind'], { kind: string; 
   'missing-integration-header': { kind: 'IntegrationHeaderMissing', documented: 'X-Service-Integration: the integration slug on every webhook', clause: '6.R3' },
   'wrong-integration-header': { kind: 'IntegrationHeaderWrong', documented: 'X-Service-Integration: the integration slug on every webhook', clause: '6.R3' },
   'out-of-order': { kind: 'DeliveryOvertook', documented: 'one at a time in sequence order, each waiting for a 2xx', clause: '6.R2a' },
+  'not-posted': { kind: 'DeliveryNotPosted', documented: 'the envelope is posted (HTTP POST) to the webhook URL', clause: '2.6.R1' },
 };

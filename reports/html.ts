@@ -5,6 +5,8 @@
  * response bodies can hold markup and control characters.
  */
 import type { CheckResult, ClauseCoverage, Exchange, RunReport } from '../conformance/types.ts';
+import { catalogueChecks, partialOf, verdictLabel, type VerdictLabel } from '../conformance/verdict.ts';
+import { likeness, LIKENESS_TO_MARK, wordDiff } from './word-diff.ts';
 import {
   compareSections,
   countOutcomes,
@@ -34,6 +36,24 @@ export const COVERAGE_HINT: Record<CoverageStatus, string> = {
   uncovered: 'no check proves it yet',
   untestable: 'no check against a platform can observe it (why on the tile)',
 };
+
+/** The badge's class and text for each verdict a page shows. */
+export const VERDICT_CLASS: Record<VerdictLabel, string> = { passed: 'passed', 'passed, partial': 'partial', failed: 'failed', insufficient: 'insufficient' };
+export const VERDICT_BADGE: Record<VerdictLabel, string> = { passed: '✓ Passed', 'passed, partial': '✓ Passed, partial', failed: '✕ Failed', insufficient: '△ Insufficient' };
+
+/**
+ * The verdict a page shows: the results' (format.ts `verdict`, so an edited
+ * report.json cannot show a failure as passed), partial as the summary says;
+ * a report.json from before `partial` existed is partial when fewer checks
+ * were applicable than it selected.
+ */
+export function shownVerdict(r: RunReport): VerdictLabel {
+  return verdictLabel({ verdict: verdict(r), partial: partialOf(r.summary) });
+}
+
+function capitalised(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
 
 /** The HTML page of the run. */
 export function renderHtml(report: RunReport): string {
@@ -70,10 +90,10 @@ class Page {
 
   render(): string {
     const r = this.report;
-    const v = verdict(r);
     const problems = r.results.filter((x) => x.outcome === 'failed' || x.outcome === 'errored');
     const notApplicable = r.results.filter((x) => x.outcome === 'not_applicable');
     const skipped = r.results.filter((x) => x.outcome === 'skipped');
+    const label = shownVerdict(r);
     const nav: Array<[string, string]> = [['summary', 'Summary']];
     if (problems.length > 0) nav.push(['failures', `Failures and errors (${problems.length})`]);
     nav.push(['coverage', 'Clause coverage'], ['results', `Results (${r.results.length})`]);
@@ -86,17 +106,17 @@ class Page {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${v === 'passed' ? 'Passed' : v === 'insufficient' ? 'Insufficient' : 'Failed'} · conformance run ${attr(r.runId)} · Partner API ${attr(r.apiVersion)}</title>
+<title>${text(capitalised(label))} · conformance run ${attr(r.runId)} · Partner API ${attr(r.apiVersion)}</title>
 <style>${CSS}</style>
 </head>
 <body>
-${this.header(v)}
+${this.header(label)}
 <nav class="toc" aria-label="Sections"><div class="wrap">${nav.map(([id, label]) => `<a href="#${id}">${text(label)}</a>`).join('')}</div></nav>
 <main class="wrap">
-${this.summary(problems)}
+${this.summary(problems, label)}
+${problems.length > 0 ? this.failures(problems) : ''}
 ${this.coverage()}
 ${this.results()}
-${problems.length > 0 ? this.failures(problems) : ''}
 ${notApplicable.length > 0 ? this.reasons('not-applicable', 'Not applicable', 'Checks the target cannot take part in, with the reason.', notApplicable) : ''}
 ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of this run, with the reason.', skipped) : ''}
 </main>
@@ -109,7 +129,7 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 
   // ------------------------------------------------------------ header
 
-  private header(v: RunReport['summary']['verdict']): string {
+  private header(label: VerdictLabel): string {
     const r = this.report;
     const o = r.options;
     const caps = r.target.capabilities.length > 0
@@ -130,7 +150,7 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 <p class="eyebrow">Partner Integration API · conformance report</p>
 <h1>Run <code>${text(r.runId)}</code></h1>
 </div>
-<div class="verdict v-${v}" role="status">${v === 'passed' ? '✓ Passed' : v === 'insufficient' ? '△ Insufficient' : '✕ Failed'}</div>
+<div class="verdict v-${VERDICT_CLASS[label]}" role="status">${VERDICT_BADGE[label]}<span class="v-proof">${text(this.proofLine())}</span></div>
 </div>
 <dl class="meta">
 <div><dt>Target</dt><dd>${r.target.label !== undefined ? `<b>${text(r.target.label)}</b> · ` : ''}<span class="kind">${r.target.kind === 'live' ? 'live deployment' : 'in-process simulator'}</span> <code class="url">${text(r.target.baseUrl)}</code></dd></div>
@@ -148,11 +168,19 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 
   // ------------------------------------------------------------ summary
 
-  private summary(problems: CheckResult[]): string {
+  /** `9 of 82 checks applicable · 12 of 250 testable clauses proven`: what the badge rests on. */
+  private proofLine(): string {
+    const s = this.report.summary;
+    return `${s.applicable} of ${catalogueChecks(s)} checks applicable · ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven`;
+  }
+
+  private summary(problems: CheckResult[], label: VerdictLabel): string {
+    const s = this.report.summary;
     const counts = countOutcomes(this.report.results);
     const total = this.report.results.length;
     const rate = passRate(counts);
     const ran = counts.passed + counts.failed + counts.errored;
+    const catalogue = catalogueChecks(s);
     const cards = OUTCOMES.map((o) => `<div class="card o-${o}"><div class="n">${counts[o]}</div><div class="l">${OUTCOME_LABEL[o]}</div></div>`).join('');
     const segments = OUTCOMES.filter((o) => counts[o] > 0)
       .map((o) => `<span class="seg o-${o}" style="width:${pct(counts[o], total)}" title="${attr(`${OUTCOME_LABEL[o]}: ${counts[o]}`)}"></span>`).join('');
@@ -163,18 +191,26 @@ ${skipped.length > 0 ? this.reasons('skipped', 'Skipped', 'Checks left out of th
 <ul>${problems.map((p) => `<li><a href="#${this.anchor(p.id)}"><code>${text(p.id)}</code></a> <span class="badge o-${p.outcome}">${OUTCOME_LABEL[p.outcome]}</span> ${p.failure ? `<span class="kindname">${text(p.failure.kind)}</span> <span class="muted">§${text(p.failure.clause)}</span>` : `<span class="muted">${text(firstLine(p.error ?? ''))}</span>`}</li>`).join('')}</ul>
 </div>`;
     const cov = this.coverageCounts();
+    // Issue 27 item 4: the figures that say how much was proven come first; the pass rate of what ran is never the headline.
+    const unproven = catalogue - s.applicable;
+    const meaning = label === 'passed, partial'
+      ? `<p class="partial-note"><b>Passed, partial.</b> Every check that ran passed, but ${unproven} of the ${catalogue} checks of the catalogue did not run here (not applicable, skipped or not selected): this run proves nothing about the clauses only they cover. A gate fails such a run: <code>--require-applicable N</code> or <code>--fail-on-not-applicable</code>.</p>`
+      : label === 'insufficient' ? `<p class="partial-note"><b>Insufficient: the run proved too little.</b> ${text(s.gate.join('; ') || 'no check was applicable')}.</p>`
+      : label === 'passed' ? `<p class="muted small">Every check of the catalogue ran and passed.</p>` : '';
     return `<section id="summary" aria-labelledby="summary-h">
 <h2 id="summary-h">Summary</h2>
 <div class="summary-grid">
-<div class="rate">
-<div class="big">${rate === null ? '–' : `${Math.floor(rate * 1000) / 10}%`}</div>
-<div class="muted">${rate === null ? 'no check ran' : `of the ${ran} checks that ran passed (${counts.passed} of ${ran})`}</div>
+<div class="proof" aria-label="${attr(`verdict ${label}: ${this.proofLine()}`)}">
+<div class="fig"><div class="big">${s.applicable} <span class="of">of ${catalogue}</span></div><div class="l">checks of the catalogue applicable</div></div>
+<div class="fig"><div class="big">${s.clauses_proven} <span class="of">of ${s.clauses_testable}</span></div><div class="l">testable clauses proven</div></div>
 </div>
 <div class="cards">${cards}<div class="card total"><div class="n">${total}</div><div class="l">Total</div></div></div>
 </div>
+${meaning}
+<p class="rate small muted">${rate === null ? 'No check ran.' : `Of the ${ran} checks that ran, ${counts.passed} passed (${Math.floor(rate * 1000) / 10}%).`}</p>
 <div class="bar" role="img" aria-label="${attr(OUTCOMES.map((o) => `${OUTCOME_LABEL[o]} ${counts[o]}`).join(', '))}">${segments}</div>
 <div class="legend">${legend}</div>
-<p class="muted small">Clauses: ${COVERAGE_STATUSES.map((s) => `${cov[s]} ${COVERAGE_LABEL[s].toLowerCase()}`).join(' · ')} of ${this.report.coverage.length} in the catalogue.</p>
+<p class="muted small">Clauses: ${COVERAGE_STATUSES.map((st) => `${cov[st]} ${COVERAGE_LABEL[st].toLowerCase()}`).join(' · ')} of ${this.report.coverage.length} in the catalogue.</p>
 ${attention}
 </section>`;
   }
@@ -203,14 +239,15 @@ ${attention}
       const sc: Record<CoverageStatus, number> = { passed: 0, failed: 0, not_run: 0, uncovered: 0, untestable: 0 };
       for (const c of clauses) sc[c.status] += 1;
       const mini = COVERAGE_STATUSES.filter((s) => sc[s] > 0).map((s) => `<span class="mini c-${s}">${sc[s]} ${COVERAGE_LABEL[s].toLowerCase()}</span>`).join('');
-      return `<div class="cov-row" data-group>
-<div class="cov-label"><span class="sec">§${text(section)}</span><span class="count">${clauses.length} clause${clauses.length === 1 ? '' : 's'}</span>${mini}</div>
+      // Issue 27 item 5: the grid folds into its sections (265 tiles pushed the failures 18,000 px down); one with a failed clause opens.
+      return `<details class="cov-row" data-group${sc.failed > 0 ? ' open' : ''}>
+<summary class="cov-label"><span class="sec">§${text(section)}</span><span class="count">${clauses.length} clause${clauses.length === 1 ? '' : 's'}</span>${mini}</summary>
 <ul class="tiles">${clauses.map((c) => this.tile(c)).join('')}</ul>
-</div>`;
+</details>`;
     }).join('\n');
     return `<section id="coverage" aria-labelledby="coverage-h">
 <h2 id="coverage-h">Clause coverage</h2>
-<p class="muted">Every clause of the catalogue, grouped by section of the API document, with the checks that prove it.${this.biteLine()}</p>
+<p class="muted">Every clause of the catalogue, grouped by section of the API document, with the checks that prove it; open a section to see its clauses.${this.biteLine()}</p>
 <div class="legend">${legend}</div>
 ${filters}
 <div id="coverage-grid">${body || '<p class="muted">The report has no clause catalogue.</p>'}</div>
@@ -279,13 +316,14 @@ ${problems.map((p) => this.failure(p)).join('\n')}
 </header>`);
     if (f) {
       const clauseTitle = this.clauseTitles.get(f.clause);
-      parts.push(`<div class="rvd">
-<div class="received"><h4>Received</h4><p>${text(f.received)}</p></div>
-<div class="documented"><h4>Documented</h4><p>${text(f.documented)}</p><p class="clause">Clause <code>${text(f.clause)}</code>${clauseTitle ? ` · ${text(clauseTitle)}` : ''}</p></div>
-</div>${f.note ? `<p class="note"><b>Note:</b> ${text(f.note)}</p>` : ''}`);
+      parts.push(`${difference(f.documented, f.received)}
+<p class="clause small muted">Clause <code>${text(f.clause)}</code>${clauseTitle ? ` · ${text(clauseTitle)}` : ''}${f.exchange !== undefined && r.exchanges.some((e) => e.n === f.exchange) ? ` · judged on call <a href="#${this.anchor(r.id)}-call-${f.exchange}">#${f.exchange}</a>` : ''}</p>${f.note ? `<p class="note"><b>Note:</b> ${text(f.note)}</p>` : ''}`);
     } else if (r.outcome === 'errored') {
       parts.push(`<div class="errbox"><h4>Error</h4>${pre(r.error ?? 'errored without a recorded error')}<p class="muted small">An errored check is a bug in the check or an unreachable target, not a verdict on the API.</p></div>`);
     }
+    // What a person acts on first: the request to paste, then the whole check to replay (issue 27 item 5).
+    if (r.curl !== undefined) parts.push(this.command(`${this.anchor(r.id)}-curl`, 'The failing request', r.curl, curlNote(this.report, r.curl)));
+    parts.push(this.command(copyId, 'Replay the check', r.replay, replayNote(r.replay)));
     if (r.property) {
       const p = r.property;
       parts.push(`<div class="prop"><h4>Property run</h4>
@@ -293,15 +331,19 @@ ${problems.map((p) => this.failure(p)).join('\n')}
 ${p.counterexample !== undefined ? `<h5>Counterexample (shrunk)</h5>${pre(p.counterexample)}` : ''}
 </div>`);
     }
-    parts.push(`<div class="replay"><h4>Replay</h4><div class="cmd"><pre id="${copyId}"><code>${text(r.replay)}</code></pre><button type="button" class="copy" data-copy="${copyId}" hidden>Copy</button></div></div>`);
     if (r.exchanges.length > 0) {
       const firstOpen = r.exchanges.length - OPEN_EXCHANGES;
       parts.push(`<div class="exchanges"><h4>HTTP exchanges <span class="muted">(${r.exchanges.length}${r.exchanges.length > OPEN_EXCHANGES ? `; the last ${OPEN_EXCHANGES} open` : ''})</span></h4>
-<ol class="calls">${r.exchanges.map((e, i) => exchange(e, i >= firstOpen)).join('\n')}</ol></div>`);
+<ol class="calls">${r.exchanges.map((e, i) => exchange(e, i >= firstOpen || e.n === f?.exchange, `${this.anchor(r.id)}-call-${e.n}`)).join('\n')}</ol></div>`);
     } else {
       parts.push('<p class="muted small">No HTTP exchanges were recorded.</p>');
     }
     return `<article class="failure o-${r.outcome}" id="${this.anchor(r.id)}">\n${parts.join('\n')}\n</article>`;
+  }
+
+  /** A command with its copy button, and a line on what it needs. */
+  private command(id: string, heading: string, command: string, note: string): string {
+    return `<div class="command"><h4>${text(heading)}</h4><div class="cmd"><pre id="${id}"><code>${text(command)}</code></pre><button type="button" class="copy" data-copy="${id}" hidden>Copy</button></div>${note ? `<p class="muted small">${note}</p>` : ''}</div>`;
   }
 
   // ------------------------------------------------------------ reasons
@@ -338,10 +380,48 @@ ${p.counterexample !== undefined ? `<h5>Counterexample (shrunk)</h5>${pre(p.coun
 
 // ------------------------------------------------------------------ pieces
 
-function exchange(e: Exchange, open: boolean): string {
+/**
+ * Documented against received as a difference: both sentences, the words
+ * that differ marked (removed from the documented one, added in the received
+ * one), so the breach shows without comparing two paragraphs by eye.
+ */
+export function difference(documented: string, received: string): string {
+  const parts = wordDiff(documented, received);
+  const marked = likeness(parts) >= LIKENESS_TO_MARK;
+  const side = (keep: 'del' | 'ins', tag: 'del' | 'ins') => (marked
+    ? parts.filter((p) => p.op === 'same' || p.op === keep).map((p) => (p.op === 'same' ? text(p.text) : `<${tag}>${text(p.text)}</${tag}>`)).join('')
+    : text(keep === 'del' ? documented : received));
+  const unrelated = marked ? '' : '<p class="muted small">The two have too little in common to mark words: each is shown whole.</p>';
+  return `<div class="diff" role="group" aria-label="Difference between documented and received">
+<h4>Difference <span class="muted">(documented → received)</span></h4>
+<div class="d-line d-doc"><span class="sign" aria-hidden="true">−</span><span class="who">Documented</span><span class="txt">${side('del', 'del')}</span></div>
+<div class="d-line d-rec"><span class="sign" aria-hidden="true">+</span><span class="who">Received</span><span class="txt">${side('ins', 'ins')}</span></div>
+${unrelated}</div>`;
+}
+
+/** The variables a command names (`$PARTNER_API_KEY`, `${PARTNER_OTHER_API_KEY:?}`), in order, once each. */
+function variablesOf(command: string): string[] {
+  return [...new Set(command.match(/(?<=\$\{?)[A-Z][A-Z0-9_]*/g) ?? [])];
+}
+
+function replayNote(replay: string): string {
+  const vars = variablesOf(replay);
+  return vars.length === 0 ? 'Runs as is in a clone (installed: <code>npx partner-api conformance</code> for <code>npm run conformance --</code>).'
+    : `Needs ${listOf(vars.map((v) => `<code>${text(v)}</code>`))} set to the credentials of the run; runs in a clone (installed: <code>npx partner-api conformance</code> for <code>npm run conformance --</code>).`;
+}
+
+function curlNote(report: RunReport, curl: string): string {
+  const vars = variablesOf(curl);
+  const needs = vars.length > 0 ? `Needs ${listOf(vars.map((v) => `<code>${text(v)}</code>`))} set to the credential the check sent. ` : '';
+  return report.target.kind === 'in-process'
+    ? `${needs}The in-process simulator that answered is gone: against <code>npm start</code>, change the host and take the credentials from its fixtures file.`
+    : `${needs}The same call again: a write may be refused or replayed now that the first one was made.`;
+}
+
+function exchange(e: Exchange, open: boolean, id: string): string {
   const status = Number.isFinite(e.status) ? e.status : 0;
   const cls = status >= 500 ? 's5' : status >= 400 ? 's4' : status >= 300 ? 's3' : status >= 200 ? 's2' : 's0';
-  return `<li class="call" value="${Number.isFinite(e.n) ? e.n : 0}"><details${open ? ' open' : ''}>
+  return `<li class="call" id="${attr(id)}" value="${Number.isFinite(e.n) ? e.n : 0}"><details${open ? ' open' : ''}>
 <summary><span class="n">#${text(String(e.n))}</span><span class="method">${text(e.method)}</span><code class="url">${text(e.url)}</code><span class="status ${cls}">${text(String(e.status))}</span><span class="muted">${text(humanDuration(e.ms))}</span></summary>
 <div class="call-grid">
 <div class="side"><h5>Request</h5>${headerBlock(e.requestHeaders)}${e.requestBody !== undefined && e.requestBody !== '' ? bodyBlock(e.requestBody, e.requestHeaders) : '<p class="muted small">no body</p>'}</div>
@@ -518,6 +598,25 @@ main>section{background:var(--surface);border:1px solid var(--border);border-rad
 h1{margin:.1rem 0 0;font-size:1.6rem;letter-spacing:-.015em}h1 code{font-size:.95em}
 .v-insufficient{color:var(--notrun);border-color:var(--notrun)}.verdict{font-weight:700;font-size:1.05rem;padding:.45rem 1rem;border-radius:8px;border:1px solid}
 .v-passed{color:var(--pass);background:var(--pass-bg);border-color:var(--pass)}
+.v-partial{color:var(--notrun);background:var(--notrun-bg);border-color:var(--notrun)}
+.verdict .v-proof{display:block;font-size:.78rem;font-weight:600;opacity:.9}
+.proof{display:grid;gap:10px}
+.proof .fig .big{font-size:2.2rem;font-weight:700;letter-spacing:-.03em;line-height:1.1}
+.proof .fig .of{font-size:1.1rem;font-weight:600;color:var(--muted)}
+.proof .fig .l{font-size:.85rem;color:var(--muted)}
+.partial-note{border:1px solid var(--notrun);background:var(--notrun-bg);border-radius:8px;padding:8px 12px;margin:12px 0 4px}
+.rate{margin:10px 0 0}
+.diff{border:1px solid var(--border);border-radius:8px;padding:4px 14px 10px;margin-top:12px}
+.diff h4{margin-top:.6rem}
+.d-line{display:grid;grid-template-columns:1.2em 7.5em 1fr;gap:6px;align-items:baseline;padding:4px 8px;border-radius:6px;margin:3px 0}
+.d-line .txt{white-space:pre-wrap;overflow-wrap:anywhere;font-family:var(--mono);font-size:.9em}
+.d-line .who{font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;font-weight:700}
+.d-doc{background:var(--pass-bg)}.d-doc .who,.d-doc .sign{color:var(--pass)}
+.d-rec{background:var(--fail-bg)}.d-rec .who,.d-rec .sign{color:var(--fail)}
+.sign{font-weight:700;font-family:var(--mono)}
+.diff del{background:color-mix(in srgb,var(--pass) 28%,transparent);text-decoration:line-through;text-decoration-thickness:1px;border-radius:3px;padding:0 2px}
+.diff ins{background:color-mix(in srgb,var(--fail) 28%,transparent);text-decoration:none;font-weight:700;border-radius:3px;padding:0 2px}
+.clause{margin:.4rem 0 0}
 .v-failed{color:var(--fail);background:var(--fail-bg);border-color:var(--fail)}
 .meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:10px 24px;margin:16px 0 0}
 .meta>div{min-width:0}.meta .wide{grid-column:1/-1}
@@ -561,8 +660,9 @@ h1{margin:.1rem 0 0;font-size:1.6rem;letter-spacing:-.015em}h1 code{font-size:.9
 .fbtn[aria-pressed="true"]{background:var(--soft);border-color:var(--muted);font-weight:600}
 .fbtn[aria-pressed="false"]{opacity:.55;text-decoration:line-through}
 .filters input{font:inherit;font-size:.88rem;padding:4px 10px;border:1px solid var(--border);border-radius:6px;min-width:260px;flex:1;max-width:420px;background:var(--surface);color:var(--text)}
-.cov-row{display:grid;grid-template-columns:128px 1fr;gap:14px;border-top:1px solid var(--border);padding:10px 0}
-.cov-label{display:flex;flex-direction:column;align-items:flex-start;gap:3px}
+.cov-row{border-top:1px solid var(--border);padding:8px 0}
+.cov-label{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px;cursor:pointer}
+.cov-row[open]>.cov-label{margin-bottom:8px}
 .sec{font-weight:700;font-family:var(--mono);font-size:1rem}
 .count{color:var(--muted);font-size:.8rem}
 .mini{font-size:.72rem;padding:0 7px;border-radius:999px;background:var(--cb);color:var(--c);font-weight:600;white-space:nowrap}
@@ -593,13 +693,6 @@ td.clauses{min-width:150px}
 .f-badges{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin-bottom:6px}
 .f-head h3 code{font-size:1rem}.f-title{font-weight:500}
 .f-head p{margin:.3rem 0 0}
-.rvd{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin-top:12px}
-.rvd>div{border-radius:8px;padding:4px 14px 10px;border:1px solid var(--border)}
-.rvd h4{margin-top:.6rem}
-.rvd p{margin:.2rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
-.received{background:var(--fail-bg);border-color:color-mix(in srgb,var(--fail) 40%,transparent)!important}.received h4{color:var(--fail)}
-.documented{background:var(--pass-bg);border-color:color-mix(in srgb,var(--pass) 40%,transparent)!important}.documented h4{color:var(--pass)}
-.documented .clause{font-size:.85rem;color:var(--muted);margin-top:.5rem}
 .errbox pre{border-left:3px solid var(--err)}
 .facts{display:flex;gap:8px 28px;flex-wrap:wrap;margin:0}
 .facts dt{font-size:.75rem;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}.facts dd{margin:0;font-weight:600;font-family:var(--mono);font-size:.9rem}
@@ -626,8 +719,8 @@ pre{background:var(--code-bg);border:1px solid var(--border);border-radius:6px;p
 .foot{color:var(--muted);font-size:.82rem;padding-bottom:30px}
 @media (max-width:820px){
   .wrap{padding:0 14px}main>section{padding:14px}
-  .summary-grid,.rvd,.call-grid,.cov-row{grid-template-columns:1fr}
-  .cov-label{flex-direction:row;flex-wrap:wrap;align-items:center}
+  .summary-grid,.call-grid{grid-template-columns:1fr}
+  .d-line{grid-template-columns:1.2em 1fr}.d-line .who{display:none}
   .filters input{min-width:0;flex-basis:100%;max-width:none}
 }
 @media print{.toc,.filters,.copy{display:none!important}main>section{break-inside:auto;border:0;padding:0}.failure{break-inside:avoid-page}pre{max-height:none}}
@@ -653,7 +746,8 @@ export const SCRIPT = `
         el.hidden=!show;
       });
       var groups=root.matches('[data-group]')?[]:root.querySelectorAll('[data-group]');
-      groups.forEach(function(g){g.hidden=!g.querySelector('[data-key]:not([hidden])');});
+      var narrowed=!!q||Object.keys(on).some(function(k){return !on[k];});
+      groups.forEach(function(g){g.hidden=!g.querySelector('[data-key]:not([hidden])');if(narrowed&&!g.hidden&&g.tagName==='DETAILS')g.open=true;});
     }
     bar.querySelectorAll('button[data-key]').forEach(function(b){
       b.addEventListener('click',function(){b.setAttribute('aria-pressed',b.getAttribute('aria-pressed')==='true'?'false':'true');apply();});

@@ -8,11 +8,11 @@ import type { CheckResult, ClauseCoverage, Exchange, Failure, MergedCoverage, Me
 const REPORT_KEYS = ['runId', 'startedAt', 'finishedAt', 'target', 'options', 'apiVersion', 'specDigest', 'results', 'coverage', 'summary'] as const;
 const TARGET_KEYS = ['kind', 'baseUrl', 'capabilities', 'label'] as const;
 const OPTIONS_KEYS = ['suites', 'checks', 'runs', 'seed', 'normativeOnly', 'allowWrites'] as const;
-const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'clauses_through_assumption', 'clauses_shown_to_bite', 'clauses_cited_only', 'bookings_created', 'verdict', 'gate'] as const;
-const RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'reason', 'failure', 'error', 'property', 'exchanges', 'replay', 'ms'] as const;
-const FAILURE_KEYS = ['kind', 'received', 'documented', 'clause', 'note'] as const;
+const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'clauses_through_assumption', 'clauses_shown_to_bite', 'clauses_cited_only', 'bookings_created', 'verdict', 'gate', 'catalogue_checks', 'partial', 'verdict_detail'] as const;
+const RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'reason', 'failure', 'error', 'property', 'exchanges', 'replay', 'curl', 'ms'] as const;
+const FAILURE_KEYS = ['kind', 'received', 'documented', 'clause', 'note', 'exchange'] as const;
 const PROPERTY_KEYS = ['seed', 'path', 'numRuns', 'counterexample'] as const;
-const EXCHANGE_KEYS = ['n', 'method', 'url', 'requestHeaders', 'requestBody', 'status', 'responseHeaders', 'responseBody', 'ms'] as const;
+const EXCHANGE_KEYS = ['n', 'method', 'url', 'requestHeaders', 'requestBody', 'status', 'responseHeaders', 'responseBody', 'ms', 'credential'] as const;
 const COVERAGE_KEYS = ['id', 'title', 'section', 'checks', 'status', 'why', 'bite'] as const;
 const MERGED_KEYS = ['kind', 'runId', 'startedAt', 'finishedAt', 'apiVersion', 'specDigest', 'deployments', 'results', 'coverage', 'summary'] as const;
 const DEPLOYMENT_KEYS = ['label', 'source', 'runId', 'startedAt', 'finishedAt', 'target', 'options', 'summary'] as const;

@@ -5,7 +5,9 @@
  * sections whose `]]>` is split so the section cannot be closed early.
  */
 import type { CheckResult, Exchange, MergedReport, RunReport } from '../conformance/types.ts';
-import { countOutcomes, groupBySuite, seconds, truncate, type OutcomeCounts } from './format.ts';
+import { catalogueChecks, partialOf, verdictDetail, verdictLabel } from '../conformance/verdict.ts';
+import { countOutcomes, groupBySuite, seconds, truncate, verdict, type OutcomeCounts } from './format.ts';
+import { likeness, LIKENESS_TO_MARK, wordDiff, wordDiffText } from './word-diff.ts';
 import { deploymentReport } from './merge.ts';
 
 /** Request and response bodies longer than this are cut in <system-out>; report.json keeps them whole. */
@@ -85,10 +87,21 @@ function skippedCount(counts: OutcomeCounts): number {
   return counts.not_applicable + counts.skipped;
 }
 
-/** What every suite of the run shares: the target and the options that reproduce it. */
+/**
+ * What every suite of the run shares: first the verdict and how much the run
+ * proved (a dashboard shows the first properties; issue 27 item 4), then the
+ * target and the options that reproduce it.
+ */
 function runProperties(report: RunReport): Array<[string, string]> {
   const o = report.options;
+  const s = report.summary;
+  // As the page does: the results decide failed, a report.json from before `partial` is partial when it ran less than it selected.
+  const shown = { ...s, verdict: verdict(report), partial: partialOf(s) };
   return [
+    ['verdict', verdictLabel(shown)],
+    ['verdict.detail', verdictDetail(shown)],
+    ['proved.checks', `${s.applicable} of ${catalogueChecks(s)}`],
+    ['proved.clauses', `${s.clauses_proven} of ${s.clauses_testable}`],
     ['run.id', report.runId],
     ['api.version', report.apiVersion],
     ['spec.digest', report.specDigest],
@@ -157,19 +170,33 @@ function failureText(r: CheckResult): string {
       `${r.failure.kind}`,
       `Received:   ${r.failure.received}`,
       `Documented: ${r.failure.documented}`,
+      ...diffLines(r.failure.documented, r.failure.received),
       `Clause:     ${r.failure.clause} (${r.level}; check proves ${r.clauses.join(', ')})`,
       ...(r.failure.note ? [`Note:       ${r.failure.note}`] : []),
     );
   } else {
     lines.push(`Clauses:    ${r.clauses.join(', ')} (${r.level})`);
   }
-  lines.push(...propertyLines(r), `Replay:     ${r.replay}`);
+  lines.push(...propertyLines(r), `Replay:     ${r.replay}`, ...curlLines(r));
   if (r.exchanges.length > 0) lines.push(`Exchanges:  ${r.exchanges.length} HTTP call(s) of the failing run in system-out`);
   return lines.join('\n');
 }
 
 function errorText(r: CheckResult, error: string): string {
-  return [error, '', `Clauses:    ${r.clauses.join(', ')} (${r.level})`, ...propertyLines(r), `Replay:     ${r.replay}`].join('\n');
+  return [error, '', `Clauses:    ${r.clauses.join(', ')} (${r.level})`, ...propertyLines(r), `Replay:     ${r.replay}`, ...curlLines(r)].join('\n');
+}
+
+/** Documented against received in git's word-diff style, when the two have enough in common to mark. */
+function diffLines(documented: string, received: string): string[] {
+  const parts = wordDiff(documented, received);
+  return likeness(parts) >= LIKENESS_TO_MARK ? [`Diff:       ${wordDiffText(parts)}`] : [];
+}
+
+/** The failing request as a curl command (conformance/curl.ts), credentials as shell variables. */
+function curlLines(r: CheckResult): string[] {
+  if (r.curl === undefined) return [];
+  const call = r.failure?.exchange !== undefined ? ` (call #${r.failure.exchange})` : '';
+  return [`Request${call}, as curl:`, indent(r.curl)];
 }
 
 function propertyLines(r: CheckResult): string[] {

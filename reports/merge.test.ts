@@ -157,7 +157,7 @@ describe('merged report writers', () => {
     expect(links).toContain('d1-check-idempotency-replay-byte-for-byte');
     for (const link of links) expect(ids.has(link), link).toBe(true);
     // The failure article comes from the run page's renderer: received, documented and the replay command.
-    expect(html).toMatch(/<h4>Received<\/h4><p>403<\/p>/);
+    expect(html).toContain('<span class="who">Received</span><span class="txt">403</span>');
     expect(html).toContain('npm run conformance -- --check idempotency.replay-byte-for-byte');
     expect(html).toContain('needs write (--allow-writes)');
   });

@@ -4,6 +4,7 @@
  * Pure: the runs come in as data (reports/merge-sources.ts reads them), the
  * merged report goes out as data (reports/write.ts writes it).
  */
+import { catalogueChecks, isPartial, verdictDetail } from '../conformance/verdict.ts';
 import {
   THROUGH_ASSUMPTION,
   type ClauseCoverage,
@@ -156,7 +157,7 @@ function mergeSummary(deployments: MergedDeployment[], coverage: MergedCoverage[
   const sum = (pick: (s: RunSummary) => number) => deployments.reduce((n, d) => n + pick(d.summary), 0);
   const verdicts = deployments.map((d) => d.summary.verdict);
   const verdict: RunSummary['verdict'] = verdicts.includes('failed') ? 'failed' : verdicts.includes('insufficient') ? 'insufficient' : 'passed';
-  return {
+  const proof = {
     total: sum((s) => s.total),
     passed: sum((s) => s.passed),
     failed: sum((s) => s.failed),
@@ -174,7 +175,11 @@ function mergeSummary(deployments: MergedDeployment[], coverage: MergedCoverage[
     bookings_created: sum((s) => s.bookings_created),
     verdict,
     gate: deployments.flatMap((d) => d.summary.gate.map((g) => `${d.label}: ${g}`)),
+    // Checks add up over deployments, so the catalogue does too: each deployment could have run all of it.
+    catalogue_checks: sum((s) => catalogueChecks(s)),
   };
+  const partial = isPartial(proof);
+  return { ...proof, partial, verdict_detail: verdictDetail({ ...proof, partial }) };
 }
 
 /** One deployment's run as a RunReport again (for the writers that render a run: JUnit suites, failure details). */

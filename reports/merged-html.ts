@@ -5,10 +5,15 @@
  */
 import type { MergedReport, Outcome } from '../conformance/types.ts';
 import { compareSections, groupBySuite, humanDuration, humanTimestamp, OUTCOME_LABEL, OUTCOMES } from './format.ts';
-import { attr, COVERAGE_HINT, COVERAGE_LABEL, COVERAGE_STATUSES, CSS, failureArticles, filterBar, levelBadge, SCRIPT, text } from './html.ts';
+import { partialOf, provedPhrase, verdictLabel } from '../conformance/verdict.ts';
+import { attr, COVERAGE_HINT, COVERAGE_LABEL, COVERAGE_STATUSES, CSS, failureArticles, filterBar, levelBadge, SCRIPT, text, VERDICT_BADGE, VERDICT_CLASS } from './html.ts';
 import { deploymentReport } from './merge.ts';
 
-const VERDICT_LABEL = { passed: '✓ Passed', failed: '✕ Failed', insufficient: '△ Insufficient' } as const;
+/** A run's or the merge's verdict as a badge: "passed, partial" when it proved less than the catalogue (a report.json from before `partial`: fewer applicable than selected). */
+function badge(s: MergedReport['summary'], cls: string): string {
+  const label = verdictLabel({ verdict: s.verdict, partial: partialOf(s) });
+  return `<span class="${cls} v-${VERDICT_CLASS[label]}" title="${attr(provedPhrase(s))}">${VERDICT_BADGE[label]}</span>`;
+}
 
 /** The HTML page of a merged report. */
 export function renderMergedHtml(m: MergedReport): string {
@@ -24,14 +29,14 @@ export function renderMergedHtml(m: MergedReport): string {
   if (problems > 0) nav.push(['failures', `Failures and errors (${problems})`]);
   nav.push(['coverage', 'Clause coverage'], ['results', `Results (${m.results.length})`]);
   if (reasons.length > 0) nav.push(['not-applicable', `Not applicable and skipped (${reasons.length})`]);
-  const v = m.summary.verdict;
   const s = m.summary;
+  const shown = verdictLabel({ verdict: s.verdict, partial: partialOf(s) });
 
   const deploymentRows = m.deployments.map((d) => {
     const caps = d.target.capabilities.map((c) => `<span class="chip">${text(c)}</span>`).join(' ');
     return `<tr><th scope="row" class="dep">${text(d.label)}</th>
 <td><span class="kind">${d.target.kind === 'live' ? 'live' : 'in-process'}</span> <code class="url">${text(d.target.baseUrl)}</code><div class="caps">${caps}</div></td>
-<td><span class="verdict-chip v-${d.summary.verdict}">${VERDICT_LABEL[d.summary.verdict]}</span>${d.summary.gate.length > 0 ? `<div class="small muted">${text(d.summary.gate.join('; '))}</div>` : ''}</td>
+<td>${badge(d.summary, 'verdict-chip')}<div class="small muted">${text(provedPhrase(d.summary))}</div>${d.summary.gate.length > 0 ? `<div class="small muted">${text(d.summary.gate.join('; '))}</div>` : ''}</td>
 <td class="num">${d.summary.passed}</td><td class="num">${d.summary.failed}</td><td class="num">${d.summary.errored}</td><td class="num">${d.summary.not_applicable}</td><td class="num">${d.summary.skipped}</td>
 <td class="num">${d.summary.clauses_proven} / ${d.summary.clauses_testable}</td><td class="num">${d.summary.bookings_created}</td><td class="num">${text(humanDuration(d.summary.ms))}</td>
 <td><code>${text(d.runId)}</code><div class="small muted">${text(humanTimestamp(d.startedAt))}</div></td></tr>`;
@@ -67,7 +72,7 @@ export function renderMergedHtml(m: MergedReport): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${v === 'passed' ? 'Passed' : v === 'insufficient' ? 'Insufficient' : 'Failed'} · ${labels.length} deployment(s) · Partner API ${attr(m.apiVersion)} conformance</title>
+<title>${text(shown.charAt(0).toUpperCase() + shown.slice(1))} · ${labels.length} deployment(s) · Partner API ${attr(m.apiVersion)} conformance</title>
 <style>${CSS}${MERGED_CSS}</style>
 </head>
 <body>
@@ -78,7 +83,7 @@ export function renderMergedHtml(m: MergedReport): string {
 <p class="eyebrow">Partner Integration API · conformance report of ${labels.length} deployment${labels.length === 1 ? '' : 's'}</p>
 <h1>Merged <code>${text(m.runId)}</code></h1>
 </div>
-<div class="verdict v-${v}" role="status">${VERDICT_LABEL[v]}</div>
+<div class="verdict v-${VERDICT_CLASS[shown]}" role="status">${VERDICT_BADGE[shown]}<span class="v-proof">${text(provedPhrase(s))}</span></div>
 </div>
 <dl class="meta">
 <div><dt>Deployments</dt><dd>${labels.map((l) => `<span class="chip">${text(l)}</span>`).join(' ')}</dd></div>

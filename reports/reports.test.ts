@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult, RunReport } from '../conformance/types.ts';
+import { summarise } from '../conformance/runner.ts';
 import { HTML_BODY_LIMIT, reindentJson, renderHtml } from './html.ts';
 import { renderJson } from './json.ts';
 import { cdata, escapeXmlAttribute, renderJunit, xmlSafe } from './junit.ts';
@@ -26,7 +27,7 @@ interface TestCase {
   skipped?: { '@_message': string };
   'system-out'?: string;
 }
-interface TestSuite { '@_name': string; '@_tests': string; '@_failures': string; '@_errors': string; '@_skipped': string; '@_time': string; testcase: TestCase[] }
+interface TestSuite { properties: { property: Property[] }; '@_name': string; '@_tests': string; '@_failures': string; '@_errors': string; '@_skipped': string; '@_time': string; testcase: TestCase[] }
 interface TestSuites { '@_name': string; '@_tests': string; '@_failures': string; '@_errors': string; '@_skipped': string; '@_time': string; '@_timestamp': string; testsuite: TestSuite[] }
 
 function parseJunit(xml: string): TestSuites {
@@ -103,6 +104,24 @@ describe('renderJunit', () => {
       expect(tc['@_name']).toBe(`${r.id}: ${r.title}`);
       expect(tc['@_time']).toBe((r.ms / 1000).toFixed(3));
     }
+  });
+
+  it('leads every <testsuite>\'s properties with the verdict and how much was proven; "passed, partial" for a clean run that proved less than the catalogue', () => {
+    const lead = (x: TestSuites) => x.testsuite.map((t) => t.properties.property.slice(0, 4).map((p) => [p['@_name'], p['@_value']]));
+    const s = report.summary;
+    const failedLead = [['verdict', 'failed'], ['verdict.detail', `failed (2 failed, 1 errored): 10 of 12 checks applicable, ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven`], ['proved.checks', '10 of 12'], ['proved.clauses', `${s.clauses_proven} of ${s.clauses_testable}`]];
+    expect(lead(suites)).toEqual(suites.testsuite.map(() => failedLead));
+    const thin = sampleReport();
+    thin.results = thin.results.filter((r) => r.outcome === 'passed' || r.outcome === 'not_applicable');
+    thin.summary = summarise(thin.results, thin.coverage, { ms: 1000, bookingsCreated: 0, failOnNotApplicable: false, catalogueChecks: 82 });
+    const t = thin.summary;
+    expect(lead(parseJunit(renderJunit(thin)))[0]).toEqual([
+      ['verdict', 'passed, partial'],
+      ['verdict.detail', `passed, partial: 7 of 82 checks applicable, ${t.clauses_proven} of ${t.clauses_testable} testable clauses proven`],
+      ['proved.checks', '7 of 82'],
+      ['proved.clauses', `${t.clauses_proven} of ${t.clauses_testable}`],
+    ]);
+    expect(thin.summary.verdict_detail).toBe(`passed, partial: 7 of 82 checks applicable, ${t.clauses_proven} of ${t.clauses_testable} testable clauses proven`);
   });
 
   it('gives every testcase its clause ids, level and outcome as properties', () => {
@@ -295,13 +314,14 @@ describe('renderHtml', () => {
     expect(results).toContain('<span class="level assumption"');
   });
 
-  it('gives each failure a section with clauses, Received vs Documented, the property run and the exact replay command', () => {
+  it('gives each failure a section with clauses, the difference of Documented and Received, the property run and the exact replay command', () => {
     const failures = section(html, 'failures');
     const failed = report.results.find((r) => r.outcome === 'failed' && r.property);
     if (!failed?.failure || !failed.property) throw new Error('the sample report needs a failed property');
     const article = failures.slice(failures.indexOf(`<article class="failure o-failed" id="check-${failed.id}">`));
-    expect(article).toContain(`<h4>Received</h4><p>${escapeForTest(failed.failure.received)}</p>`);
-    expect(article).toContain(`<h4>Documented</h4><p>${escapeForTest(failed.failure.documented)}</p>`);
+    // Two sentences with a word in common by chance are shown whole, not marked word by word.
+    expect(article).toContain(`<span class="who">Received</span><span class="txt">${escapeForTest(failed.failure.received)}</span>`);
+    expect(article).toContain(`<span class="who">Documented</span><span class="txt">${escapeForTest(failed.failure.documented)}</span>`);
     expect(article).toContain('<code>4.5.R1</code> <span class="muted">(Idempotent replay)</span>');
     expect(article).toContain(`<dt>Seed</dt><dd><code>${failed.property.seed}</code>`);
     expect(article).toContain(`<dt>Path</dt><dd><code>${failed.property.path}</code>`);
@@ -310,6 +330,12 @@ describe('renderHtml', () => {
     expect(article).toContain(`<pre id="check-${failed.id}-replay"><code>${escapeForTest(failed.replay)}</code></pre>`);
     // the errored check has its own section with the error text
     expect(failures).toContain('<article class="failure o-errored" id="check-snapshot_watermark_precedes_payload">');
+  });
+
+  it('marks the words received differs in from what is documented (a difference, not two texts)', () => {
+    const article = section(html, 'failures').split('<article ').find((a) => a.includes('id="check-other_integrations_booking_is_not_found"'))!;
+    expect(article).toContain('<span class="who">Documented</span><span class="txt"><del>404 NOT_FOUND</del> for <del>another integration&#39;s </del>booking');
+    expect(article).toContain('<span class="who">Received</span><span class="txt"><ins>403 FORBIDDEN</ins> for <ins>GET /bookings/88002 (</ins>booking');
   });
 
   it('shows exchanges as numbered HTTP calls with method, URL, headers, status and bodies in <pre>', () => {
@@ -342,16 +368,48 @@ describe('renderHtml', () => {
     const clean = sampleReport();
     clean.results = clean.results.filter((r) => r.outcome === 'passed');
     const page = renderHtml(clean);
-    expect(page).toContain('<div class="verdict v-passed" role="status">✓ Passed</div>');
+    expect(page).toContain('<div class="verdict v-passed" role="status">✓ Passed<span class="v-proof">');
     expect(page).not.toContain('id="failures"');
-    expect(page).toContain('100%');
+    expect(page).toContain('(100%)');
   });
 
   it('says Insufficient, never Passed, for a run that failed nothing but proved too little', () => {
     const thin = sampleReport();
     thin.results = thin.results.filter((r) => r.outcome === 'passed');
     thin.summary = { ...thin.summary, verdict: 'insufficient', gate: ['only 7 of 12 checks were applicable; --require-applicable asks for 10'] };
-    expect(renderHtml(thin)).toContain('<div class="verdict v-insufficient" role="status">△ Insufficient</div>');
+    const page = renderHtml(thin);
+    expect(page).toContain('<div class="verdict v-insufficient" role="status">△ Insufficient<span class="v-proof">');
+    expect(section(page, 'summary')).toContain('<b>Insufficient: the run proved too little.</b> only 7 of 12 checks were applicable; --require-applicable asks for 10.</p>');
+  });
+
+  it('says "Passed, partial" with how much was proven, ahead of the pass rate, for a clean run that proved less than the catalogue', () => {
+    const thin = sampleReport();
+    thin.results = thin.results.filter((r) => r.outcome === 'passed' || r.outcome === 'not_applicable');
+    thin.summary = summarise(thin.results, thin.coverage, { ms: 1000, bookingsCreated: 0, failOnNotApplicable: false, catalogueChecks: 82 });
+    const page = renderHtml(thin);
+    const s = thin.summary;
+    expect(s.partial).toBe(true);
+    expect(page).toContain(`<title>Passed, partial · conformance run`);
+    expect(page).toContain(`<div class="verdict v-partial" role="status">✓ Passed, partial<span class="v-proof">7 of 82 checks applicable · ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven</span></div>`);
+    const summary = section(page, 'summary');
+    const proof = summary.indexOf('<div class="big">7 <span class="of">of 82</span></div><div class="l">checks of the catalogue applicable</div>');
+    const clauses = summary.indexOf(`<div class="big">${s.clauses_proven} <span class="of">of ${s.clauses_testable}</span></div><div class="l">testable clauses proven</div>`);
+    const rate = summary.indexOf('Of the 7 checks that ran, 7 passed (100%).');
+    expect(proof).toBeGreaterThan(0);
+    expect(clauses).toBeGreaterThan(proof);
+    expect(rate).toBeGreaterThan(clauses);
+    expect(summary).toContain('<b>Passed, partial.</b> Every check that ran passed, but 75 of the 82 checks of the catalogue did not run here');
+    // The whole catalogue proven: plain "Passed".
+    const whole = { ...thin, summary: summarise(thin.results.filter((r) => r.outcome === 'passed'), thin.coverage, { ms: 1000, bookingsCreated: 0, failOnNotApplicable: false, catalogueChecks: 7 }) };
+    expect(renderHtml(whole)).toContain('<div class="verdict v-passed" role="status">✓ Passed<span class="v-proof">7 of 7 checks applicable');
+  });
+
+  it('folds the clause grid into sections that open, a section with a failed clause open', () => {
+    const coverage = section(html, 'coverage');
+    const rows = [...coverage.matchAll(/<details class="cov-row" data-group( open)?>\n<summary class="cov-label"><span class="sec">§([^<]+)<\/span>/g)];
+    expect(rows.map((m) => m[2])).toEqual(['1', '3.1', '3.3', '4.2', '4.5', '4.6', '4.8', '5', '7', '8']);
+    const open = rows.filter((m) => m[1] === ' open').map((m) => m[2]);
+    expect(open).toEqual([...new Set(report.coverage.filter((c) => c.status === 'failed').map((c) => c.section))].sort());
   });
 });
 

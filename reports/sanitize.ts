@@ -50,7 +50,12 @@ const headers = (v: unknown): Record<string, string> =>
 function failure(v: unknown): Failure | undefined {
   if (v === undefined || v === null) return undefined;
   const f = v as Record<string, unknown>;
-  return { kind: asText(f.kind ?? 'Failure'), received: asText(f.received), documented: asText(f.documented), clause: asText(f.clause ?? '') };
+  const note = optionalText(f.note);
+  const exchange = typeof f.exchange === 'number' && Number.isInteger(f.exchange) ? f.exchange : undefined;
+  return {
+    kind: asText(f.kind ?? 'Failure'), received: asText(f.received), documented: asText(f.documented), clause: asText(f.clause ?? ''),
+    ...(note !== undefined ? { note } : {}), ...(exchange !== undefined ? { exchange } : {}),
+  };
 }
 
 function exchange(v: unknown, i: number): Exchange {
@@ -59,6 +64,7 @@ function exchange(v: unknown, i: number): Exchange {
     n: number(e.n, i + 1), method: asText(e.method ?? '?'), url: asText(e.url ?? '?'),
     requestHeaders: headers(e.requestHeaders), requestBody: optionalText(e.requestBody),
     status: number(e.status), responseHeaders: headers(e.responseHeaders), responseBody: asText(e.responseBody ?? ''), ms: number(e.ms),
+    ...(typeof e.credential === 'string' ? { credential: e.credential } : {}),
   };
 }
 
@@ -71,7 +77,7 @@ function result(v: unknown): CheckResult {
     outcome: (['passed', 'failed', 'not_applicable', 'skipped', 'errored'] as const).includes(r.outcome) ? r.outcome : 'errored',
     reason: optionalText(r.reason), failure: failure(r.failure), error: optionalText(r.error),
     property: r.property ? { ...r.property, seed: number(r.property.seed), numRuns: number(r.property.numRuns), path: optionalText(r.property.path), counterexample: optionalText(r.property.counterexample) } : undefined,
-    exchanges: list(r.exchanges).map(exchange), replay: asText(r.replay ?? ''), ms: number(r.ms),
+    exchanges: list(r.exchanges).map(exchange), replay: asText(r.replay ?? ''), curl: optionalText(r.curl), ms: number(r.ms),
   } as CheckResult;
 }
 

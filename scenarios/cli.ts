@@ -6,9 +6,12 @@
  * exits the process.
  */
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { didYouMean } from '../cli/nearest-name.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { SCENARIOS, findScenario } from './catalogue.ts';
 import { describeDifference } from './kit/convergence.ts';
+import { DEFAULT_REPORT_DIR } from './kit/report.ts';
 import { runScenario, type RunOptions, type ScenarioDefinition } from './kit/scenario.ts';
 import { BREAKAGE_NAMES, type Breakages } from './partner/config.ts';
 
@@ -36,7 +39,7 @@ Live target (partner API only; only scenarios marked * run)
 async function main(): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseCommandLine({
       allowPositionals: true,
       strict: true,
       options: {
@@ -65,7 +68,7 @@ async function main(): Promise<number> {
     if (ref === 'all') chosen.push(...SCENARIOS);
     else {
       const s = findScenario(ref);
-      if (!s) return usageError(`unknown scenario "${ref}" (see --list)`);
+      if (!s) return usageError(`unknown scenario "${ref}"${didYouMean(ref, SCENARIOS.map((x) => x.name))} (see --list)`);
       chosen.push(s);
     }
   }
@@ -95,6 +98,14 @@ async function main(): Promise<number> {
     chosen.splice(0, chosen.length, ...chosen.filter((s) => s.live.capable));
     if (chosen.length === 0) return usageError('none of the scenarios named can run against a live target (see --list)');
   }
+  // Before the first scenario: a directory that cannot hold the timelines is found now, not after the runs.
+  try {
+    prepareReportDir(values['report-dir'] ?? DEFAULT_REPORT_DIR);
+  } catch (e) {
+    if (!(e instanceof ReportDirError)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
+    return 2;
+  }
   // A run with the partner broken on purpose does not overwrite the report of a normal run.
   const broken = Object.keys(breakages);
   const reportName = (s: ScenarioDefinition) => (broken.length > 0 ? `${s.name}--broken-${broken.join('-')}` : options.live ? `${s.name}--live` : s.name);
@@ -115,7 +126,7 @@ async function main(): Promise<number> {
 }
 
 function usageError(message: string): number {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.scenario));
   return 2;
 }
 

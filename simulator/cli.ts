@@ -5,7 +5,8 @@
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { didYouMean } from '../cli/nearest-name.ts';
 import { API_ROOT } from './http/app.ts';
 import { createSimulatorServer } from './http/server.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
@@ -69,7 +70,7 @@ function compactAfterBytes(): number | undefined {
 async function main(): Promise<void> {
   let args;
   try {
-    args = parseArgs({
+    args = parseCommandLine({
       options: {
         port: { type: 'string', default: '4010' },
         memory: { type: 'boolean', default: false },
@@ -98,10 +99,11 @@ async function main(): Promise<void> {
   const faults = args.fault ?? [];
   if (faults.length > 0 && !args['enable-faults']) fail('--fault breaks the simulator on purpose; add --enable-faults to confirm');
   const unknownFault = faults.find((f) => !(FAULT_NAMES as readonly string[]).includes(f));
-  if (unknownFault) fail(`--fault "${unknownFault}" is not a fault (faults: ${FAULT_NAMES.join(', ')})`);
+  // With a near name, the question alone: the whole list of faults is a hundred names.
+  if (unknownFault) fail(`--fault "${unknownFault}" is not a fault${didYouMean(unknownFault, FAULT_NAMES) || ` (faults: ${FAULT_NAMES.join(', ')})`}`);
   const readings = args.reading ?? [];
   const unknownReading = readings.find((r) => !(r in READINGS));
-  if (unknownReading) fail(`--reading "${unknownReading}" is not a reading (readings: ${Object.keys(READINGS).join(', ')})`);
+  if (unknownReading) fail(`--reading "${unknownReading}" is not a reading${didYouMean(unknownReading, Object.keys(READINGS))} (readings: ${Object.keys(READINGS).join(', ')})`);
 
   const dataDir = args.memory ? null : resolve(args.data ?? 'data');
   let store: Store | undefined;
@@ -268,6 +270,6 @@ await main().catch(async (e: Error) => {
   await opened?.close().catch(() => undefined);
   const usage = e instanceof StartRefused && e.usage;
   const message = e instanceof StartRefused ? e.message : `the simulator could not start: ${e.message}`;
-  process.stderr.write(`error: ${message}\n${usage ? `\n${USAGE}` : ''}`);
+  process.stderr.write(usage ? usageErrorText(message, HELP.sim) : `error: ${message}\n`);
   process.exit(2);
 });

@@ -110,6 +110,15 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'status-filter-ignored': 'GET /bookings ignores the status filter (§4.4)',
   'conflict-emits-availability': 'a create refused 409 UNAVAILABLE still records an availability.changed event for its stay (§4.5 rule 7: nothing written)',
   'unit-alias-any-property': "a unit alias is looked up across the integration's properties, so another property's unit is booked instead of 422 UNIT_NOT_MAPPED (§4.5, §7)",
+  'watermark-unset': "snapshots carry data.sequence 0, the watermark never read, so a partner re-applies every event (\u00a74.8)",
+  'errors-text-plain': "error envelopes are answered with Content-Type text/plain, a hand-written error path, so a client going by the media type cannot read them (\u00a74, \u00a77)",
+  'updated-since-offset-dropped': "updated_since drops a timestamp's UTC offset and reads it as UTC, so +05:30 selects bookings five and a half hours off (\u00a74.4)",
+  'external-lookup-max-127': "GET /bookings/external/{id} answers 404 for an external id of 128 characters, which a create accepts (\u00a74.3, \u00a78)",
+  'supersede-across-types': "a newer event supersedes an undelivered event of another type on the same property and nights, so restrictions are lost under a rates change (\u00a73.3)",
+  'supersede-across-bookings': "a newer booking.changed supersedes an undelivered booking.changed of another booking whose stay it covers, so that booking's change is never delivered (\u00a73.3, x-assumption on booking.changed)",
+  'sync-cap-retry-after-1s': "the sync cap's 429 RATE_LIMITED says Retry-After 1 whatever is left of the day, so a partner that honours it is refused again (\u00a77, \u00a78)",
+  'webhook-put': "webhooks are sent with PUT instead of POST, so an endpoint that takes POST only never gets them (\u00a72.6)",
+  'unanswered-delivered': "a post the endpoint never answers (time-out) is taken as delivered, so the next event goes out and the unanswered one is never sent again (\u00a76)",
 };
 
 export { FAULT_NAMES };
@@ -168,6 +177,7 @@ export function faultMiddleware(faults: Faults): Middleware {
       ctx.body = after;
       ctx.status = status;
     }
+    if (faults.has('errors-text-plain') && body.success === false) ctx.type = 'text/plain';
   };
 }
 

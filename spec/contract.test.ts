@@ -6,6 +6,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadContract } from './contract.ts';
 
+/** What a JSON answer carries (4.C2). */
+const json = { 'content-type': 'application/json; charset=utf-8' };
 const specPath = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
 
 describe('spec/openapi.yaml', () => {
@@ -80,15 +82,25 @@ describe('loadContract', () => {
     expect(contract.checkParameters(contract.operation('listBookings'), { query: { per_page: '201' } })).toEqual({ per_page: ['Must be at most 200.'] });
   });
 
+  it('4.C2: a JSON body is answered as application/json, with or without a charset', () => {
+    const op = contract.operation('getMe');
+    const denied = { success: false, code: 'UNAUTHENTICATED', message: 'x', errors: {} };
+    expect(contract.checkResponse(op, 401, denied, json)).toEqual([]);
+    expect(contract.checkResponse(op, 401, denied, { 'content-type': 'application/json' })).toEqual([]);
+    expect(contract.checkResponse(op, 401, denied, { 'content-type': 'text/plain; charset=utf-8' }).join()).toContain('Content-Type "text/plain; charset=utf-8"');
+    expect(contract.checkResponse(op, 401, denied, { 'content-type': 'application/jsonp' }).join()).toContain('4.C2');
+    expect(contract.checkResponse(op, 401, denied, {}).join()).toContain('Content-Type (none)');
+  });
+
   it('flags an undeclared status and a wrong error code in a response', () => {
     const op = contract.operation('getMe');
-    expect(contract.checkResponse(op, 500, {}, {})[0]).toContain('not declared');
-    const problems = contract.checkResponse(op, 401, { success: false, code: 'NOT_FOUND', message: 'x', errors: {} }, {});
+    expect(contract.checkResponse(op, 500, {}, json)[0]).toContain('not declared');
+    const problems = contract.checkResponse(op, 401, { success: false, code: 'NOT_FOUND', message: 'x', errors: {} }, json);
     expect(problems.join()).toContain('NOT_FOUND is not one of UNAUTHENTICATED');
   });
 
   const limited = { success: false, code: 'RATE_LIMITED', message: 'Too many requests.', errors: {} };
-  const rateHeaders = { 'retry-after': '5', 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' };
+  const rateHeaders = { ...json, 'retry-after': '5', 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' };
   it.each(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])('§7: a 429 RATE_LIMITED without %s is flagged (required: true), on every operation', (name) => {
     for (const op of contract.operations) {
       expect(contract.checkResponse(op, 429, limited, rateHeaders), op.id).toEqual([]);
@@ -100,18 +112,18 @@ describe('loadContract', () => {
   it('§7: POST /sync 429 SYNC_TOO_SOON needs errors.retry_after in seconds, not the RATE_LIMITED headers', () => {
     const op = contract.operation('requestSync');
     const soon = (errors: object) => ({ success: false, code: 'SYNC_TOO_SOON', message: 'Too soon.', errors });
-    expect(contract.checkResponse(op, 429, soon({ retry_after: 81234 }), {})).toEqual([]);
-    expect(contract.checkResponse(op, 429, soon({}), {}).join()).toContain('retry_after');
-    expect(contract.checkResponse(op, 429, soon({ retry_after: '81234' }), {}).join()).toContain('retry_after');
-    expect(contract.checkResponse(op, 429, limited, {}).join()).toContain('required header Retry-After is missing');
+    expect(contract.checkResponse(op, 429, soon({ retry_after: 81234 }), json)).toEqual([]);
+    expect(contract.checkResponse(op, 429, soon({}), json).join()).toContain('retry_after');
+    expect(contract.checkResponse(op, 429, soon({ retry_after: '81234' }), json).join()).toContain('retry_after');
+    expect(contract.checkResponse(op, 429, limited, json).join()).toContain('required header Retry-After is missing');
   });
 
   it('§7: a 422 keys errors by field path, each an array of messages', () => {
     const refusal = (errors: object) => ({ success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors });
     for (const op of contract.operations.filter((o) => o.responses['422'])) {
-      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': ['Must be at least 1.'] }), {}), op.id).toEqual([]);
-      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': 'Must be at least 1.' }), {}), op.id).not.toEqual([]);
-      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': [] }), {}), op.id).not.toEqual([]);
+      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': ['Must be at least 1.'] }), json), op.id).toEqual([]);
+      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': 'Must be at least 1.' }), json), op.id).not.toEqual([]);
+      expect(contract.checkResponse(op, 422, refusal({ 'units.0.adults': [] }), json), op.id).not.toEqual([]);
     }
   });
 
@@ -122,11 +134,11 @@ describe('loadContract', () => {
       dates: [{ date: '2026-12-10', available_units: 0, total_units: 1, is_blocked: false, block_scope: null, units_cap: null }],
     };
     const conflict = (code: string, errors: object) => ({ success: false, code, message: 'No.', errors });
-    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability }), {})).toEqual([]);
-    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', {}), {})).not.toEqual([]);
-    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability: { ...availability, window: { from: '2026-12-10' } } }), {})).not.toEqual([]);
-    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability: { ...availability, dates: [{ date: '2026-12-10' }] } }), {})).not.toEqual([]);
-    expect(contract.checkResponse(op, 409, conflict('IN_PROGRESS', {}), {})).toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability }), json)).toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', {}), json)).not.toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability: { ...availability, window: { from: '2026-12-10' } } }), json)).not.toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('UNAVAILABLE', { availability: { ...availability, dates: [{ date: '2026-12-10' }] } }), json)).not.toEqual([]);
+    expect(contract.checkResponse(op, 409, conflict('IN_PROGRESS', {}), json)).toEqual([]);
   });
 
   it('§7 "property reference missing": an absent property or one with neither id is PROPERTY_NOT_MAPPED; other failures VALIDATION_FAILED', () => {

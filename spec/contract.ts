@@ -210,6 +210,9 @@ function buildContract(raw: JsonSchema): Contract {
         if (body !== undefined && body !== '' && body !== null) problems.push(`status ${status} of ${op.id} has no body in the spec, got one`);
         return problems;
       }
+      // §4 (4.C2): bodies are JSON, so an answer with one says so; a client that goes by the media type cannot read it otherwise.
+      const type = String(headers['content-type'] ?? '');
+      if (!/^application\/json\s*(;|$)/i.test(type)) problems.push(`Content-Type ${type === '' ? '(none)' : JSON.stringify(type)} on status ${status} of ${op.id}: a JSON body is application/json (4.C2)`);
       const fn = compile(strictAjv, spec.schema);
       if (!fn(body)) {
         for (const e of fn.errors ?? []) problems.push(`body${e.instancePath || ''} ${e.message ?? 'is invalid'}`);

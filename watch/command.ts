@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, UsageError, usageErrorText } from '../cli/command-line.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { writeReports } from '../reports/write.ts';
 import { findingLine, type Side } from './findings.ts';
 import { readHar, API_ROOT } from './har.ts';
@@ -61,7 +62,7 @@ export interface WatchIo {
   onListening?(addresses: { proxy: string; api: string; webhook?: string }): void;
 }
 
-/** A setup error, exit 2; `usage` when it is about the flags (the usage is printed after it). */
+/** A setup error, exit 2; `usage` when it is about the flags (the pointer to --help follows it, as every CLI's). */
 class SetupError extends Error {
   constructor(message: string, readonly usage = true) {
     super(message);
@@ -89,7 +90,7 @@ function urlOf(value: string, flag: string): string {
 export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCommandLine({
       args: argv, strict: true, allowPositionals: false,
       options: {
         upstream: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' },
@@ -100,7 +101,8 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       },
     }));
   } catch (e) {
-    io.err(`error: ${(e as Error).message}\n\n${USAGE}`);
+    if (!(e instanceof UsageError)) throw e;
+    io.err(usageErrorText(e.message, HELP.watch));
     return 2;
   }
   if (values.help) {
@@ -120,6 +122,8 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
     const startedAt = new Date().toISOString();
     const runId = `watch-${startedAt.replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
     const reportDir = values['report-dir'] ?? 'reports/watch';
+    // Proven writable before anything is watched: a live watch may run for days before it writes.
+    prepareReportDir(reportDir);
     let source: string;
     let replay: string;
     if (offline) {
@@ -152,8 +156,12 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
     io.out(`reports: ${written.files.json} ${written.files.junit} ${written.files.html}\n`);
     return judge.broken ? 1 : 0;
   } catch (e) {
+    if (e instanceof ReportDirError) {
+      io.err(`error: ${e.message}\n`);
+      return 2;
+    }
     if (e instanceof SetupError || e instanceof RecordingError) {
-      io.err(`error: ${e.message}\n${e instanceof SetupError && e.usage ? `\n${USAGE}` : ''}`);
+      io.err(e instanceof SetupError && e.usage ? usageErrorText(e.message, HELP.watch) : `error: ${e.message}\n`);
       return 2;
     }
     throw e;

@@ -311,13 +311,16 @@ export function judgeDelivery(j: Judgement): void {
     stream.deliveriesEnd = Math.max(stream.deliveriesEnd, endOf(e));
   }
   // The suite's receiver judges a delivery by the same function (protocol/delivery-problems.ts).
-  const problems = deliveryProblems(verdict, header, slug, sequence, stream.highestDelivered);
+  const problems = deliveryProblems(e.method, verdict, header, slug, sequence, stream.highestDelivered);
   if (sequence !== null) stream.highestDelivered = Math.max(stream.highestDelivered ?? sequence, sequence);
   j.judged('platform.delivery-integration-header');
   if (signed) j.judged('platform.delivery-signed');
   for (const p of problems) {
     const breach = DELIVERY_BREACHES[p.kind];
-    const rule = p.kind === 'out-of-order' ? 'platform.delivery-order' : p.kind.endsWith('integration-header') ? 'platform.delivery-integration-header' : 'platform.delivery-signed';
+    const rule = p.kind === 'out-of-order' ? 'platform.delivery-order'
+      : p.kind.endsWith('integration-header') ? 'platform.delivery-integration-header'
+      : p.kind === 'not-posted' ? 'platform.replay-bytes'
+      : 'platform.delivery-signed';
     j.breach(rule, breach.clause, breach.kind, `${envelope?.type ?? 'a'} delivery${sequence === null ? '' : ` of sequence ${sequence}`}: ${p.detail}`, breach.documented);
   }
   if (sequence === null) return;

@@ -3,18 +3,22 @@
  * must catch it (in-process) and writes conformance/bite-evidence.ts, the
  * committed record of which clause each caught breach was caught under. The
  * mutant counts are kept as they are unless --mutation FILE names a
- * StrykerJS JSON report of a full run (reports/mutation/mutation.json).
+ * StrykerJS JSON report (reports/mutation/mutation.json): a full run's
+ * replaces them; with --merge, a partial run's (`--mutate FILE`) adds to
+ * them, each clause keeping the larger count, so kills seen file by file
+ * are not lost. A kill is evidence that a check bites under its clause,
+ * whichever run observed it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BITE_EVIDENCE } from '../bite-evidence.ts';
 import { evidenceModule, faultKills, type BiteEvidence } from '../bite.ts';
-import { mutantKills } from './mutant-kills.ts';
+import { mergeKills, mutantKills } from './mutant-kills.ts';
 import { runMutants } from '../mutants.ts';
 
-const { values } = parseArgs({ options: { mutation: { type: 'string' }, help: { type: 'boolean' } }, strict: true });
+const { values } = parseArgs({ options: { mutation: { type: 'string' }, merge: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true });
 if (values.help) {
-  process.stdout.write('Usage: npm run bite-evidence [-- --mutation reports/mutation/mutation.json]\n');
+  process.stdout.write('Usage: npm run bite-evidence [-- --mutation reports/mutation/mutation.json [--merge]]\n');
   process.exit(0);
 }
 const { results, score } = await runMutants({ runs: 10, seed: 7 });
@@ -24,8 +28,13 @@ if (score < 1) {
 }
 let mutants = BITE_EVIDENCE.mutants;
 let mutationRun = BITE_EVIDENCE.mutationRun;
+if (values.merge && !values.mutation) {
+  process.stderr.write('error: --merge needs --mutation FILE\n');
+  process.exit(2);
+}
 if (values.mutation) {
-  mutants = mutantKills(JSON.parse(readFileSync(values.mutation, 'utf8')));
+  const read = mutantKills(JSON.parse(readFileSync(values.mutation, 'utf8')));
+  mutants = values.merge ? mergeKills(mutants, read) : read;
   mutationRun = new Date().toISOString();
 }
 const evidence: BiteEvidence = { faults: faultKills(results), mutants, mutationRun };

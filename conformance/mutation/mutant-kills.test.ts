@@ -3,7 +3,7 @@
  * clause its failure named only when the killing check names that clause.
  */
 import { describe, expect, it } from 'vitest';
-import { mutantKills } from './mutant-kills.ts';
+import { mergeKills, mutantKills } from './mutant-kills.ts';
 import { clauseOf } from './summary.ts';
 
 describe('mutant kills per clause', () => {
@@ -19,5 +19,10 @@ describe('mutant kills per clause', () => {
       testFiles: { 'c.test.ts': { tests: [{ id: 't1', name: 'pagination.per-page-limits' }] } },
     };
     expect(mutantKills(report)).toEqual({ '8.L1': 1 });
+  });
+
+  it('merges the kills of two partial runs clause by clause, keeping the larger count', () => {
+    expect(mergeKills({ '4.5.R1': 2, '8.L1': 1 }, { '8.L1': 3, '2.1.R4': 1 })).toEqual({ '2.1.R4': 1, '4.5.R1': 2, '8.L1': 3 });
+    expect(Object.keys(mergeKills({ '8.L10': 1 }, { '8.L2': 1 }))).toEqual(['8.L2', '8.L10']);
   });
 });

@@ -32,3 +32,10 @@ export function mutantKills(report: StrykerReport): Record<string, number> {
   }
   return Object.fromEntries(Object.entries(kills).sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })));
 }
+
+/** Kills of two runs, per clause the larger count (the same mutant killed in both is not counted twice). */
+export function mergeKills(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = { ...a };
+  for (const [clause, n] of Object.entries(b)) out[clause] = Math.max(out[clause] ?? 0, n);
+  return Object.fromEntries(Object.entries(out).sort(([x], [y]) => x.localeCompare(y, 'en', { numeric: true })));
+}

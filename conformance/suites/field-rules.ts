@@ -72,7 +72,7 @@ async function night(ctx: CheckContext, property: number, date: string): Promise
 export const fieldRuleChecks = [
   defineCheck({
     id: 'validation.field-rules', title: 'Every field of the create body at its documented maximum is accepted in one pending create that holds inventory and emits its events; each violation is 422 naming the field', suite,
-    clauses: [...new Set(Object.values(FIELD_CLAUSES)), '8.L7', '8.L8', '3.2.T2', '3.2.R1'], level: 'normative', needs: ['write'],
+    clauses: [...new Set(Object.values(FIELD_CLAUSES)), '8.L7', '8.L8', '3.2.T2', '3.2.R1', '4.3.R1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const property = writableProperty(ctx);
       // Inside the event horizon (§2.1), on a night without a cap, so the hold and the events of §3.2 show.
@@ -140,6 +140,10 @@ export const fieldRuleChecks = [
       }
       const b = created.body.data;
       if (b.external_booking_id !== full.external_booking_id) ctx.fail('ExternalIdChanged', `external_booking_id ${JSON.stringify(b.external_booking_id)}`, `the 128-character id as sent (${full.external_booking_id})`, '4.5.Q3');
+      // §4.3: the lookup takes any id a create accepted, the longest included.
+      const found = await ctx.api.get(`/bookings/external/${encodeURIComponent(full.external_booking_id)}`);
+      expectStatus(ctx, found, 200, null, '4.3.R1', 'GET /bookings/external/{the 128-character external_booking_id}');
+      if (found.body?.data?.id !== b.id) ctx.fail('LookupMissed', `booking ${JSON.stringify(found.body?.data?.id)} for the 128-character external id`, `booking ${b.id}, created under it`, '4.3.R1');
       if (b.guests?.adults !== 50 || b.guests?.children !== 50) ctx.fail('GuestsNotKept', `guests ${JSON.stringify(b.guests)}`, '50 adults and 50 children (one unit at both maxima)', '8.L7');
       if (b.status !== 'pending') ctx.fail('StatusNotKept', `status ${b.status}`, 'status pending as sent', '3.2.T2');
       // §3.2 T2: a pending booking holds inventory and emits availability.changed and booking.changed (origin partner).

@@ -32,6 +32,13 @@ function updatedAtOrAfter(ctx: CheckContext, booking: any, since: string): void 
   }
 }
 
+/** `instant` (RFC 3339) as local time at a UTC offset of `minutes`: the same instant, spelled with `+05:30` or `-03:00`. */
+function inZone(instant: string, minutes: number): string {
+  const local = new Date(Date.parse(instant) + minutes * 60_000).toISOString().slice(0, 23);
+  const abs = Math.abs(minutes);
+  return `${local}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 /** Waits until the wall clock has moved past `instant` by a little over a second (timestamps may be whole seconds). */
 async function after(instant: string): Promise<void> {
   const wait = Date.parse(instant) + 1100 - Date.now();
@@ -119,6 +126,30 @@ export const paginationChecks = [
       const items = await walk(ctx, { property_id: property, check_in_from: checkIns[0]!, check_in_to: checkIns.at(-1)!, updated_since: mark }, 50);
       for (const b of items) updatedAtOrAfter(ctx, b, mark);
       if (items.some((b) => b.id === older.body.data.id)) ctx.fail('UpdatedSinceIgnored', `booking ${older.body.data.id} (updated ${older.body.data.updated_at}) returned for updated_since=${mark}`, 'a booking updated before updated_since is left out', '4.4.Q1');
+      // §4.4: "any parseable date or timestamp". The same instant in other RFC 3339 spellings selects the same bookings,
+      // and a mark two days away either side (a date, or the last second of a day) selects both or neither, whatever
+      // the platform's zone. A platform that misreads an offset, a fraction or the 23rd hour answers otherwise.
+      const ids = [older.body.data.id, newer.body.data.id];
+      const day = (days: number) => new Date(Date.parse(mark) + days * 86_400_000).toISOString().slice(0, 10);
+      const spellings: [string, boolean[]][] = [
+        [new Date(Date.parse(mark)).toISOString(), [false, true]],
+        [inZone(mark, 540), [false, true]],
+        [inZone(mark, -180), [false, true]],
+        [mark.replace(/(:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/, (_m, s: string, f: string | undefined, z: string) => `${s}${f ?? '.'}000${z}`), [false, true]],
+        [`${day(-2)}T23:59:59Z`, [true, true]],
+        [`${day(-2)}T23:59:59.999+00:00`, [true, true]],
+        [day(-2), [true, true]],
+        [`${day(-2)}T12:00:00`, [true, true]],
+        [day(2), [false, false]],
+        [`${day(2)}T00:00:00Z`, [false, false]],
+      ];
+      for (const [since, want] of spellings) {
+        const found = new Set((await walk(ctx, { property_id: property, check_in_from: checkIns[0]!, check_in_to: checkIns.at(-1)!, updated_since: since }, 50)).map((b) => b.id));
+        const got = ids.map((id) => found.has(id));
+        if (got.some((g, i) => g !== want[i])) {
+          ctx.fail('UpdatedSinceMisread', `updated_since=${since}: the older booking ${got[0] ? 'returned' : 'left out'}, the newer ${got[1] ? 'returned' : 'left out'}`, `older ${want[0] ? 'returned' : 'left out'}, newer ${want[1] ? 'returned' : 'left out'}: the same instant as ${mark} spelled otherwise, or two days away`, '4.4.Q1');
+        }
+      }
     },
   }),
   defineCheck({

@@ -5,9 +5,9 @@
  * recorded, by their sequences.
  */
 import { addDays, dateAt } from '../../protocol/calendar.ts';
-import { defineCheck, NotApplicable, type CheckContext } from '../check.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
-import { allEvents, knownProperty, ratesEvent, type ChangeWindow } from './support.ts';
+import { allEvents, bookingBody, createBooking, describe, horizonStay, knownProperty, ratesEvent, recorded, rowsFor, writableProperty, type ChangeWindow } from './support.ts';
 import { drained, ensureDelivered, receiverFor } from './receiver.ts';
 
 /** Delivery paused for the check and resumed after it, pass or fail: events stay undelivered, so they can be superseded (§3.3). */
@@ -52,6 +52,50 @@ export const supersessionChecks = [
       // §2.1: undelivered_events counts what waits; a superseded event no longer does (it is never delivered, §3.3).
       const waitingAfter = (await ctx.api.get('/me')).body.data.webhook.undelivered_events as number;
       if (waitingAfter - waitingBefore !== 3) ctx.fail('UndeliveredMiscounted', `webhook.undelivered_events ${waitingBefore} → ${waitingAfter} after four changes while paused, one of them superseded`, 'three more waiting: the superseded event is no longer waiting', '2.1.R4');
+    },
+  }),
+  defineCheck({
+    id: 'supersession.same-type-only', title: 'A newer event of another type never supersedes an undelivered one, whatever its window', suite,
+    clauses: ['3.3.T1a'], level: 'normative',
+    needs: ['read', control('rates.set'), control('restrictions.set'), control('delivery.pause'), control('delivery.resume')],
+    async run(ctx) {
+      await held(ctx);
+      const property = knownProperty(ctx)!;
+      const from = addDays(dateAt(ctx.now()), 40);
+      const w = nights(property, from, 0, 1);
+      const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      await ctx.control!.setRestrictions(property, { from: w.from, to: w.to, min_stay: 3 });
+      const [restrictions] = await recorded(ctx, () => rowsFor(ctx, 'restrictions.changed', w, before), (r) => r.length > 0);
+      if (!restrictions) throw new NotApplicable(`no restrictions.changed for ${w.from}..${w.to} after sequence ${before} (not subscribed, or not recorded within 15 s)`);
+      // §3.3: a rates change over the same nights and more carries no restrictions: it covers nothing of that event.
+      const rates = await ratesEvent(ctx, nights(property, from, 0, 3), 3300);
+      const rows = await allEvents(ctx, { include_superseded: true }, restrictions.sequence - 1);
+      const status = rows.find((r) => r.sequence === restrictions.sequence)?.status ?? 'gone from replay with include_superseded';
+      if (status === 'superseded') ctx.fail('SupersededAcrossTypes', `restrictions.changed ${restrictions.sequence} (${w.from}..${w.to}) superseded after rates.changed ${rates.sequence} (${rates.event.window.from}..${rates.event.window.to})`, 'superseded only by a newer event of its own type: a rates change carries no restrictions', '3.3.T1a');
+    },
+  }),
+  defineCheck({
+    id: 'supersession.booking-changed-per-booking', title: "A booking.changed never supersedes another booking's, even when its stay covers that one's (spec x-assumption)", suite,
+    clauses: ['3.3.T1a'], level: 'assumption',
+    needs: ['write', control('delivery.pause'), control('delivery.resume')],
+    async run(ctx) {
+      await held(ctx);
+      const property = writableProperty(ctx);
+      // Two bookings, the second's stay covering the first's night: each booking.changed is about its own booking.
+      const longer = horizonStay(ctx, 2);
+      const shorter = { check_in: longer.check_in, check_out: addDays(longer.check_in, 1) };
+      const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      const ids: number[] = [];
+      for (const stay of [shorter, longer]) {
+        const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, ...stay }));
+        if (res.status === 409) throw new NotApplicable(`two bookings of ${longer.check_in} on property ${property} need two free units there (${describe(res)})`);
+        expectStatus(ctx, res, 201, null, '4.5.R8', 'a valid create');
+        ids.push(res.body.data.id);
+      }
+      const rows = await recorded(ctx, () => allEvents(ctx, { include_superseded: true, property_id: property, 'types[]': ['booking.changed'] }, before), (r) => ids.every((id) => r.some((x) => x.event.data?.id === id)));
+      const first = rows.find((r) => r.event.data?.id === ids[0]);
+      if (!first) throw new NotApplicable(`no booking.changed for booking ${ids[0]} after sequence ${before} (not subscribed, or not recorded within 15 s)`);
+      if (first.status === 'superseded') ctx.fail('SupersededAcrossBookings', `booking.changed ${first.sequence} of booking ${ids[0]} superseded after booking ${ids[1]}'s stay covered its night`, "superseded only by a newer booking.changed of the same booking: another booking's carries nothing of it", '3.3.T1a');
     },
   }),
   defineCheck({

@@ -183,7 +183,31 @@ export const syncChecks = [
     },
   }),
   defineCheck({
-    id: 'sync.interval-and-cap', title: 'Within 24 hours SYNC_TOO_SOON with errors.retry_after; past six calls a day RATE_LIMITED', suite,
+    id: 'sync.monthly-chunks', title: 'Sync events come exactly one per type, property and calendar month over the horizon', suite,
+    clauses: ['4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
+    async run(ctx) {
+      const answer = await acceptedSync(ctx);
+      expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's sync ${JSON.stringify(answer.body)}`);
+      const me = (await ctx.api.get('/me')).body.data;
+      const horizon = me.horizon_days as number;
+      // Only subscribed types are recorded (§6): judge every synced type the integration receives.
+      const types = ALLOWANCE_TYPES_NORMALISED.filter((t) => (me.webhook?.event_types ?? []).includes(t));
+      if (types.length === 0) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so the run's sync records no event to judge`);
+      const rows = await syncRows(ctx, answer, types);
+      if (rows.length === 0) throw new NotApplicable(`no event of the run's sync reached GET /events within ${waitMs(ctx) / 1000} s (events arrive later, §4.7); nothing to judge`);
+      const byKey = new Map<string, { from: string; to: string }[]>();
+      for (const r of rows) {
+        const key = `property ${r.event.property.doorloom_id}, ${r.event.type}`;
+        byKey.set(key, [...(byKey.get(key) ?? []), r.event.window]);
+      }
+      for (const [key, windows] of byKey) {
+        judgeChunks(ctx, key, windows);
+        if (span(windows) !== horizon) ctx.fail('HorizonNotCovered', `${key}: ${span(windows)} days in ${windows.length} events after ${waitMs(ctx) / 1000} s`, `the ${horizon}-day horizon, one event per calendar month`, '8.L15');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'sync.interval-and-cap', title: 'Within 24 hours SYNC_TOO_SOON with errors.retry_after; past six calls a day RATE_LIMITED with a Retry-After that holds', suite,
     clauses: ['8.L10', '8.L11', '7.E15', '7.E16'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const allowance = ctx.syncAllowance;
@@ -206,29 +230,22 @@ export const syncChecks = [
       if (ctx.target.kind === 'in-process' && capAt !== DAILY_CAP + 1 && capAt !== DAILY_CAP + 1 - refusals) {
         ctx.fail('CapMiscounted', `RATE_LIMITED on valid sync call ${capAt} of the day, after ${refusals} refusals (422)`, `six calls a day: the seventh valid call is 429 RATE_LIMITED (the ${DAILY_CAP + 1 - refusals}th where the refusals count), the ones between SYNC_TOO_SOON`, '8.L11');
       }
-    },
-  }),
-  defineCheck({
-    id: 'sync.monthly-chunks', title: 'Sync events come exactly one per type, property and calendar month over the horizon', suite,
-    clauses: ['4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
-    async run(ctx) {
-      const answer = await acceptedSync(ctx);
-      expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's sync ${JSON.stringify(answer.body)}`);
-      const me = (await ctx.api.get('/me')).body.data;
-      const horizon = me.horizon_days as number;
-      // Only subscribed types are recorded (§6): judge every synced type the integration receives.
-      const types = ALLOWANCE_TYPES_NORMALISED.filter((t) => (me.webhook?.event_types ?? []).includes(t));
-      if (types.length === 0) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so the run's sync records no event to judge`);
-      const rows = await syncRows(ctx, answer, types);
-      if (rows.length === 0) throw new NotApplicable(`no event of the run's sync reached GET /events within ${waitMs(ctx) / 1000} s (events arrive later, §4.7); nothing to judge`);
-      const byKey = new Map<string, { from: string; to: string }[]>();
-      for (const r of rows) {
-        const key = `property ${r.event.property.doorloom_id}, ${r.event.type}`;
-        byKey.set(key, [...(byKey.get(key) ?? []), r.event.window]);
+      // §7 E16: Retry-After says when the cap lets a call through again: at most a day away, and true. Where the
+      // platform's clock can be moved, a call that waited exactly that long is not refused by the cap again
+      // (SYNC_TOO_SOON is still allowed: a calendar day's cap may reopen before the 24-hour interval does). This
+      // check comes after the ones that judge the run's sync events, so a call let through mixes into none of them.
+      const capped = refused.find(([, r]) => r.body?.code === 'RATE_LIMITED')?.[1];
+      const header = capped?.headers['retry-after'];
+      const wait = /^[0-9]+$/.test(header ?? '') ? Number(header) : NaN;
+      if (capped && header !== undefined && !(wait >= 1 && wait <= SYNC_INTERVAL_SECONDS)) {
+        ctx.fail('BadRetryAfter', `Retry-After ${JSON.stringify(header)} on the 429 RATE_LIMITED of the day's capped sync`, 'Retry-After in whole seconds until the cap lets a call through, at most a day', '7.E16');
       }
-      for (const [key, windows] of byKey) {
-        judgeChunks(ctx, key, windows);
-        if (span(windows) !== horizon) ctx.fail('HorizonNotCovered', `${key}: ${span(windows)} days in ${windows.length} events after ${waitMs(ctx) / 1000} s`, `the ${horizon}-day horizon, one event per calendar month`, '8.L15');
+      if (capped && ctx.control?.offers('clock.advance')) {
+        await advance(ctx, wait);
+        const after = await allowance.call(ctx);
+        if (after.status === 429 && after.body?.code === 'RATE_LIMITED') {
+          ctx.fail('RetryAfterUntrue', `429 RATE_LIMITED again for a valid sync sent Retry-After (${wait} s) after the capped one`, 'once Retry-After has passed the cap lets the call through (202, or SYNC_TOO_SOON while the 24-hour interval runs)', '7.E16');
+        }
       }
     },
   }),

@@ -28,6 +28,28 @@ async function snapshotOf(ctx: CheckContext, kind: string, property: number, fro
   return res;
 }
 
+/** The highest sequence issued to the integration (§4.1 `webhook.last_sequence`). */
+async function lastSequence(ctx: CheckContext): Promise<number> {
+  const me = await ctx.api.get('/me');
+  expectStatus(ctx, me, 200, null, '4.1.R1', 'the integration record');
+  return me.body.data.webhook.last_sequence as number;
+}
+
+/**
+ * §4.8: "data.sequence is read before the payload is built": it lies between the last sequence issued before the
+ * request and the last issued after it. A watermark below that (0, say) would make a partner re-apply every event.
+ */
+async function watermarkedSnapshot(ctx: CheckContext, property: number, from: string, to: string) {
+  const low = await lastSequence(ctx);
+  const res = await snapshotOf(ctx, 'availability', property, from, to);
+  const high = await lastSequence(ctx);
+  const watermark = res.body.data.sequence;
+  if (!Number.isInteger(watermark) || watermark < low || watermark > high) {
+    ctx.fail('WatermarkNotRead', `data.sequence ${JSON.stringify(watermark)}`, `the sequence issued when the snapshot was read: between ${low} (before the request) and ${high} (after it)`, '4.8.R7');
+  }
+  return res;
+}
+
 export const watermarkChecks = [
   defineCheck({
     id: 'watermark.later-events-converge', title: 'A snapshot plus every event above its watermark (apply-if-newer) equals a later snapshot', suite,
@@ -41,14 +63,14 @@ export const watermarkChecks = [
         window = ctx.stays.take('horizon', 9) ?? window;
         const from = window.check_in;
         const to = addDays(from, 8);
-        const before = await snapshotOf(ctx, 'availability', property, from, to);
+        const before = await watermarkedSnapshot(ctx, property, from, to);
         const watermark = before.body.data.sequence as number;
         for (const s of stays) await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: addDays(from, s.slot), check_out: addDays(from, s.slot + s.nights) }));
         const state = byNight(before.body.data.data);
         for (const r of await allEvents(ctx, { 'types[]': ['availability.changed'], property_id: property }, watermark)) {
           for (const [date, value] of byNight(r.event.data)) if (state.has(date)) state.set(date, value);
         }
-        const after = byNight((await snapshotOf(ctx, 'availability', property, from, to)).body.data.data);
+        const after = byNight((await watermarkedSnapshot(ctx, property, from, to)).body.data.data);
         for (const [date, value] of after) {
           if (state.get(date) !== value) ctx.fail('WatermarkDiverged', `night ${date}: snapshot + events gives ${state.get(date)}`, `the later snapshot's ${value} (watermark ${watermark})`, '4.8.R8');
         }

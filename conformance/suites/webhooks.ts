@@ -8,7 +8,7 @@ import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
 import { control } from '../control.ts';
 import type { ReceivedDelivery } from '../../simulator/webhooks/receiver.ts';
-import { advance, allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
+import { advance, allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty, ratesEvent } from './support.ts';
 import { deliveryBreach, describeDrain, drained, ensureDelivered, letTimePass, notDelivered, partnerReceiver, receiverFor, waitFor, waitForDrain } from './receiver.ts';
 
 /** What a receiver got, for a failure message. */
@@ -120,6 +120,39 @@ export const webhookChecks = [
         // The retry schedule is not shown (§6): on real time, a later retry is no breach.
         if (!through && !ctx.control!.offers('clock.advance')) throw new NotApplicable(`sequence ${firstFailed} not yet redelivered after ${describeDrain(ctx)} once the receiver recovered; the retry schedule is not shown and the control plane cannot move the clock`);
         ctx.fail('NotRedelivered', `sequence ${firstFailed} never accepted after ${describeDrain(ctx)} once the receiver recovered`, 'a failed delivery retried until accepted', '6.R2');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.unanswered-is-a-failure', title: 'A post the endpoint never answers is a failed attempt: retried until a 2xx, and nothing after it is sent before then', suite,
+    clauses: ['6.R2', '6.R2a'], level: 'normative', needs: ['read', control('rates.set')],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      const property = knownProperty(ctx)!;
+      const from = addDays(dateAt(ctx.now()), 34);
+      await ensureDelivered(ctx, receiver, "what was queued before must be delivered first, so that the post left unanswered is the check's own");
+      const heardBefore = receiver.received.length;
+      // The check's first post is left hanging (the connection stays open, no status ever comes); every other is answered.
+      let hung: number | null = null;
+      receiver.setPolicy((d) => {
+        if (hung !== null || d.sequence === null) return undefined;
+        hung = d.sequence;
+        return 'timeout';
+      });
+      const first = await ratesEvent(ctx, { property, from, to: from }, 1500);
+      const second = await ratesEvent(ctx, { property, from: addDays(from, 2), to: addDays(from, 2) }, 1501);
+      // §6 does not time the platform's time-out or retries: the drain waits past any plausible one.
+      const through = await drained(ctx, receiver, second.sequence);
+      receiver.setPolicy(null);
+      const own = receiver.received.slice(heardBefore);
+      if (hung === null) return notDelivered(ctx, [first.sequence, second.sequence], { kind: 'NothingDelivered', received: `nothing posted to the webhook after ${describeDrain(ctx)}`, documented: 'the changes posted to the webhook', clause: '6.R2' });
+      // §6 R2: until the hanging event gets its 2xx, nothing after it may be posted, and it is posted again.
+      const accepted = own.findIndex((d) => d.sequence === hung && d.answered === 200);
+      const early = own.slice(0, accepted === -1 ? own.length : accepted).find((d) => (d.sequence ?? 0) > hung!);
+      if (early) ctx.fail('DeliveryOvertook', `sequence ${early.sequence} posted while sequence ${hung} had no answer (its post never answered, then no 2xx)`, 'one at a time in sequence order, each waiting for a 2xx: a post left unanswered is no 2xx', '6.R2a');
+      if (accepted === -1) {
+        if (!through && !ctx.control?.offers('clock.advance')) throw new NotApplicable(`sequence ${hung} not posted again within ${describeDrain(ctx)} of its unanswered post; the time-out and retry schedule are not shown and the control plane cannot move the clock`);
+        ctx.fail('NotRedelivered', `sequence ${hung}, whose first post was never answered, was not accepted after ${describeDrain(ctx)} (${own.filter((d) => d.sequence === hung).length} post(s) of it)`, 'a post without a 2xx is a failed attempt, retried until accepted', '6.R2');
       }
     },
   }),

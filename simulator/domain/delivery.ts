@@ -126,7 +126,7 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
   const w = integration.webhook;
   if (isSuccess(outcome)) {
     if (stored) tx.put('events', key, { ...current, status: 'delivered', delivered_at: now, next_attempt_at: null });
-    if (!faults.has('supersede-delivered')) settleSupersedable(tx, current);
+    if (!faults.has('supersede-delivered')) settleSupersedable(tx, current, faults);
     const stream = tx.get('eventStreams', String(event.integration_id))!;
     // The head moves past the delivered event; an event delivered out of turn (a fault) leaves it where it is.
     const head = stream.next_delivery ?? event.sequence;

@@ -106,6 +106,15 @@ export const FAULT_NAMES = [
   'status-filter-ignored',
   'conflict-emits-availability',
   'unit-alias-any-property',
+  'watermark-unset',
+  'errors-text-plain',
+  'updated-since-offset-dropped',
+  'external-lookup-max-127',
+  'supersede-across-types',
+  'supersede-across-bookings',
+  'sync-cap-retry-after-1s',
+  'webhook-put',
+  'unanswered-delivered',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -34,7 +34,7 @@ export function snapshot(r: StoreReader, integration: Integration, kind: Snapsho
   const last = addDays(dateAt(now), SNAPSHOT_HORIZON_DAYS + (faults.has('snapshot-731-accepted') ? 1 : 0));
   if (to > last) throw invalid('to', `Must be at most ${SNAPSHOT_HORIZON_DAYS} days ahead (${last}).`);
   // The watermark rule: read the sequence first, then build the payload.
-  const sequence = (r.get('integrations', String(integration.id))?.last_sequence ?? 0) + (faults.has('watermark-after-payload') ? 1 : 0);
+  const sequence = faults.has('watermark-unset') ? 0 : (r.get('integrations', String(integration.id))?.last_sequence ?? 0) + (faults.has('watermark-after-payload') ? 1 : 0);
   let data = windowedPayload(r, `${kind}.changed`, property, from, to, faults);
   if (faults.has('snapshot-differs-from-event')) data = JSON.parse(JSON.stringify(data, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)));
   return { sequence, property: { doorloom_id: property.id, external_id: property.external_id }, window: { from, to }, data };

@@ -12,13 +12,16 @@ import { NO_FAULTS, type Faults } from './faults.ts';
 /** Statuses of an event still waiting to be delivered; `delivering` is in flight and is left alone. */
 const UNDELIVERED = new Set(['pending', 'failed']);
 
-export function supersessionKey(e: Pick<StoredEvent, 'integration_id' | 'type' | 'property_id' | 'booking_id'>): string {
-  return `${e.integration_id}|${e.type}|${e.property_id}|${e.booking_id ?? ''}`;
+/** What a newer event may supersede: the same integration, type and property (and booking). Two faults widen it. */
+export function supersessionKey(e: Pick<StoredEvent, 'integration_id' | 'type' | 'property_id' | 'booking_id'>, faults: Faults = NO_FAULTS): string {
+  const type = faults.has('supersede-across-types') ? '*' : e.type;
+  const booking = faults.has('supersede-across-bookings') ? '*' : e.booking_id ?? '';
+  return `${e.integration_id}|${type}|${e.property_id}|${booking}`;
 }
 
 /** Supersedes what `newer` covers and registers `newer` as supersedable; returns how many were superseded. */
 export function supersede(tx: Transaction, newer: StoredEvent, faults: Faults = NO_FAULTS): number {
-  const key = supersessionKey(newer);
+  const key = supersessionKey(newer, faults);
   const kept: number[] = [];
   let count = 0;
   for (const seq of tx.get('supersedable', key)?.sequences ?? []) {
@@ -44,8 +47,8 @@ export function supersede(tx: Transaction, newer: StoredEvent, faults: Faults = 
 }
 
 /** Takes a delivered (or otherwise settled) event out of the supersedable set. */
-export function settleSupersedable(tx: Transaction, event: StoredEvent): void {
-  const key = supersessionKey(event);
+export function settleSupersedable(tx: Transaction, event: StoredEvent, faults: Faults = NO_FAULTS): void {
+  const key = supersessionKey(event, faults);
   const set = tx.get('supersedable', key);
   if (set) tx.put('supersedable', key, { sequences: set.sequences.filter((s) => s !== event.sequence) });
 }

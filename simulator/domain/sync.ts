@@ -107,7 +107,8 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
   };
   // A release that allows seven calls a day (a fault).
   if (calls.length > (faults.has('sync-cap-7') ? SYNC_DAILY_CAP + 1 : SYNC_DAILY_CAP)) {
-    const retry = Math.max(1, Math.ceil((calls[0]! + SYNC_INTERVAL_MS - now) / 1000));
+    // A release that answers the cap with a fixed Retry-After of a second (a fault).
+    const retry = faults.has('sync-cap-retry-after-1s') ? 1 : Math.max(1, Math.ceil((calls[0]! + SYNC_INTERVAL_MS - now) / 1000));
     return refuse(new DomainError('RATE_LIMITED', {}, 'At most six sync calls a day, refusals included.', { 'Retry-After': String(retry) }));
   }
   // A release whose interval is 23 hours (a fault).

@@ -7,7 +7,7 @@ import type { Caller, Platform } from '../domain/platform.ts';
 import type { ListQuery } from '../domain/bookings.ts';
 import { readJson } from './body.ts';
 import { bodyLimitFault } from '../faults.ts';
-import { NO_FAULTS } from '../domain/faults.ts';
+import { NO_FAULTS, type Faults } from '../domain/faults.ts';
 import { send } from './app.ts';
 
 export type Handler = (ctx: Context, caller: Caller, op: Operation) => Promise<void> | void;
@@ -37,7 +37,7 @@ export function parameters(contract: Contract, op: Operation, ctx: Context): { p
  * rolled 2026-02-30 over to 2026-03-02), and zone-less text is read in the
  * platform zone, as the x-assumption reads a bare date.
  */
-function updatedSinceInstant(text: string): number | null {
+function updatedSinceInstant(text: string, faults: Faults): number | null {
   const tod = (h: number, m: number, s: number, ms: number) => ((h * 60 + m) * 60 + s) * 1000 + ms;
   const iso = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/.exec(text);
   if (!iso) return null;
@@ -46,7 +46,8 @@ function updatedSinceInstant(text: string): number | null {
   const sinceMidnight = tod(+hh, +mm, +ss, Math.floor(Number(`0${frac}`) * 1000));
   if (zone === undefined) return parseInstant(date!)! + sinceMidnight;
   const [, sign, oh = '0', om = '0'] = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone) ?? [];
-  const offsetMs = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * tod(+oh, +om, 0, 0);
+  // A release that drops the offset reads every zoned timestamp as UTC.
+  const offsetMs = sign === undefined || faults.has('updated-since-offset-dropped') ? 0 : (sign === '-' ? -1 : 1) * tod(+oh, +om, 0, 0);
   if (Math.abs(offsetMs) >= 24 * 3_600_000) return null;
   return Date.parse(`${date}T00:00:00Z`) + sinceMidnight - offsetMs;
 }
@@ -64,7 +65,8 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
 
     getBookingByExternalId: (ctx, caller) => {
       const id = String(ctx.params.external_booking_id);
-      if (id.length === 0 || id.length > 128) throw notFound();
+      // A lookup column one shorter than the create's finds no id of the maximum length.
+      if (id.length === 0 || id.length > (platform.deps.faults?.has('external-lookup-max-127') ? 127 : 128)) throw notFound();
       send(ctx, platform.getBookingByExternalId(caller, id));
     },
 
@@ -72,7 +74,7 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       const { query } = parameters(contract, op, ctx);
       // §4.4 updated_since: handed to the domain as one unambiguous instant (see updatedSinceInstant).
       if (typeof query.updated_since === 'string') {
-        const since = updatedSinceInstant(query.updated_since);
+        const since = updatedSinceInstant(query.updated_since, platform.deps.faults ?? NO_FAULTS);
         if (since === null) throw invalid('updated_since', 'Must be an ISO 8601 date (YYYY-MM-DD) or timestamp naming a real date and time.');
         query.updated_since = new Date(since).toISOString();
       }

@@ -208,7 +208,10 @@ export class DeliveryWorker {
     };
     // §6.3: every webhook names the integration.
     if (this.faults.has('integration-header-missing')) delete headers[INTEGRATION_HEADER];
-    const outcome = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+    // A release that PUTs its webhooks (a fault): §2.6 posts them.
+    const sent = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS, this.faults.has('webhook-put') ? 'PUT' : 'POST');
+    // A release that takes a post nobody answered for a delivery (a fault): §6 waits for a 2xx.
+    const outcome: Outcome = this.faults.has('unanswered-delivered') && 'error' in sent ? { status: 200 } : sent;
     this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });
     // Trimmed in batches: a splice per delivery past the bound would shift the whole log every time.
     if (this.log.length > 11_000) this.log.splice(0, this.log.length - 10_000);

@@ -3,7 +3,7 @@
  * a loopback receiver that prints each delivery; type ok, fail, timeout or
  * gone and Enter to switch how it answers. Exit 2 on a bad flag.
  */
-import { parseArgs } from 'node:util';
+import { HELP, parseCommandLine, usageErrorText } from '../../cli/command-line.ts';
 import { startReceiver, type ReceiverMode } from './receiver.ts';
 
 const MODES: ReceiverMode[] = ['ok', 'fail', 'timeout', 'gone'];
@@ -18,13 +18,13 @@ const USAGE = `Usage: npm run receiver -- --secret whsec_... [options]   (instal
 `;
 
 function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.stderr.write(usageErrorText(message, HELP.receiver));
   process.exit(2);
 }
 
 let values;
 try {
-  values = parseArgs({
+  values = parseCommandLine({
     options: {
       secret: { type: 'string', multiple: true },
       port: { type: 'string', default: '4020' },

@@ -22,6 +22,8 @@ export type { DeliveryProblem };
 export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone';
 
 export interface ReceivedDelivery {
+  /** The HTTP method it came with (§2.6: envelopes are posted). */
+  method: string;
   body: string;
   type: string;
   sequence: number | null;
@@ -84,9 +86,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         // Recorded as received; refused below by its signature check anyway.
       }
       const sequence = typeof parsed.sequence === 'number' ? parsed.sequence : null;
-      const problems = deliveryProblems(verdict, integrationHeader, options.slug, sequence, highest);
+      const method = req.method ?? '?';
+      const problems = deliveryProblems(method, verdict, integrationHeader, options.slug, sequence, highest);
       if (sequence !== null) highest = Math.max(highest ?? sequence, sequence);
-      const delivery: ReceivedDelivery = { body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
+      const delivery: ReceivedDelivery = { method, body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
       received.push(delivery);
       const answer = policy?.(delivery) ?? mode;
       if (answer === 'timeout') return void options.onDelivery?.(delivery);

@@ -7,7 +7,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Outcome } from '../domain/delivery.ts';
 
 export interface Transport {
-  post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Outcome>;
+  /** `method` is POST (§2.6: the envelope is posted) unless a fault says otherwise. */
+  post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, method?: string): Promise<Outcome>;
 }
 
 /**
@@ -41,7 +42,7 @@ function open(url: string, options: RequestOptions): ClientRequest {
  * same time-out, so the socket can carry the next post.
  */
 export const httpTransport: Transport = {
-  post(url, headers, body, timeoutMs) {
+  post(url, headers, body, timeoutMs, method = 'POST') {
     return new Promise<Outcome>((resolve) => {
       let req: ClientRequest | null = null;
       let settled = false;
@@ -59,7 +60,7 @@ export const httpTransport: Transport = {
       }, timeoutMs);
       deadline.unref();
       try {
-        req = open(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } });
+        req = open(url, { method, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } });
       } catch (e) {
         finish({ error: (e as Error).message });
         return;

@@ -1,0 +1,36 @@
+/**
+ * The environment variables the conformance CLI reads each credential from
+ * (conformance/cli.ts). Replay and curl commands name a credential by its
+ * variable, never by its value, so a command pasted from a report runs once
+ * the variables are set and leaks nothing when it is shared.
+ */
+import type { Target } from './targets.ts';
+
+export const CREDENTIAL_VARIABLES = {
+  apiKey: 'PARTNER_API_KEY',
+  webhookSecret: 'PARTNER_WEBHOOK_SECRET',
+  otherApiKey: 'PARTNER_OTHER_API_KEY',
+  disabledApiKey: 'PARTNER_DISABLED_API_KEY',
+  nonIntegrationToken: 'PARTNER_NON_INTEGRATION_TOKEN',
+  controlToken: 'PARTNER_CONTROL_TOKEN',
+} as const;
+
+export type CredentialName = keyof typeof CREDENTIAL_VARIABLES;
+
+/**
+ * The variable of the target's credential that `sent` carries (a bearer
+ * token, a URL, a body), read at call time so a credential a check rotated
+ * is named too; undefined when it carries none of the run's credentials.
+ */
+export function credentialVariable(target: Pick<Target, 'apiKey' | 'otherApiKey' | 'disabledApiKey' | 'nonIntegrationToken' | 'control' | 'webhookSecret'>, sent: string): string | undefined {
+  const held: Array<[CredentialName, string | null | undefined]> = [
+    ['apiKey', target.apiKey],
+    ['otherApiKey', target.otherApiKey],
+    ['disabledApiKey', target.disabledApiKey],
+    ['nonIntegrationToken', target.nonIntegrationToken],
+    ['controlToken', target.control?.token],
+    ['webhookSecret', target.webhookSecret],
+  ];
+  const found = held.find(([, value]) => typeof value === 'string' && value !== '' && sent.includes(value));
+  return found ? CREDENTIAL_VARIABLES[found[0]] : undefined;
+}
