@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{protocol,spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build,docs}/**/*.test.ts'],
+    include: ['{protocol,spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build,docs,watch}/**/*.test.ts'],
     testTimeout: 120_000,
     // Two files at a time on CI's two cores: the slowest files (certify and live runs) mostly wait on
     // deliveries and timers in real time, so a second worker fills the idle core (three saturate both).

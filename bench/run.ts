@@ -32,12 +32,13 @@ import { compareSnapshots } from './snapshots.ts';
 import { compareSoak } from './soak.ts';
 import { compareSync } from './sync.ts';
 import { compareWebhooks } from './webhooks.ts';
+import { compareWatch } from './watch.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const USAGE = `Usage: npm run bench -- [options]
 
-  --only LIST   comparisons to run, by number (1 to 9), comma-separated
+  --only LIST   comparisons to run, by number (1 to 10), comma-separated
   --quick       short rounds and small sizes: a smoke run of the benchmark itself
   --out DIR     where bench.json and bench.md go (default reports/bench)
   --help        this text
@@ -64,6 +65,7 @@ function plans(quick: boolean, outDir: string): Plan[] {
     { id: 7, title: 'Whole conformance run', budgetSeconds: 420, run: () => compareConformance(quick ? { runs: 2, rounds: 1, budgetSeconds: 120 } : { runs: 25, rounds: 3, budgetSeconds: 180 }) },
     { id: 8, title: 'Cold start', budgetSeconds: 180, run: () => compareColdStart(quick ? { warmup: 1, rounds: 1 } : { warmup: 1, rounds: 5 }) },
     { id: 9, title: 'Soak: mixed requests on --memory and --data', budgetSeconds: 1200, run: () => compareSoak(quick ? { requests: 10_000, warmup: 1_000, concurrency: 8 } : { requests: 200_000, warmup: 20_000, concurrency: 8 }) },
+    { id: 10, title: 'Through watch vs direct', budgetSeconds: 1200, run: () => compareWatch(quick ? { warmupSeconds: 1, rounds: 2, roundSeconds: 1, connections: 10, soakExchanges: 10_000 } : { warmupSeconds: 3, rounds: 5, roundSeconds: 3, connections: 10, soakExchanges: 200_000 }) },
   ];
 }
 
@@ -131,8 +133,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const only = values.only?.split(',').map((s) => Number(s.trim()));
-  if (only?.some((id) => !Number.isInteger(id) || id < 1 || id > 9)) {
-    process.stderr.write(`error: --only takes comparison numbers from 1 to 9, got "${values.only}"\n\n${USAGE}`);
+  if (only?.some((id) => !Number.isInteger(id) || id < 1 || id > 10)) {
+    process.stderr.write(`error: --only takes comparison numbers from 1 to 10, got "${values.only}"\n\n${USAGE}`);
     return 2;
   }
   // --out is a path as the user typed it (absolute, or relative to where they are).

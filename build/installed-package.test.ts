@@ -60,7 +60,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     for (const dev of ['typescript', 'tsx', 'vitest', 'esbuild', '@stoplight/spectral-cli', 'supertest']) expect(existsSync(join(project, 'node_modules', dev)), dev).toBe(false);
   });
 
-  it.each(['sim', 'conformance', 'certify', 'scenario', 'receiver', 'spec'])('partner-api %s --help exits 0 with the usage', async (command) => {
+  it.each(['sim', 'conformance', 'certify', 'scenario', 'receiver', 'watch', 'spec'])('partner-api %s --help exits 0 with the usage', async (command) => {
     const { code, out, err } = await run(bin, [command, '--help'], project);
     expect(err).toBe('');
     expect(out).toMatch(/^Usage:/);

@@ -17,13 +17,14 @@ export interface HelpPointer {
   clone: string;
 }
 
-export const HELP: Record<'partner-api' | 'sim' | 'conformance' | 'certify' | 'scenario' | 'receiver' | 'spec' | 'reference-partner', HelpPointer> = {
+export const HELP: Record<'partner-api' | 'sim' | 'conformance' | 'certify' | 'scenario' | 'receiver' | 'watch' | 'spec' | 'reference-partner', HelpPointer> = {
   'partner-api': { installed: 'partner-api --help', clone: 'npm run partner-api -- --help' },
   sim: { installed: 'partner-api sim --help', clone: 'npm start -- --help' },
   conformance: { installed: 'partner-api conformance --help', clone: 'npm run conformance -- --help' },
   certify: { installed: 'partner-api certify --help', clone: 'npm run certify -- --help' },
   scenario: { installed: 'partner-api scenario --help', clone: 'npm run scenario -- --help' },
   receiver: { installed: 'partner-api receiver --help', clone: 'npm run receiver -- --help' },
+  watch: { installed: 'partner-api watch --help', clone: 'npm run watch -- --help' },
   spec: { installed: 'partner-api spec --help', clone: 'npm run partner-api -- spec --help' },
   'reference-partner': { installed: 'node node_modules/partner-api-conformance/dist/certify/reference-partner-cli.js --help', clone: 'npx tsx certify/reference-partner-cli.ts --help' },
 };

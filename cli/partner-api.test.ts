@@ -40,7 +40,7 @@ function config(name: string, text: string): string {
   return join(work, name);
 }
 
-const SUBCOMMANDS = ['sim', 'conformance', 'certify', 'scenario', 'receiver', 'spec'];
+const SUBCOMMANDS = ['sim', 'conformance', 'certify', 'scenario', 'receiver', 'watch', 'spec'];
 
 describe('partner-api <command> --help prints the command\'s usage and exits 0', () => {
   it.each(SUBCOMMANDS)('%s --help', (command) => {
@@ -79,6 +79,10 @@ const MISUSE: [string, string[], string][] = [
   ['receiver: a port that is not a number', ['receiver', '--secret', 'whsec_x', '--port', 'abc'], '--port'],
   ['receiver: no secret', ['receiver'], '--secret'],
   ['receiver: an unknown mode', ['receiver', '--secret', 'whsec_x', '--mode', 'sulk'], '--mode'],
+  ['watch: an unknown flag', ['watch', '--bogus'], '--bogus'],
+  ['watch: a port that is not a number', ['watch', '--upstream', 'http://127.0.0.1:1/api/integrations/v1', '--port', 'abc'], '--port'],
+  ['watch: neither a live upstream nor a recording', ['watch'], '--upstream'],
+  ['watch: a side that is not one', ['watch', '--jsonl', 'x.jsonl', '--side', 'both'], '--side'],
   ['spec: an unknown flag', ['spec', 'print', '--bogus'], '--bogus'],
   ['spec: an unknown document', ['spec', 'print', 'billing'], '"billing"'],
   ['spec: an unknown action', ['spec', 'publish'], '"publish"'],

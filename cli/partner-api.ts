@@ -15,6 +15,7 @@ const COMMANDS = {
   certify: "certify a partner's integration, or verify a certificate",
   scenario: 'run the end-to-end scenarios with the reference partner',
   receiver: 'a loopback webhook receiver that prints each delivery',
+  watch: 'judge real traffic (a proxy in front of the API and the webhook, or HAR/JSONL recordings)',
   spec: 'print, locate or lint the bundled OpenAPI documents',
 } as const;
 type Command = keyof typeof COMMANDS;
@@ -36,6 +37,7 @@ async function run(command: Command): Promise<void> {
     case 'certify': await import('../certify/cli.ts'); break;
     case 'scenario': await import('../scenarios/cli.ts'); break;
     case 'receiver': await import('../simulator/webhooks/receiver-cli.ts'); break;
+    case 'watch': await import('../watch/cli.ts'); break;
     case 'spec': await import('./spec-command.ts'); break;
   }
 }

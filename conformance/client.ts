@@ -3,7 +3,8 @@
  * validates every answer against spec/openapi.yaml (the schema suite runs
  * inside every check), and honours Retry-After on a live target.
  */
-import { loadContract, type Contract, type Operation } from '../spec/contract.ts';
+import { loadContract, type Contract } from '../spec/contract.ts';
+import { ResponseCheck } from './response-check.ts';
 import type { Exchange } from './types.ts';
 import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
@@ -79,14 +80,11 @@ export function retryAfterSeconds(value: string | undefined, now = Date.now()): 
 
 export class ApiClient {
   private readonly contract: Contract;
-  private readonly routes: { op: Operation; pattern: RegExp }[];
+  private readonly responses: ResponseCheck;
 
   constructor(private readonly options: ClientOptions) {
     this.contract = options.contract ?? loadContract();
-    this.routes = this.contract.operations.map((op) => ({
-      op,
-      pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    this.responses = new ResponseCheck(this.contract);
   }
 
   get baseUrl(): string {
@@ -175,11 +173,8 @@ export class ApiClient {
   private checkSchema(method: string, pathname: string, res: Response, n: number): void {
     const base = new URL(this.options.baseUrl).pathname.replace(/\/$/, '');
     const path = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
-    const route = this.routes.find((r) => r.op.method === method.toLowerCase() && r.pattern.test(path));
-    if (!route) return;
-    const body = res.text === '' ? undefined : res.body ?? res.text;
-    const problems = this.contract.checkResponse(route.op, res.status, body, res.headers);
-    if (problems.length > 0) this.options.log.schemaProblems.push({ operation: route.op.id, status: res.status, problems, exchange: n });
+    const verdict = this.responses.judge(method, path, res.status, res.text, res.headers);
+    if (verdict && verdict.problems.length > 0) this.options.log.schemaProblems.push({ operation: verdict.operation, status: res.status, problems: verdict.problems, exchange: n });
   }
 }
 

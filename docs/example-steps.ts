@@ -27,6 +27,7 @@ const LONG_RUNNING: LongRunning[] = [
   { match: /^(npm run receiver\b|npm run partner-api -- receiver\b|npx partner-api receiver\b)/, ready: '^receiving on http', kind: 'server', defaultPort: 4020 },
   { match: /certify\/reference-partner-cli\.ts/, ready: '^webhook http', kind: 'run' },
   { match: /^(npm run certify\b|npm run partner-api -- certify\b|npx partner-api certify\b)/, ready: '^  credentials file +/', kind: 'run' },
+  { match: /^(npm run watch\b|npm run partner-api -- watch\b|npx partner-api watch\b)/, ready: '^watch: proxy http', kind: 'server' },
 ];
 
 export type Step =

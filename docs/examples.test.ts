@@ -79,11 +79,12 @@ const PAGES = [
   { page: 'README.md', setup: 'clone' },
   { page: 'docs/receiver.md', setup: 'clone' },
   { page: 'docs/benchmarks.md', setup: 'clone' },
+  { page: 'docs/watch.md', setup: 'clone' },
 ] as const;
 const NOT_HERE = ['docs/ci.md'];
 
 /** What a clone's commands need: the sources, the manifest, the TypeScript settings. Not reports/: runs write there. */
-const CLONE_ENTRIES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'bench', 'build', 'certify', 'cli', 'conformance', 'examples', 'library', 'protocol', 'scenarios', 'simulator', 'spec'];
+const CLONE_ENTRIES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'bench', 'build', 'certify', 'cli', 'conformance', 'examples', 'library', 'protocol', 'scenarios', 'simulator', 'spec', 'watch'];
 
 /**
  * A page's whole run may take this long. Alone on 2 cores the longest page

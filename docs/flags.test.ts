@@ -25,6 +25,7 @@ const COMMANDS = [
   { name: 'certify', argv: ['cli/partner-api.ts', 'certify'], page: 'docs/certification.md' },
   { name: 'scenario', argv: ['cli/partner-api.ts', 'scenario'], page: 'docs/scenarios.md' },
   { name: 'receiver', argv: ['cli/partner-api.ts', 'receiver'], page: 'docs/receiver.md' },
+  { name: 'watch', argv: ['cli/partner-api.ts', 'watch'], page: 'docs/watch.md' },
   { name: 'spec', argv: ['cli/partner-api.ts', 'spec'], page: 'docs/contract.md' },
   { name: 'reference-partner', argv: ['certify/reference-partner-cli.ts'], page: 'docs/certification.md' },
   { name: 'bench', argv: ['bench/run.ts'], page: 'docs/benchmarks.md' },

@@ -9,7 +9,8 @@
  * reports it, and `deliveryBreach` turns the first recorded problem into the
  * check failure that names it.
  */
-import { startReceiver, type DeliveryProblem, type ReceivedDelivery, type Receiver } from '../../simulator/webhooks/receiver.ts';
+import { startReceiver, type ReceivedDelivery, type Receiver } from '../../simulator/webhooks/receiver.ts';
+import { DELIVERY_BREACHES } from '../../protocol/delivery-problems.ts';
 import type { CheckContext } from '../check.ts';
 import { NotApplicable } from '../check.ts';
 
@@ -213,22 +214,12 @@ export async function notDelivered(ctx: CheckContext, own: number[], breach: { k
   return ctx.fail(breach.kind, `${breach.received} (after ${describeDrain(ctx)})`, breach.documented, breach.clause);
 }
 
-/** How each receiver problem is reported: the failure kind, what the document says, the clause. */
-const BREACHES: Record<DeliveryProblem['kind'], { kind: string; documented: string; clause: string }> = {
-  'bad-signature': { kind: 'SignatureInvalid', documented: 'X-Service-Signature t=…,v1=HMAC-SHA256(secret, "t.body") verifying with the webhook secret (check --webhook-secret if every delivery fails)', clause: '5.R4' },
-  'stale-timestamp': { kind: 'SignatureStale', documented: 'the signature timestamp is the time of sending, within 300 s of the receiver clock', clause: '2.2.R1' },
-  'missing-integration-header': { kind: 'IntegrationHeaderMissing', documented: 'X-Service-Integration: the integration slug on every webhook', clause: '6.R3' },
-  'wrong-integration-header': { kind: 'IntegrationHeaderWrong', documented: 'X-Service-Integration: the integration slug on every webhook', clause: '6.R3' },
-  'out-of-order': { kind: 'DeliveryOvertook', documented: 'one at a time in sequence order, each waiting for a 2xx', clause: '6.R2a' },
-  'not-posted': { kind: 'DeliveryNotPosted', documented: 'the envelope is posted (HTTP POST) to the webhook URL', clause: '2.6.R1' },
-};
-
 /** Fails the check with the first problem the receiver recorded, if any. */
 export function deliveryBreach(ctx: CheckContext, deliveries: ReceivedDelivery[]): void {
   const bad = deliveries.find((d) => d.problems.length > 0);
   if (!bad) return;
   const problem = bad.problems[0]!;
-  const breach = BREACHES[problem.kind];
+  const breach = DELIVERY_BREACHES[problem.kind];
   const what = `${bad.type} delivery${bad.sequence === null ? '' : ` of sequence ${bad.sequence}`}`;
   ctx.fail(breach.kind, `${what}: ${problem.detail}${bad.answered === 400 ? ' (refused with 400)' : ''}`, breach.documented, breach.clause);
 }

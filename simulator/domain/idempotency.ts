@@ -9,18 +9,14 @@ import { DomainError } from './errors.ts';
 import type { IdempotencyRecord } from './model.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
+import { canonicalJson } from '../../protocol/fingerprint.ts';
+
+// The canonical form is the protocol's (both sides fingerprint a body the same way).
+export { canonicalJson };
 
 export const KEY_MEMORY_MS = 24 * 3_600_000;
 const KEY_MIN = 8;
 const KEY_MAX = 128;
-
-/** JSON with object keys sorted at every depth; arrays keep their order. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
-}
 
 export function fingerprint(body: unknown): string {
   return fingerprintOfCanonical(canonicalJson(body));

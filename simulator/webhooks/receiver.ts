@@ -15,17 +15,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } from '../../protocol/signature.ts';
+import { deliveryProblems, type DeliveryProblem } from '../../protocol/delivery-problems.ts';
+
+export type { DeliveryProblem };
 
 export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone';
-
-/** What was wrong with a delivery: the breach, in the receiver's words. */
-export type DeliveryProblem =
-  | { kind: 'bad-signature'; detail: string }
-  | { kind: 'stale-timestamp'; detail: string }
-  | { kind: 'missing-integration-header'; detail: string }
-  | { kind: 'wrong-integration-header'; detail: string }
-  | { kind: 'out-of-order'; detail: string }
-  | { kind: 'not-posted'; detail: string };
 
 export interface ReceivedDelivery {
   /** The HTTP method it came with (§2.6: envelopes are posted). */
@@ -69,25 +63,6 @@ export interface Receiver {
 
 const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410 };
 
-/** The problems of one delivery given what came before it. */
-function problemsOf(method: string, verdict: Verdict, header: string | null, slug: string | undefined, sequence: number | null, highest: number | null): DeliveryProblem[] {
-  const problems: DeliveryProblem[] = [];
-  if (method !== 'POST') problems.push({ kind: 'not-posted', detail: `sent with ${method}, not POST` });
-  if (!verdict.ok) {
-    problems.push(verdict.reason === 'stale'
-      ? { kind: 'stale-timestamp', detail: 'the signature timestamp is outside the tolerance of the receiver clock' }
-      : { kind: 'bad-signature', detail: verdict.reason === 'mismatch' ? 'no v1 value verifies with the webhook secret' : `the ${SIGNATURE_HEADER} header is ${verdict.reason}` });
-  }
-  if (slug !== undefined) {
-    if (header === null) problems.push({ kind: 'missing-integration-header', detail: `no ${INTEGRATION_HEADER} header` });
-    else if (header !== slug) problems.push({ kind: 'wrong-integration-header', detail: `${INTEGRATION_HEADER}: ${header}, not the slug ${slug}` });
-  }
-  if (sequence !== null && highest !== null && sequence < highest) {
-    problems.push({ kind: 'out-of-order', detail: `sequence ${sequence} arrived after sequence ${highest}` });
-  }
-  return problems;
-}
-
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   let mode: ReceiverMode = options.mode ?? 'ok';
   let policy: ((d: ReceivedDelivery) => ReceiverMode | undefined) | null = null;
@@ -112,7 +87,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       }
       const sequence = typeof parsed.sequence === 'number' ? parsed.sequence : null;
       const method = req.method ?? '?';
-      const problems = problemsOf(method, verdict, integrationHeader, options.slug, sequence, highest);
+      const problems = deliveryProblems(method, verdict, integrationHeader, options.slug, sequence, highest);
       if (sequence !== null) highest = Math.max(highest ?? sequence, sequence);
       const delivery: ReceivedDelivery = { method, body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
       received.push(delivery);

@@ -1,0 +1,281 @@
+/**
+ * `partner-api watch` (in a clone `npm run watch --`): the options, the live
+ * proxy and webhook forwarder or the recordings, the judge, the findings
+ * printed as they happen, the reports on exit. Returns the exit code (1 when
+ * anything was found, 0 when nothing was, 2 on a setup error); only
+ * watch/cli.ts exits the process.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HELP, parseCommandLine, UsageError, usageErrorText } from '../cli/command-line.ts';
+import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
+import { writeReports } from '../reports/write.ts';
+import { findingLine, type Side } from './findings.ts';
+import { readHar, API_ROOT } from './har.ts';
+import { Judge } from './judge.ts';
+import { JsonlRecorder, readJsonl, RecordingError } from './jsonl.ts';
+import { createForwarder } from './proxy.ts';
+import { watchReport } from './report.ts';
+import { answerWatchEndpoint, METRICS_PATH, STATUS_PATH } from './status-endpoints.ts';
+import { startOf, type WatchedExchange } from './exchange.ts';
+
+export const USAGE = `Usage: npm run watch -- --upstream URL [options]          (installed: partner-api watch …)
+       npm run watch -- --har FILE… | --jsonl FILE… [options]
+
+Judges real traffic against the API document, both sides, across exchanges:
+live as a reverse proxy in front of the platform's API root (and of the
+partner's webhook endpoint), or offline from recordings. Findings are printed
+as they happen; on exit (Ctrl-C, SIGTERM, end of the recordings) the reports
+(report.json, junit.xml, index.html) go to --report-dir. Exit 1 when anything
+was found, 0 when nothing was, 2 on a setup error.
+
+Live
+  --upstream URL            the platform's API root (…/api/integrations/v1); the partner points at watch instead
+  --port N                  where the partner calls watch (default 4040; 0: a free port)
+  --host HOST               the address watch listens on (default 127.0.0.1)
+  --webhook-forward URL     the partner's webhook endpoint: deliveries posted to watch's webhook listener go there
+  --webhook-port N          the webhook listener's port (default 4041; 0: a free port); register its URL as the webhook
+  --record FILE             append every exchange to FILE as JSONL (secrets redacted), to judge again with --jsonl
+Recordings
+  --har FILE                a HAR 1.2 recording (repeatable); entries below --api-root are API calls, entries with
+                            X-Service-Signature or X-Service-Integration are deliveries
+  --jsonl FILE              a recording watch wrote with --record (repeatable)
+  --api-root PATH           the API root in a HAR's URLs (default ${API_ROOT})
+Judging
+  --webhook-secret S        the webhook secret (repeatable: current and previous; or PARTNER_WEBHOOK_SECRET);
+                            without one, the signature rules are not observed, never passed
+  --side platform|partner   judge only this side (repeatable; default both): platform alone for a test tool's traffic
+  --report-dir DIR          where reports go (default reports/watch/): <run-id>/ and latest/
+  --help                    this text
+
+Endpoints on the proxy's port: ${STATUS_PATH} (JSON counts) and ${METRICS_PATH} (Prometheus text).
+`;
+
+export interface WatchIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: Record<string, string | undefined>;
+  /** Resolves when the live watch should stop (SIGINT/SIGTERM in the CLI; a test's own signal). */
+  stopped?: Promise<void>;
+  /** Told the addresses once the live watch listens: `api` is the proxy's API root, where the partner points. */
+  onListening?(addresses: { proxy: string; api: string; webhook?: string }): void;
+}
+
+/** A setup error, exit 2; `usage` when it is about the flags (the pointer to --help follows it, as every CLI's). */
+class SetupError extends Error {
+  constructor(message: string, readonly usage = true) {
+    super(message);
+  }
+}
+
+function portOf(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new SetupError(`${flag} must be a port number (0 to 65535), got "${value}"`);
+  return n;
+}
+
+function urlOf(value: string, flag: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    return value;
+  } catch {
+    throw new SetupError(`${flag} must be an http(s) URL, got "${value}"`);
+  }
+}
+
+/** Runs the command; returns the exit code. */
+export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseCommandLine({
+      args: argv, strict: true, allowPositionals: false,
+      options: {
+        upstream: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' },
+        'webhook-forward': { type: 'string' }, 'webhook-port': { type: 'string' }, record: { type: 'string' },
+        har: { type: 'string', multiple: true }, jsonl: { type: 'string', multiple: true }, 'api-root': { type: 'string' },
+        'webhook-secret': { type: 'string', multiple: true }, side: { type: 'string', multiple: true },
+        'report-dir': { type: 'string' }, help: { type: 'boolean' },
+      },
+    }));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(usageErrorText(e.message, HELP.watch));
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  try {
+    const offline = (values.har?.length ?? 0) + (values.jsonl?.length ?? 0) > 0;
+    if (offline && values.upstream) throw new SetupError('--upstream (live) and --har/--jsonl (recordings) are two ways to run: give one');
+    if (!offline && !values.upstream) throw new SetupError('give --upstream URL (live) or --har/--jsonl FILE (recordings)');
+    const sides = (values.side ?? []).map((s) => {
+      if (s !== 'platform' && s !== 'partner') throw new SetupError(`--side must be platform or partner, got "${s}"`);
+      return s as Side;
+    });
+    const secrets = values['webhook-secret'] ?? (io.env.PARTNER_WEBHOOK_SECRET ? [io.env.PARTNER_WEBHOOK_SECRET] : []);
+    const judge = new Judge({ secrets, sides: sides.length > 0 ? sides : undefined, onFinding: (f) => io.out(`finding ${findingLine(f)}\n`) });
+    const startedAt = new Date().toISOString();
+    const runId = `watch-${startedAt.replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+    const reportDir = values['report-dir'] ?? 'reports/watch';
+    // Proven writable before anything is watched: a live watch may run for days before it writes.
+    prepareReportDir(reportDir);
+    let source: string;
+    let replay: string;
+    if (offline) {
+      for (const flag of ['port', 'host', 'webhook-forward', 'webhook-port', 'record'] as const) {
+        if (values[flag] !== undefined) throw new SetupError(`--${flag} is for a live watch (--upstream); recordings are judged offline`);
+      }
+      const exchanges = readRecordings(values.har ?? [], values.jsonl ?? [], values['api-root'] ?? API_ROOT, io);
+      for (const e of exchanges) judge.observe(e);
+      source = `recording:${[...(values.har ?? []), ...(values.jsonl ?? [])].join(',')}`;
+      replay = `npm run watch -- ${[...(values.har ?? []).map((f) => `--har ${f}`), ...(values.jsonl ?? []).map((f) => `--jsonl ${f}`)].join(' ')}`;
+      io.out(`judged ${exchanges.length} exchanges (${judge.seen.api} API calls, ${judge.seen.delivery} deliveries)\n`);
+    } else {
+      if (values['api-root'] !== undefined) throw new SetupError('--api-root is for HAR recordings; live, --upstream names the API root');
+      const upstream = urlOf(values.upstream!, '--upstream');
+      const webhookForward = values['webhook-forward'] === undefined ? undefined : urlOf(values['webhook-forward'], '--webhook-forward');
+      if (values['webhook-port'] !== undefined && webhookForward === undefined) throw new SetupError('--webhook-port needs --webhook-forward URL (where deliveries go on to)');
+      await live(judge, io, {
+        upstream, webhookForward, host: values.host ?? '127.0.0.1',
+        port: portOf(values.port, 4040, '--port'), webhookPort: portOf(values['webhook-port'], 4041, '--webhook-port'),
+        record: values.record, secrets, startedAt,
+      });
+      source = upstream;
+      replay = `npm run watch -- --upstream ${upstream}${webhookForward ? ` --webhook-forward ${webhookForward}` : ''}`;
+    }
+    if (judge.internalErrors.count > 0) io.err(`watch: ${judge.internalErrors.count} exchanges could not be judged (a bug of watch; forwarding went on); the last: ${judge.internalErrors.last}\n`);
+    const report = watchReport(judge, { runId, startedAt, finishedAt: new Date().toISOString(), source, replay });
+    const written = writeReports(report, reportDir);
+    const s = report.summary;
+    io.out(`findings: ${judge.seen.findings} (platform ${sideCount(judge, 'platform')}, partner ${sideCount(judge, 'partner')}); rules observed and held ${s.passed}, observed and broken ${s.failed}, not observed ${s.not_applicable}\n`);
+    io.out(`reports: ${written.files.json} ${written.files.junit} ${written.files.html}\n`);
+    return judge.broken ? 1 : 0;
+  } catch (e) {
+    if (e instanceof ReportDirError) {
+      io.err(`error: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof SetupError || e instanceof RecordingError) {
+      io.err(e instanceof SetupError && e.usage ? usageErrorText(e.message, HELP.watch) : `error: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+function sideCount(judge: Judge, side: Side): number {
+  let n = 0;
+  for (const [key, count] of judge.perClause) if (key.startsWith(`${side} `)) n += count;
+  return n;
+}
+
+/** Every exchange of the recordings, in order of time (a stable sort: a file's own order breaks ties). */
+function readRecordings(har: string[], jsonl: string[], apiRoot: string, io: WatchIo): WatchedExchange[] {
+  const all: WatchedExchange[] = [];
+  for (const file of har) {
+    let reading;
+    try {
+      reading = readHar(file, apiRoot);
+    } catch (e) {
+      if (e instanceof RecordingError) throw e;
+      throw new SetupError(`cannot read ${file}: ${(e as Error).message}`, false);
+    }
+    if (reading.unrelated > 0) io.out(`${file}: ${reading.unrelated} entries are neither calls below ${apiRoot} nor deliveries; not judged\n`);
+    all.push(...reading.exchanges);
+  }
+  for (const file of jsonl) {
+    try {
+      all.push(...readJsonl(file));
+    } catch (e) {
+      if (e instanceof RecordingError) throw e;
+      throw new SetupError(`cannot read ${file}: ${(e as Error).message}`, false);
+    }
+  }
+  return all.map((e, i) => ({ e, i, t: startOf(e) })).sort((a, b) => a.t - b.t || a.i - b.i).map((x) => x.e);
+}
+
+interface LiveOptions {
+  upstream: string;
+  webhookForward?: string;
+  host: string;
+  port: number;
+  webhookPort: number;
+  record?: string;
+  secrets: string[];
+  startedAt: string;
+}
+
+function listen(server: Server, port: number, host: string, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new SetupError(`cannot listen for ${what} on ${host}:${port}: ${e.code ?? e.message}${e.code === 'EADDRINUSE' ? ' (try another port, or 0)' : ''}`, false)));
+    server.listen(port, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`));
+  });
+}
+
+/** Runs the proxy (and the webhook forwarder) until `io.stopped` resolves. */
+async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
+  const recorder = o.record ? new JsonlRecorder(o.record, o.secrets) : undefined;
+  let upstreamDown = false;
+  let internalSaid = 0;
+  const onExchange = (e: WatchedExchange) => {
+    // Judging never holds up or changes the traffic: it runs once the answer is complete, and its failures are counted.
+    judge.observe(e);
+    if (judge.internalErrors.count > internalSaid) {
+      // Said at once the first time, then every hundredth: forwarding goes on whatever the judge does.
+      if (internalSaid === 0 || judge.internalErrors.count % 100 === 0) io.err(`watch: could not judge ${e.method} ${e.path} (a bug of watch; forwarding goes on): ${judge.internalErrors.last?.split('\n')[0]}\n`);
+      internalSaid = judge.internalErrors.count;
+    }
+    if (recorder) {
+      try {
+        recorder.record(e);
+      } catch (err) {
+        io.err(`watch: cannot record to ${o.record}: ${(err as Error).message}\n`);
+      }
+    }
+  };
+  const onUpstreamError = (message: string) => {
+    if (!upstreamDown) io.err(`watch: ${message} (answering 502; the exchange is recorded without an answer)\n`);
+    upstreamDown = true;
+  };
+  const api = createForwarder({ kind: 'api', upstream: o.upstream, onExchange, onUpstreamError });
+  const proxy = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    if (answerWatchEndpoint(req, res, judge, o.startedAt)) return;
+    upstreamDown = false;
+    api.handle(req, res);
+  });
+  const servers: Server[] = [proxy];
+  const closers = [api.close];
+  const origin = await listen(proxy, o.port, o.host, 'the API proxy');
+  const addresses: { proxy: string; api: string; webhook?: string } = { proxy: origin, api: origin + new URL(o.upstream).pathname.replace(/\/$/, '') };
+  if (o.webhookForward) {
+    const hooks = createForwarder({ kind: 'delivery', upstream: o.webhookForward, exactTarget: true, onExchange, onUpstreamError });
+    const webhook = createServer((req, res) => hooks.handle(req, res));
+    servers.push(webhook);
+    closers.push(hooks.close);
+    try {
+      addresses.webhook = await listen(webhook, o.webhookPort, o.host, 'the webhook forwarder');
+    } catch (e) {
+      proxy.close();
+      throw e;
+    }
+  }
+  io.out(`watch: proxy ${addresses.proxy} → ${o.upstream}${addresses.webhook ? `; webhook ${addresses.webhook} → ${o.webhookForward}` : ''}; ${o.secrets.length > 0 ? 'signatures verified' : 'no webhook secret: signature rules not observed'}\n`);
+  io.out(`watch: point the partner at ${addresses.api} as its API root${addresses.webhook ? ` and register ${addresses.webhook} as its webhook` : ''}; status ${addresses.proxy}${STATUS_PATH}\n`);
+  io.onListening?.(addresses);
+  await (io.stopped ?? new Promise<void>(() => {}));
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
+    s.closeIdleConnections();
+    s.close(() => resolve());
+    // Connections still busy after a second are cut: the reports must not wait on a slow client.
+    setTimeout(() => {
+      s.closeAllConnections();
+      resolve();
+    }, 1_000).unref();
+  })));
+  for (const close of closers) close();
+}

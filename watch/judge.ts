@@ -1,0 +1,134 @@
+/**
+ * The one judge of traffic: fed exchanges in order of time — by the live
+ * proxy and webhook forwarder as they complete, or from a HAR or JSONL
+ * recording — it finds each one's integration, runs the partner and the
+ * platform judgements over it, and keeps what each rule observed and broke.
+ * Pure: no clock, no I/O; a finding is handed to `onFinding` as it happens.
+ */
+import { ResponseCheck } from '../conformance/response-check.ts';
+import { BoundedMap } from './bounded-map.ts';
+import { jsonOf, splitPath, type WatchedExchange } from './exchange.ts';
+import type { Finding, Side } from './findings.ts';
+import type { Judgement } from './judgement.ts';
+import { judgePartnerAnswer, judgePartnerCall } from './partner-judgements.ts';
+import { judgeDelivery, judgePlatformAnswer } from './platform-judgements.ts';
+import { ruleOf, WATCH_RULES, type RuleId } from './rules.ts';
+import { DEFAULT_LIMITS, Streams, type IntegrationStream, type StreamLimits } from './stream-state.ts';
+import { DEFAULT_TOLERANCE_SECONDS } from '../protocol/signature.ts';
+
+export interface JudgeOptions {
+  /** Webhook secrets (current and previous): without them, signature rules are not observed. */
+  secrets?: string[];
+  /** The sides judged (default both): `platform` alone for a test tool's traffic, which breaks partner guidance on purpose. */
+  sides?: Side[];
+  limits?: Partial<StreamLimits>;
+  toleranceSeconds?: number;
+  responses?: ResponseCheck;
+  onFinding?: (finding: Finding) => void;
+  /** Findings kept for the report (all are counted and handed to onFinding). */
+  keepFindings?: number;
+}
+
+/** What one rule saw: how often it judged, how often it was broken, and its first finding. */
+export interface RuleTally {
+  observed: number;
+  broken: number;
+  first?: Finding;
+}
+
+export class Judge {
+  readonly streams: Streams;
+  readonly findings: Finding[] = [];
+  readonly tallies = new Map<RuleId, RuleTally>(WATCH_RULES.map((r) => [r.id, { observed: 0, broken: 0 }]));
+  /** Findings per `side clause`. */
+  readonly perClause = new Map<string, number>();
+  readonly seen = { api: 0, delivery: 0, findings: 0 };
+  /** Exchanges the judge itself failed on (a bug of watch, never of the traffic): counted and said, never fatal. */
+  readonly internalErrors: { count: number; last?: string } = { count: 0 };
+  private readonly sides: Set<Side>;
+  private readonly owners: BoundedMap<number, string>;
+  private readonly responses: ResponseCheck;
+
+  constructor(private readonly options: JudgeOptions = {}) {
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.streams = new Streams(limits);
+    this.owners = new BoundedMap(limits.bookings);
+    this.sides = new Set(options.sides ?? ['platform', 'partner']);
+    this.responses = options.responses ?? new ResponseCheck();
+  }
+
+  /** Judges one exchange; returns the findings it gave. */
+  observe(e: WatchedExchange): Finding[] {
+    const found: Finding[] = [];
+    this.seen[e.kind] += 1;
+    try {
+      const request = jsonOf(e.requestBody);
+      const response = jsonOf(e.responseBody);
+      const stream = e.kind === 'api' ? this.apiStream(e, response) : this.deliveryStream(e, request);
+      const j = this.judgement(e, stream, request, response, found);
+      if (e.kind === 'api') {
+        judgePartnerCall(j);
+        judgePlatformAnswer(j);
+      } else {
+        judgePartnerAnswer(j);
+        judgeDelivery(j);
+      }
+    } catch (err) {
+      this.internalErrors.count += 1;
+      this.internalErrors.last = `${e.method} ${e.path}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`;
+    }
+    return found;
+  }
+
+  /** Whether any rule of a judged side was broken. */
+  get broken(): boolean {
+    return this.seen.findings > 0;
+  }
+
+  /** Rules of the judged sides. */
+  rules(): (typeof WATCH_RULES)[number][] {
+    return WATCH_RULES.filter((r) => this.sides.has(r.side));
+  }
+
+  private apiStream(e: WatchedExchange, response: any): IntegrationStream {
+    const credential = e.credential ?? 'anonymous';
+    const { pathname } = splitPath(e.path);
+    // An answer that names the integration ties the key to its slug (deliveries carry the slug, §6.3).
+    let slug: unknown;
+    if (e.status === 200 && pathname === '/me') slug = response?.data?.slug;
+    else if (e.status === 200 && pathname === '/events' && Array.isArray(response?.data)) slug = response.data[0]?.event?.integration?.slug;
+    return typeof slug === 'string' && credential !== 'anonymous' ? this.streams.bind(credential, slug) : this.streams.forCredential(credential);
+  }
+
+  private deliveryStream(e: WatchedExchange, envelope: any): IntegrationStream {
+    const slug = typeof envelope?.integration?.slug === 'string' ? envelope.integration.slug : e.requestHeaders['x-service-integration'] ?? 'unknown';
+    return this.streams.forSlug(slug);
+  }
+
+  private judgement(e: WatchedExchange, stream: IntegrationStream, request: any, response: any, found: Finding[]): Judgement {
+    return {
+      e, stream, request, response,
+      secrets: this.options.secrets ?? [],
+      toleranceSeconds: this.options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+      responses: this.responses,
+      owners: this.owners,
+      judged: (rule) => {
+        if (!this.sides.has(ruleOf(rule).side)) return;
+        this.tallies.get(rule)!.observed += 1;
+      },
+      breach: (rule, clause, kind, received, documented, at) => {
+        const { side } = ruleOf(rule);
+        if (!this.sides.has(side)) return;
+        const finding: Finding = { side, rule, clause, kind, received, documented, integration: stream.name, exchange: at ?? e };
+        const tally = this.tallies.get(rule)!;
+        tally.broken += 1;
+        tally.first ??= finding;
+        this.seen.findings += 1;
+        this.perClause.set(`${side} ${clause}`, (this.perClause.get(`${side} ${clause}`) ?? 0) + 1);
+        if (this.findings.length < (this.options.keepFindings ?? 1_000)) this.findings.push(finding);
+        found.push(finding);
+        this.options.onFinding?.(finding);
+      },
+    };
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * watch's own endpoints for a long-running monitor, answered on the proxy's
+ * port before anything is forwarded: `/__watch/status` (JSON: exchanges
+ * seen, findings per side and clause, each rule's tally) and
+ * `/__watch/metrics` (Prometheus text exposition format 0.0.4, the format
+ * every dashboard reads). The API has no path under `/__watch/`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Judge } from './judge.ts';
+
+export const STATUS_PATH = '/__watch/status';
+export const METRICS_PATH = '/__watch/metrics';
+
+/** The status document. */
+export function watchStatus(judge: Judge, startedAt: string): Record<string, unknown> {
+  const perSide = { platform: 0, partner: 0 };
+  const perClause: Record<string, number> = {};
+  for (const [key, n] of judge.perClause) {
+    const [side, clause] = key.split(' ') as ['platform' | 'partner', string];
+    perSide[side] += n;
+    perClause[`${side} ${clause}`] = n;
+  }
+  return {
+    startedAt,
+    exchanges: { api: judge.seen.api, delivery: judge.seen.delivery },
+    integrations: judge.streams.size,
+    findings: { total: judge.seen.findings, perSide, perClause },
+    rules: Object.fromEntries(judge.rules().map((r) => {
+      const { observed, broken } = judge.tallies.get(r.id)!;
+      return [r.id, { side: r.side, clauses: r.clauses, observed, broken }];
+    })),
+    internalErrors: judge.internalErrors.count,
+  };
+}
+
+function label(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** The metrics in Prometheus text format. */
+export function watchMetrics(judge: Judge): string {
+  const lines: string[] = [];
+  const family = (name: string, type: 'counter' | 'gauge', help: string, samples: [Record<string, string>, number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) {
+      const text = Object.entries(labels).map(([k, v]) => `${k}="${label(v)}"`).join(',');
+      lines.push(`${name}${text ? `{${text}}` : ''} ${value}`);
+    }
+  };
+  family('watch_exchanges_total', 'counter', 'Exchanges judged, by kind (api: a call to the API; delivery: a webhook delivery).', [[{ kind: 'api' }, judge.seen.api], [{ kind: 'delivery' }, judge.seen.delivery]]);
+  family('watch_findings_total', 'counter', 'Findings, by side and clause of the API document.', [...judge.perClause].map(([key, n]) => {
+    const [side, clause] = key.split(' ');
+    return [{ side: side!, clause: clause! }, n];
+  }));
+  family('watch_rule_observations_total', 'counter', 'Times a rule had something to judge.', judge.rules().map((r) => [{ rule: r.id, side: r.side }, judge.tallies.get(r.id)!.observed]));
+  family('watch_integrations', 'gauge', 'Integrations followed now (bounded).', [[{}, judge.streams.size]]);
+  family('watch_internal_errors_total', 'counter', 'Exchanges watch failed to judge (its own bug; forwarding went on).', [[{}, judge.internalErrors.count]]);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Answers a watch endpoint; false when the request is not for one (it is then forwarded). */
+export function answerWatchEndpoint(req: IncomingMessage, res: ServerResponse, judge: Judge, startedAt: string): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  if (path === STATUS_PATH) {
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(`${JSON.stringify(watchStatus(judge, startedAt), null, 2)}\n`);
+    return true;
+  }
+  if (path === METRICS_PATH) {
+    res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(watchMetrics(judge));
+    return true;
+  }
+  return false;
+}
