@@ -50,7 +50,8 @@
  * started without --port gets --port with the default's replacement.
  *
  * The environment is the test's, less PARTNER_*, API_ROOT, CERTIFY_*,
- * NODE_OPTIONS, npm_* and VITEST*: a page sets what it uses. Pages run
+ * NODE_OPTIONS (but for the work-tree guard's trace), npm_* and VITEST*: a
+ * page sets what it uses. Pages run
  * concurrently, each under nice. DOCS_EXAMPLES_KEEP=1 keeps the directories
  * and every command's output to read.
  */
@@ -61,6 +62,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepWriteTrace } from '../build/write-trace.ts';
 import { codeBlocks } from './doc-page.ts';
 import { pageScript } from './example-script.ts';
 import { PAGE_PORTS, planPage, type PagePlan } from './example-steps.ts';
@@ -148,7 +150,8 @@ function environment(setup: 'clone' | 'project'): NodeJS.ProcessEnv {
   env.NO_COLOR = '1';
   env.npm_config_update_notifier = 'false';
   env.npm_config_fund = 'false';
-  if (setup === 'project') env.NODE_OPTIONS = '--import=tsx';
+  // The work-tree guard's trace (build/write-trace.ts) stays on: a page's Node commands reach the clone through its links.
+  Object.assign(env, keepWriteTrace(setup === 'project' ? '--import=tsx' : undefined));
   return env;
 }
 
