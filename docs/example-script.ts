@@ -23,7 +23,7 @@ cpu_read() {
   times > "$LOGS/times"
   local t; t=$(tail -n 1 "$LOGS/times")
   CPU_MS=0
-  [[ $t =~ ([0-9]+)m([0-9]+)[.,]([0-9]+)s\ ([0-9]+)m([0-9]+)[.,]([0-9]+)s ]] || return 0
+  [[ $t =~ ([0-9]+)m([0-9]+)[.,]([0-9]+)s[[:space:]]([0-9]+)m([0-9]+)[.,]([0-9]+)s ]] || return 0
   CPU_MS=$(( (10#\${BASH_REMATCH[1]} * 60 + 10#\${BASH_REMATCH[2]}) * 1000 + 10#\${BASH_REMATCH[3]} + (10#\${BASH_REMATCH[4]} * 60 + 10#\${BASH_REMATCH[5]}) * 1000 + 10#\${BASH_REMATCH[6]} ))
 }
 stop_all() {
