@@ -5,22 +5,21 @@
  * once with a deliberate fault, where the check must fail naming the breach,
  * and once without, where the same checks pass. Staff powers are used only in
  * this test's setup (registering the webhook URL, a small rate limit), as a
- * platform team would configure its staging deployment.
+ * platform team would configure its staging deployment. Each test has its
+ * own simulator, ports and receiver, so those that wait in real time for
+ * deliveries run concurrently; those that burst into a rate limit (a burst
+ * must reach the limit within its two-second window) and the run over every
+ * check run one at a time, as before.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import type { FaultName } from '../simulator/domain/faults.ts';
 import { runConformance, type ConformanceOptions } from './runner.ts';
 import { serveSimulator } from './served-simulator.ts';
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (closers.length > 0) await closers.pop()!();
-});
-
-/** A simulator on loopback with `faults`, its first integration delivering to a port the run's receiver will listen on. */
-async function liveTarget(faults: FaultName[], setup: { rateLimit?: { limit: number; window_seconds: number } } = {}): Promise<ConformanceOptions> {
+/** A simulator on loopback with `faults`, its first integration delivering to a port the run's receiver will listen on; closed when the test ends. */
+async function liveTarget(test: TestContext, faults: FaultName[], setup: { rateLimit?: { limit: number; window_seconds: number } } = {}): Promise<ConformanceOptions> {
   const served = await serveSimulator(faults, setup);
-  closers.push(() => served.close());
+  test.onTestFinished(() => served.close());
   return served.partner;
 }
 
@@ -30,7 +29,7 @@ async function outcomes(options: ConformanceOptions, checks: string[]): Promise<
   return report.results.map((r): [string, string, string] => [r.id, r.outcome, r.failure ? `${r.failure.kind} (${r.failure.clause})` : r.reason ?? r.error ?? '']).sort(([a], [b]) => a.localeCompare(b));
 }
 
-const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof liveTarget>[1]?][] = [
+const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof liveTarget>[2]?][] = [
   ['superseded-in-replay', 'sequencing.paging-exactly-once', 'SupersededInReplay (3.3.R2)'],
   ['superseded-in-replay', 'supersession.live-undelivered-covered', 'SupersededInReplay (3.3.R2)'],
   ['updated-since-ignored', 'pagination.updated-since-filters', 'UpdatedSinceIgnored (4.4.Q1)'],
@@ -49,29 +48,38 @@ const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof 
   ['conflict-emits-availability', 'booking.conflict-body', 'RefusalEmitted (4.5.R7)'],
 ];
 
-describe('strengthened checks against a live target with partner credentials', () => {
-  it('pass against a correct deployment', async () => {
-    const options = await liveTarget([], { rateLimit: { limit: 200, window_seconds: 2 } });
+describe('strengthened checks against a live target with partner credentials, one at a time', () => {
+  it('pass against a correct deployment', async (test) => {
+    const options = await liveTarget(test, [], { rateLimit: { limit: 200, window_seconds: 2 } });
     const checks = [...new Set(BITES.map(([, check]) => check))].sort();
     expect(await outcomes({ ...options, allowBurst: true }, checks)).toEqual(checks.map((id) => [id, 'passed', '']));
   });
 
-  for (const [fault, check, breach, extra, setup] of BITES) {
-    it(`${check} names the breach of ${fault}: ${breach}`, async () => {
-      const options = await liveTarget([fault], setup);
+  for (const [fault, check, breach, extra, setup] of BITES.filter((b) => b[4]?.rateLimit)) {
+    it(`${check} names the breach of ${fault}: ${breach}`, async (test) => {
+      const options = await liveTarget(test, [fault], setup);
+      expect(await outcomes({ ...options, ...extra }, [check])).toEqual([[check, 'failed', breach]]);
+    });
+  }
+});
+
+describe.concurrent('strengthened checks against a live target with partner credentials, concurrently', () => {
+  for (const [fault, check, breach, extra, setup] of BITES.filter((b) => !b[4]?.rateLimit)) {
+    it(`${check} names the breach of ${fault}: ${breach}`, async (test) => {
+      const options = await liveTarget(test, [fault], setup);
       expect(await outcomes({ ...options, ...extra }, [check])).toEqual([[check, 'failed', breach]]);
     });
   }
 
-  it('without --allow-burst the burst check is not applicable, naming the capability', async () => {
-    const options = await liveTarget([]);
+  it('without --allow-burst the burst check is not applicable, naming the capability', async (test) => {
+    const options = await liveTarget(test, []);
     const [[, outcome, reason]] = await outcomes(options, ['auth.rate-limited-headers']) as [[string, string, string]];
     expect(outcome).toBe('not_applicable');
     expect(reason).toMatch(/needs burst/);
   });
 
-  it('without the receiver behind --webhook-public-url the webhook checks are not applicable, never failed', async () => {
-    const options = await liveTarget([]);
+  it('without the receiver behind --webhook-public-url the webhook checks are not applicable, never failed', async (test) => {
+    const options = await liveTarget(test, []);
     const result = await outcomes({ ...options, webhookPublicUrl: undefined, webhookListenPort: undefined }, ['webhooks.live-deliveries', 'supersession.live-undelivered-covered']);
     expect(result.map(([id, outcome]) => [id, outcome])).toEqual([['supersession.live-undelivered-covered', 'not_applicable'], ['webhooks.live-deliveries', 'not_applicable']]);
   });

@@ -235,7 +235,8 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
 }
 
 
-function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCoverage[] {
+/** Each clause of the catalogue: the checks that name it, what the run showed of it, and whether it is shown to bite. */
+export function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCoverage[] {
   return loadClauses().map((clause) => {
     const proving = checks.filter((c) => c.clauses.includes(clause.id)).map((c) => c.id);
     const ran = results.filter((r) => r.clauses.includes(clause.id) && (r.outcome === 'passed' || r.outcome === 'failed' || r.outcome === 'errored'));

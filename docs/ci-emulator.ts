@@ -36,6 +36,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { XMLValidator } from 'fast-xml-parser';
 import { parse as parseYaml } from 'yaml';
+import { keepWriteTrace } from '../build/write-trace.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -95,6 +96,8 @@ function baseEnv(workdir: string): Vars {
     // otherwise download an unrelated package of that name).
     npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false',
     TMPDIR: workdir,
+    // The work-tree guard's trace (build/write-trace.ts): what a job's Node processes write into the clone is judged.
+    ...keepWriteTrace(),
   };
 }
 

@@ -3,7 +3,8 @@
  * builds up (KEY=…, export …) carries from one command to the next, as in
  * the reader's own shell. Each command runs in the page's directory with its
  * output in LOGS/<step>.log and stdin from /dev/null; the script appends
- * `ok N` or `fail N <why>` to LOGS/results per step and stops at the first
+ * `ok N` (a foreground command: `ok N <wall>s cpu <cpu>s`) or `fail N <why>`
+ * to LOGS/results per step and stops at the first
  * failure. Background commands are put in their own process group (`set -m`)
  * and listed in LOGS/pids; on exit the script stops every one it started
  * (SIGTERM to the group), and the test stops any it could not.
@@ -16,6 +17,15 @@ servers=(); runs=(); run_steps=(); run_expect=()
 result() { echo "$*" >> "$LOGS/results"; }
 # Seconds since the step started (EPOCHREALTIME: bash 5), for the summary of where a page's time goes.
 took() { local now=\${EPOCHREALTIME/[.,]/}; local t=$(( (now - started) / 100000 )); echo "$((t / 10)).$((t % 10))"; }
+# CPU milliseconds of the finished children (user + system) into CPU_MS, from \`times\` run in this shell (in a
+# subshell it would count the subshell's): the examples hold a command's stated duration to it (docs/figures.test.ts).
+cpu_read() {
+  times > "$LOGS/times"
+  local t; t=$(tail -n 1 "$LOGS/times")
+  CPU_MS=0
+  [[ $t =~ ([0-9]+)m([0-9]+)[.,]([0-9]+)s[[:space:]]([0-9]+)m([0-9]+)[.,]([0-9]+)s ]] || return 0
+  CPU_MS=$(( (10#\${BASH_REMATCH[1]} * 60 + 10#\${BASH_REMATCH[2]}) * 1000 + 10#\${BASH_REMATCH[3]} + (10#\${BASH_REMATCH[4]} * 60 + 10#\${BASH_REMATCH[5]}) * 1000 + 10#\${BASH_REMATCH[6]} ))
+}
 stop_all() {
   local p
   for p in "\${servers[@]}" "\${runs[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
@@ -56,9 +66,9 @@ export function pageScript(steps: Step[]): string {
     out.push(`# line ${step.line}`);
     if (step.kind === 'foreground') {
       out.push('await_runs');
-      out.push('started=${EPOCHREALTIME/[.,]/}');
+      out.push('started=${EPOCHREALTIME/[.,]/}; cpu_read; cpu_started=$CPU_MS');
       out.push(`{ ${step.command}\n} > "$LOGS/${n}.log" 2>&1 < /dev/null`);
-      out.push(`rc=$?; if [ "$rc" -ne ${step.expectedExit} ]; then result "fail ${n} exit $rc"; exit 1; fi; result "ok ${n} $(took)s"`);
+      out.push(`rc=$?; if [ "$rc" -ne ${step.expectedExit} ]; then result "fail ${n} exit $rc"; exit 1; fi; cpu_read; cpu=$(( (CPU_MS - cpu_started) / 100 )); result "ok ${n} $(took)s cpu $((cpu / 10)).$((cpu % 10))s"`);
     } else {
       out.push(`{ ${step.command}\n} > "$LOGS/${n}.log" 2>&1 < /dev/null &`);
       out.push(`pid=$!; echo "$pid" >> "$LOGS/pids"`);

@@ -50,7 +50,8 @@
  * started without --port gets --port with the default's replacement.
  *
  * The environment is the test's, less PARTNER_*, API_ROOT, CERTIFY_*,
- * NODE_OPTIONS, npm_* and VITEST*: a page sets what it uses. Pages run
+ * NODE_OPTIONS (but for the work-tree guard's trace), npm_* and VITEST*: a
+ * page sets what it uses. Pages run
  * concurrently, each under nice. DOCS_EXAMPLES_KEEP=1 keeps the directories
  * and every command's output to read.
  */
@@ -61,7 +62,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeBlocks } from './doc-page.ts';
+import { keepWriteTrace } from '../build/write-trace.ts';
+import { codeBlocks, splitComment } from './doc-page.ts';
 import { pageScript } from './example-script.ts';
 import { PAGE_PORTS, planPage, type PagePlan } from './example-steps.ts';
 
@@ -149,7 +151,8 @@ function environment(setup: 'clone' | 'project'): NodeJS.ProcessEnv {
   env.NO_COLOR = '1';
   env.npm_config_update_notifier = 'false';
   env.npm_config_fund = 'false';
-  if (setup === 'project') env.NODE_OPTIONS = '--import=tsx';
+  // The work-tree guard's trace (build/write-trace.ts) stays on: a page's Node commands reach the clone through its links.
+  Object.assign(env, keepWriteTrace(setup === 'project' ? '--import=tsx' : undefined));
   return env;
 }
 
@@ -209,6 +212,29 @@ function describeFailure(plan: PagePlan, page: string, run: PageRun): string {
   return lines.join('\n');
 }
 
+/**
+ * The durations a page states for the commands it runs ("about 10 s" in a
+ * command's comment) that the command's CPU time refutes: on two cores a
+ * command takes at least half the CPU time it used, whatever else runs, so
+ * a stated duration under a third of its CPU time is stale (the margin is
+ * for "about"). Load-independent, unlike the wall time.
+ */
+function understated(page: string, plan: PagePlan, results: string[]): string[] {
+  const lines = read(page).split('\n');
+  const wrong: string[] = [];
+  for (const r of results) {
+    const m = /^ok (\d+) [\d.]+s cpu ([\d.]+)s$/.exec(r);
+    if (!m) continue;
+    const step = plan.steps[Number(m[1])]!;
+    const said = /\babout (\d[\d.]*) (s|seconds|minutes?|min)\b/.exec(splitComment(lines[step.line - 1]!).comment);
+    if (!said) continue;
+    const seconds = Number(said[1]) * (said[2]!.startsWith('s') ? 1 : 60);
+    const cpu = Number(m[2]);
+    if (cpu > 3 * seconds) wrong.push(`${page}:${step.line} says ${said[0]}, but the command used ${cpu} s of CPU: on two cores it takes at least ${(cpu / 2).toFixed(0)} s`);
+  }
+  return wrong;
+}
+
 beforeAll(async () => {
   const free = await takePorts(PAGES.length * PAGE_PORTS.length);
   PAGES.forEach(({ page }, i) => ports.set(page, new Map(PAGE_PORTS.map((p, j) => [p, free[i * PAGE_PORTS.length + j]!]))));
@@ -248,12 +274,13 @@ describe('every page\'s examples run as written', () => {
     for (const f of plan.files) writeFileSync(join(dir, f.name), f.content);
     const run = await runScript(dir, logs, pageScript(plan.steps), environment(setup), PAGE_TIMEOUT_MS);
     stopLeftovers(logs);
-    const slowest = run.results.map((r) => /^ok (\d+) ([\d.]+)s$/.exec(r)).filter((m) => m !== null).sort((a, b) => Number(b[2]) - Number(a[2])).slice(0, 3)
+    const slowest = run.results.map((r) => /^ok (\d+) ([\d.]+)s(?: cpu [\d.]+s)?$/.exec(r)).filter((m) => m !== null).sort((a, b) => Number(b[2]) - Number(a[2])).slice(0, 3)
       .map((m) => `${m[2]} s ${page}:${plan.steps[Number(m[1])]!.line}`);
     const summary = `${plan.steps.length} command(s) run (slowest: ${slowest.join(', ')})${plan.notAsWritten.map((b) => `; line ${b.line} ${b.mode === 'help' ? 'with --help' : 'not run'}: ${b.reason}`).join('')}`;
     console.log(`${page}: ${summary}`);
     expect(run.results.at(-1), describeFailure(plan, page, run)).toBe('done');
     expect(run.results.filter((r) => r.startsWith('ok ')).length, describeFailure(plan, page, run)).toBe(plan.steps.length);
     expect(run.code).toBe(0);
+    expect(understated(page, plan, run.results)).toEqual([]);
   }, PAGE_TIMEOUT_MS + 30_000);
 });

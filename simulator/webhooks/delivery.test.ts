@@ -4,7 +4,7 @@
  */
 import nock from 'nock';
 import Stripe from 'stripe';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Outcome } from '../domain/delivery.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
 import { verifySignature } from '../../protocol/signature.ts';
@@ -46,9 +46,18 @@ const sequences = (got: Received[]) => got.map((r) => JSON.parse(r.body)).filter
 const me = async (h: Harness) => (await h.api('get', '/me')).body.data;
 
 beforeAll(() => {
+  // A worker runs several files (vitest isolate: false): nock may have been restored by an earlier run of this file.
+  if (!nock.isActive()) nock.activate();
   nock.disableNetConnect();
   // supertest talks to the app over loopback.
   nock.enableNetConnect('127.0.0.1');
+});
+
+// The next file in this worker gets node:http as it was.
+afterAll(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  nock.restore();
 });
 
 afterEach(() => {

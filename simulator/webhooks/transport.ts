@@ -2,8 +2,8 @@
  * How a delivery leaves the simulator. Injected into the worker, so tests
  * can use nock or a fake without mocking modules (HOUSE-STYLE: Transport).
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import http, { Agent as HttpAgent, type ClientRequest, type RequestOptions } from 'node:http';
+import https, { Agent as HttpsAgent } from 'node:https';
 import type { Outcome } from '../domain/delivery.ts';
 
 export interface Transport {
@@ -28,8 +28,10 @@ const httpsAgent = new HttpsAgent(AGENT_OPTIONS);
 
 function open(url: string, options: RequestOptions): ClientRequest {
   const target = new URL(url);
-  if (target.protocol === 'https:') return httpsRequest(target, { ...options, agent: httpsAgent });
-  if (target.protocol === 'http:') return httpRequest(target, { ...options, agent: httpAgent });
+  // request is looked up at call time, not bound at import: an interceptor installed after this module loaded (nock,
+  // in a test worker that loaded it for an earlier file) still sees the call.
+  if (target.protocol === 'https:') return https.request(target, { ...options, agent: httpsAgent });
+  if (target.protocol === 'http:') return http.request(target, { ...options, agent: httpAgent });
   throw new Error(`unsupported webhook URL scheme ${target.protocol}`);
 }
 
