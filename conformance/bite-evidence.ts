@@ -399,6 +399,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sync.pushed-to-webhook",
       clause: "4.6.R10"
     },
+    "sync-types-ignored": {
+      check: "sync.interval-24-hours",
+      clause: "4.7.R2"
+    },
     "total-rounded": {
       check: "booking.stored-as-sent",
       clause: "4.5.Q20"
@@ -453,11 +457,21 @@ export const BITE_EVIDENCE: BiteEvidence = {
     }
   },
   mutants: {
+    "1.R3": 3,
+    "1.R3a": 2,
+    "1.R4": 1,
+    "1.V1": 3,
+    "2.1.R2": 3,
+    "2.1.R4": 1,
+    "2.1.R7": 2,
     "2.6.R3": 2,
     "2.7.R2": 3,
-    "3.2.T2": 13,
+    "3.1.T5": 1,
+    "3.2.T2": 46,
     "3.3.R2": 5,
     "3.3.T1": 1,
+    "3.3.T1a": 1,
+    "4.1.R2": 1,
     "4.5.Q36": 3,
     "4.5.R1": 23,
     "4.5.R1b": 2,
@@ -471,6 +485,12 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "4.6.Q5": 1,
     "4.6.R1": 6,
     "4.6.R4": 2,
+    "4.7.Q1": 26,
+    "4.7.Q2a": 4,
+    "4.7.Q3": 2,
+    "4.7.R1": 2,
+    "4.7.R4": 2,
+    "4.7.R5": 1,
     "4.8.Q1": 2,
     "4.8.Q3": 2,
     "4.8.Q4": 2,
@@ -481,9 +501,14 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "6.R7": 5,
     "7.C2a": 7,
     "7.C2f": 5,
+    "7.E15": 5,
+    "7.E16": 7,
     "8.L4": 2,
+    "8.L10": 17,
+    "8.L11": 10,
     "8.L13": 1,
-    "8.L14": 1
+    "8.L14": 1,
+    "8.L15": 1
   },
-  mutationRun: "2026-11-27T01:54:52.360Z"
+  mutationRun: "2026-11-27T02:29:43.110Z"
 };

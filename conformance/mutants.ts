@@ -120,6 +120,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'unanswered-delivered': 'webhooks.unanswered-is-a-failure',
   'delivered-at-never-shown': 'webhooks.ordered-under-failures',
   'retention-sweeps-one': 'sequencing.retention-30-days',
+  'sync-types-ignored': 'sync.interval-24-hours',
 };
 
 export interface MutantResult {

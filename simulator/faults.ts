@@ -121,6 +121,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'unanswered-delivered': "a post the endpoint never answers (time-out) is taken as delivered, so the next event goes out and the unanswered one is never sent again (\u00a76)",
   'delivered-at-never-shown': "replay shows delivered_at null on every row, delivered ones included, so a partner cannot tell when an event was accepted (\u00a72.6)",
   'retention-sweeps-one': "the retention sweep lets one expired event go per read, so older ones stay replayable past 30 days (\u00a76, \u00a78)",
+  'sync-types-ignored': "POST /sync queues all five types whatever the body names, and says so in data.types (\u00a74.7)",
 };
 
 export { FAULT_NAMES };

@@ -251,7 +251,7 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.interval-24-hours', title: 'A sync just under 24 hours after an accepted one is 429 SYNC_TOO_SOON with errors.retry_after in seconds; just over, it is accepted', suite,
-    clauses: ['8.L10', '7.E15'], level: 'normative', needs: ['read', 'sync', control('clock.advance')],
+    clauses: ['8.L10', '7.E15', '4.7.R2'], level: 'normative', needs: ['read', 'sync', control('clock.advance')],
     async run(ctx) {
       // Two accepted syncs of its own on days the clock makes: first past every sync before (the run's allowance,
       // earlier days' calls), so neither the interval nor the six-a-day cap of an earlier call is in play.
@@ -261,6 +261,9 @@ export const syncChecks = [
       const body = { ...(property === undefined ? {} : { property_ids: [property] }), types: ['property'] };
       const first = await ctx.api.post('/sync', { body });
       expectStatus(ctx, first, 202, null, '8.L10', 'a sync more than 24 hours after any earlier one');
+      // §4.7: the answer names the types asked for, normalised: one short name is one `.changed` name, not all five.
+      const types = first.body?.data?.types;
+      if (JSON.stringify(types) !== JSON.stringify(['property.changed'])) ctx.fail('WrongSyncAnswer', `types ${JSON.stringify(types)} for a sync of types ["property"]`, 'types ["property.changed"]: the types asked for, normalised to .changed names', '4.7.R2');
       await advance(ctx, SYNC_INTERVAL_SECONDS - MARGIN_SECONDS);
       const soon = await ctx.api.post('/sync', { body });
       expectStatus(ctx, soon, 429, 'SYNC_TOO_SOON', '8.L10', 'a sync 23 h 59 min after the accepted one');

@@ -117,6 +117,7 @@ export const FAULT_NAMES = [
   'unanswered-delivered',
   'delivered-at-never-shown',
   'retention-sweeps-one',
+  'sync-types-ignored',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -25,16 +25,20 @@ export function normaliseTypes(types: string[] | undefined, faults: Faults = NO_
   // A release whose default is the commonest type rather than all five (a fault).
   if (!types && faults.has('sync-default-types-availability-only')) return ['availability.changed'];
   if (!types) return [...SYNC_TYPES];
+  // A release that queues every type whatever the body names (a fault).
+  if (faults.has('sync-types-ignored')) return [...SYNC_TYPES];
   const wanted = new Set(types.map((t) => (t.endsWith('.changed') ? t : `${t}.changed`)));
   return SYNC_TYPES.filter((t) => wanted.has(t));
 }
 
+// Stryker disable all: only the sync-changed-spelling-refused fault answers with it (conformance --mutants proves it caught)
 /** Fault `sync-changed-spelling-refused`: a release whose enum holds only the short names refuses each `.changed` entry. */
 export function changedSpellingErrors(body: unknown, faults: Faults): Record<string, string[]> {
   const types = (body as SyncRequest | null)?.types;
   if (!faults.has('sync-changed-spelling-refused') || !Array.isArray(types)) return {};
   return Object.fromEntries(types.flatMap((t, i) => (typeof t === 'string' && t.endsWith('.changed') ? [[`types.${i}`, ['Must be one of: availability, rates, restrictions, inventory, property.']]] : [])));
 }
+// Stryker restore all
 
 /** Calendar-month chunks from `from` to `to` inclusive (§4.7; months of the platform zone). */
 export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: IsoDate }[] {
@@ -49,12 +53,15 @@ export function monthChunks(from: IsoDate, to: IsoDate): { from: IsoDate; to: Is
   return out;
 }
 
+// Stryker disable all: only the sync-chunks-half-months fault runs it
 /** A month's chunk split on the 15th (only for the `sync-chunks-half-months` fault). */
 function halves(chunk: { from: IsoDate; to: IsoDate }): { from: IsoDate; to: IsoDate }[] {
   const mid = `${chunk.from.slice(0, 8)}15`;
   return chunk.from < mid && mid < chunk.to ? [{ from: chunk.from, to: mid }, { from: addDays(mid, 1), to: chunk.to }] : [chunk];
 }
+// Stryker restore all
 
+// Stryker disable all: only the chunk-straddles-months fault runs it
 /** Fixed-length chunks (only for the `chunk-straddles-months` fault). */
 function fixedChunks(from: IsoDate, to: IsoDate, days: number): { from: IsoDate; to: IsoDate }[] {
   const out: { from: IsoDate; to: IsoDate }[] = [];
@@ -66,6 +73,7 @@ function fixedChunks(from: IsoDate, to: IsoDate, days: number): { from: IsoDate;
   }
   return out;
 }
+// Stryker restore all
 
 export interface SyncRequest {
   property_ids?: number[];
@@ -132,6 +140,7 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
   return { kind: 'queued', job, reply: { queued_properties: job.property_ids.length, horizon_days: integration.horizon_days, types } };
 }
 
+// Stryker disable all: only the sync-422-counts-toward-cap reading runs it (the other reading of the 8.L11 note, which conformance/readings.test.ts runs the suite under)
 /**
  * 8.L11 note, under the reading `sync-422-counts-toward-cap`: a refused
  * (422) sync call counts toward the six calls a day, though it never opens
@@ -143,6 +152,7 @@ export function countRefusal(tx: Transaction, integration: Integration, now: num
   const window = tx.get('syncWindows', String(integration.id)) ?? { last_accepted_at: null, calls: [] };
   tx.put('syncWindows', String(integration.id), { ...window, calls: [...window.calls.filter((t) => now - t < SYNC_INTERVAL_MS), now] });
 }
+// Stryker restore all
 
 export function syncJobKey(job: Pick<SyncJob, 'integration_id' | 'accepted_at'>): string {
   return `${job.integration_id}:${job.accepted_at}`;
@@ -182,6 +192,7 @@ export function runSyncStep(tx: Transaction, log: EventLog, key: string, faults:
   return next < job.property_ids.length;
 }
 
+// Stryker disable all: only the sync-events-log-only fault runs it
 /** Fault `sync-events-log-only`: the event is marked delivered without being posted. */
 function settleUnposted(tx: Transaction, integrationId: number, sequence: number): void {
   const key = eventKey(integrationId, sequence);
@@ -191,7 +202,9 @@ function settleUnposted(tx: Transaction, integrationId: number, sequence: number
   const stream = tx.get('eventStreams', String(integrationId))!;
   tx.put('eventStreams', String(integrationId), { ...stream, undelivered: Math.max(0, stream.undelivered - 1) });
 }
+// Stryker restore all
 
+// Stryker disable all: only the sync-reposts-old-events fault runs it
 /** Fault `sync-reposts-old-events`: the property's delivered events of the synced types go back in the queue as they were. */
 function repostDelivered(tx: Transaction, integrationId: number, propertyId: number, types: readonly string[]): void {
   const stream = tx.get('eventStreams', String(integrationId));
@@ -206,3 +219,4 @@ function repostDelivered(tx: Transaction, integrationId: number, propertyId: num
   }
   tx.put('eventStreams', String(integrationId), { ...stream, undelivered: stream.undelivered + reposted, next_delivery: head });
 }
+// Stryker restore all
