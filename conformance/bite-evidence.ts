@@ -39,6 +39,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "booking.balance-on-every-read",
       clause: "2.3.R1"
     },
+    "beyond-horizon-clipped": {
+      check: "sequencing.horizon-respected",
+      clause: "2.1.R7"
+    },
     "booking-id-not-numeric-422": {
       check: "schema.error-mapping",
       clause: "7.C2b"

@@ -121,6 +121,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'delivered-at-never-shown': 'webhooks.ordered-under-failures',
   'retention-sweeps-one': 'sequencing.retention-30-days',
   'sync-types-ignored': 'sync.interval-24-hours',
+  'beyond-horizon-clipped': 'sequencing.horizon-respected',
 };
 
 export interface MutantResult {

@@ -41,7 +41,8 @@ export const horizonChecks = [
       if (!rows.some((r) => r.event.type === 'booking.changed' && r.event.data?.id === far.body.data.id)) {
         ctx.fail('BookingNotPushed', `no booking.changed for booking ${far.body.data.id} (check-in ${beyond.check_in})`, 'every change to a booking is pushed as booking.changed, wherever its dates are', '6.R1');
       }
-      const past = rows.filter((r) => WINDOWED.has(r.event.type) && r.event.window?.to > last);
+      // Past the horizon at either end: a window clipped to the horizon's last day that starts after it is still beyond.
+      const past = rows.filter((r) => WINDOWED.has(r.event.type) && (r.event.window?.to > last || r.event.window?.from > last));
       if (past.length > 0) {
         const r = past[0];
         ctx.fail('PushedBeyondHorizon', `${r.event.type} ${r.sequence} for ${r.event.window.from}..${r.event.window.to} (horizon_days ${horizon}: the last date is ${last})`, 'dates beyond the horizon are not pushed until they come into range', '2.1.R7');

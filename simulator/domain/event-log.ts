@@ -65,7 +65,8 @@ export class EventLog implements ChangeRecorder {
         // (a stay may start yesterday, §4.5) are pushed as they change, so snapshots and events agree.
         from = change.from;
         to = change.to < horizon.to || this.deps.faults?.has('horizon-ignored') ? change.to : horizon.to;
-        if (from > to) continue;
+        // A release that clips a change wholly beyond the horizon instead of dropping it (a fault): its window ends before it starts.
+        if (from > to && !this.deps.faults?.has('beyond-horizon-clipped')) continue;
       }
       this.append(tx, integration, { type, property, from, to, data: windowedPayload(tx, type, property, from, to, this.deps.faults) });
     }

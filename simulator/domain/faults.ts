@@ -118,6 +118,7 @@ export const FAULT_NAMES = [
   'delivered-at-never-shown',
   'retention-sweeps-one',
   'sync-types-ignored',
+  'beyond-horizon-clipped',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
