@@ -158,12 +158,14 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     const publicKey = join(work, 'sign.pub.pem');
     writeFileSync(signKey, keys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
     writeFileSync(publicKey, keys.publicKey.export({ type: 'spki', format: 'pem' }));
-    const [port, statePort] = [await freePort(), await freePort()];
+    // The simulator's port named too: with --port 0 the OS may hand certify's simulator the very port just found free
+    // for the partner (seen: the partner then failed with EADDRINUSE and the run was not certified).
+    const [port, statePort, simPort] = [await freePort(), await freePort(), await freePort()];
     // The reference partner as an installed user starts it: the package's built deployment glue, run by node.
     const partner = `exec "${process.execPath}" node_modules/partner-api-conformance/dist/certify/reference-partner-cli.js --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir partner-state --reconcile-seconds 5`;
     const certify = await run(bin, [
       'certify', '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
-      '--duration', '60', '--ready-timeout', '30', '--sign-key', signKey, '--report-dir', 'certify-reports',
+      '--port', String(simPort), '--duration', '60', '--ready-timeout', '30', '--sign-key', signKey, '--report-dir', 'certify-reports',
       '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-command', partner,
     ], project, 240_000);
     expect(certify.err, certify.out).not.toMatch(/ENOENT|\n\s+at /);

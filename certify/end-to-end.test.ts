@@ -90,7 +90,8 @@ describe.concurrent('certification end to end', () => {
     // Its state on disk (--state-dir), so the crash drill's restart continues where the killed process was.
     const partnerCommand = `echo "pid $$"; exec "${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, 'cli-partner-state')}"`;
     const certify = tsx('certify/cli.ts', [
-      '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
+      // The simulator's port named too: with 0 the OS may hand it the port just found free for the partner.
+      '--port', String(await freePort()), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
       // Long enough for the crash drill (it needs 15 s when it starts, after the first drills), on a loaded machine too.
       '--duration', '60', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
       '--partner-command', partnerCommand,
