@@ -50,6 +50,12 @@ export interface TargetConfig {
   fault?: string;
   /** In-process only: the other readings of the document's tensions the simulator follows (simulator/domain/readings.ts). */
   readings?: string[];
+  /**
+   * In-process only: the simulator's delivery time-out in real milliseconds (default: the assumed 10 s,
+   * spec x-assumption webhook-delivery). The mutation run shortens it: no check asserts the 10 s, and a
+   * post left unanswered otherwise costs every mutant that reaches it ten idle seconds.
+   */
+  deliveryTimeoutMs?: number;
 }
 
 /** What one check gets to work with. */
@@ -109,7 +115,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
     capabilities: IN_PROCESS,
     async open() {
       const clock = new VirtualClock(() => Date.now());
-      const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [] });
+      const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}) });
       const server: Server = sim.app.listen(0, '127.0.0.1');
       await new Promise<void>((ok) => server.once('listening', ok));
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -2,6 +2,11 @@
 
 /** fast-check cases per property check: enough for each property's boundaries, small enough that a mutant costs seconds. */
 export const MUTATION_RUNS = 10;
+/**
+ * The in-process simulator's delivery time-out in the mutation run (real ms; the assumed 10 s otherwise):
+ * `webhooks.unanswered-is-a-failure` waits for it, idle, on every mutant it covers. No check asserts the 10 s.
+ */
+export const MUTATION_DELIVERY_TIMEOUT_MS = 1_000;
 /** One seed for every run, so a survivor is the same survivor on a rerun (and an incremental run may reuse results). */
 export const MUTATION_SEED = 20260901;
 /** Where Stryker and the summary write (ignored by git). */
