@@ -7,11 +7,14 @@
  * printed. A fault that this workload's traffic does not show gives none.
  *
  * With `--workload reference-partner`, the workload is the reference partner
- * (scenarios/partner/) running the live scenario drifted-property through
- * watch instead (cold start from snapshots, a booking mid-download, its
- * events by webhook).
+ * (scenarios/partner/) running every live-capable scenario through watch
+ * instead, each on a fresh simulator with the fault: webhook-outage (its own
+ * outage and the catch-up by replay), drifted-property (cold start from
+ * snapshots, a booking mid-download, its events by webhook) and
+ * overbooking-race (two creates racing for the last unit). A fault's findings
+ * are those of all three.
  *
- *   node --import tsx bench/watch-faults.ts [--workload tests|reference-partner] [--out FILE]   (a Markdown table; a few minutes on 2 cores)
+ *   node --import tsx bench/watch-faults.ts [--workload tests|reference-partner] [--faults a,b] [--out FILE]   (a Markdown table)
  */
 import { writeFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +30,12 @@ import { createServer } from 'node:net';
 import { findScenario } from '../scenarios/catalogue.ts';
 import { runScenario } from '../scenarios/kit/scenario.ts';
 
-const { values } = parseArgs({ options: { out: { type: 'string' }, workload: { type: 'string', default: 'tests' } } });
+const { values } = parseArgs({ options: { out: { type: 'string' }, workload: { type: 'string', default: 'tests' }, faults: { type: 'string' } } });
+/** The reference partner's live-capable scenarios and the property each runs on (watch/reference-partner.test.ts). */
+const LIVE_SCENARIOS = [['webhook-outage', '101'], ['drifted-property', '101'], ['overbooking-race', '102']] as const;
+const chosen = values.faults ? values.faults.split(',').map((f) => f.trim()) : [...FAULT_NAMES];
+const unknown = chosen.find((f) => !(FAULT_NAMES as readonly string[]).includes(f));
+if (unknown) throw new Error(`unknown fault "${unknown}"`);
 if (values.workload !== 'tests' && values.workload !== 'reference-partner') throw new Error(`--workload must be tests or reference-partner, got "${values.workload}"`);
 
 function freePort(): Promise<number> {
@@ -41,31 +49,49 @@ function freePort(): Promise<number> {
 const reports = mkdtempSync(join(tmpdir(), 'watch-faults-'));
 
 /** The distinct `side clause Kind` of the findings watch printed. */
-async function watchSays(fault: FaultName): Promise<string[]> {
+function findingsIn(out: string): string[] {
+  return [...out.matchAll(/^finding (\w+) (\S+) (\w+):/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+}
+
+/** What watch said with the test workload. */
+async function testWorkload(fault: FaultName): Promise<string[]> {
   const sim = await startSimulator({ faults: [fault] });
   const integration = sim.fixtures.integrations[0]!;
   const receiver = await startReceiver({ secrets: [integration.webhookSecret], slug: integration.slug });
   try {
-    let run;
-    if (values.workload === 'tests') {
-      run = await liveWatch(sim, receiver.url, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], (api) => partnerWorkload(sim, api, receiver, { waitSeconds: 3 }));
-    } else {
-      const port = await freePort();
-      run = await liveWatch(sim, `http://127.0.0.1:${port}/webhook`, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], async (api, webhook) => {
-        await runScenario(findScenario('drifted-property')!, { live: { baseUrl: api, apiKey: integration.apiKey, webhookSecret: integration.webhookSecret, webhookPublicUrl: webhook, listenPort: port, property: '101', maxWaitMs: 2_000, deliverTimeoutMs: 8_000 }, reportDir: null });
-      });
-    }
-    const found = [...run.out.matchAll(/^finding (\w+) (\S+) (\w+):/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-    return [...new Set(found)];
+    const run = await liveWatch(sim, receiver.url, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], (api) => partnerWorkload(sim, api, receiver, { waitSeconds: 3 }));
+    return findingsIn(run.out);
   } finally {
     await receiver.close();
     await sim.stop();
   }
 }
 
+/** What watch said with the reference partner running one live scenario on a fresh simulator with the fault. */
+async function scenarioWorkload(fault: FaultName, scenario: string, property: string): Promise<string[]> {
+  const sim = await startSimulator({ faults: [fault] });
+  const integration = sim.fixtures.integrations[0]!;
+  try {
+    const port = await freePort();
+    const run = await liveWatch(sim, `http://127.0.0.1:${port}/webhook`, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], async (api, webhook) => {
+      await runScenario(findScenario(scenario)!, { live: { baseUrl: api, apiKey: integration.apiKey, webhookSecret: integration.webhookSecret, webhookPublicUrl: webhook, listenPort: port, property, maxWaitMs: 2_000, deliverTimeoutMs: 8_000 }, reportDir: null });
+    });
+    return findingsIn(run.out);
+  } finally {
+    await sim.stop();
+  }
+}
+
+async function watchSays(fault: FaultName): Promise<string[]> {
+  if (values.workload === 'tests') return [...new Set(await testWorkload(fault))];
+  const found: string[] = [];
+  for (const [scenario, property] of LIVE_SCENARIOS) found.push(...(await scenarioWorkload(fault, scenario, property)));
+  return [...new Set(found)];
+}
+
 const rows: string[] = ['| fault | what it breaks | what watch said |', '|---|---|---|'];
 let shown = 0;
-for (const fault of FAULT_NAMES) {
+for (const fault of chosen as FaultName[]) {
   let said: string;
   try {
     const found = await watchSays(fault);
@@ -77,7 +103,7 @@ for (const fault of FAULT_NAMES) {
   rows.push(`| \`${fault}\` | ${FAULT_DESCRIPTIONS[fault].replace(/\|/g, '\\|')} | ${said} |`);
   process.stderr.write(`${fault}: ${said}\n`);
 }
-rows.push('', `${shown} of ${FAULT_NAMES.length} faults gave findings with the ${values.workload === 'tests' ? 'test workload' : "reference partner's drifted-property scenario"}.`);
+rows.push('', `${shown} of ${chosen.length} faults gave findings with the ${values.workload === 'tests' ? 'test workload' : `reference partner's live scenarios (${LIVE_SCENARIOS.map(([s]) => s).join(', ')})`}.`);
 const text = `${rows.join('\n')}\n`;
 if (values.out) writeFileSync(values.out, text);
 else process.stdout.write(text);

@@ -91,6 +91,27 @@ describe('the mutation summary', () => {
     expect(checkIdOf(testName('sync.monthly-chunks', 'abcdef01'))).toBe('sync.monthly-chunks');
   });
 
+  it('lines that implement a limit, a default or a duration are counted apart, per row of the document, with what lived there; an anchor on no line is stale', () => {
+    const source = 'const KEY_MIN = 8;\nconst KEY_MAX = 128;\nother();\n';
+    const s = summarise({
+      files: {
+        'simulator/domain/idempotency.ts': {
+          source,
+          mutants: [
+            mutant('1', 'Survived', { replacement: '129', location: { start: { line: 2, column: 16 }, end: { line: 2, column: 19 } } }),
+            mutant('2', 'Killed', { killedBy: ['t1'], location: { start: { line: 1, column: 16 }, end: { line: 1, column: 17 } } }),
+            mutant('3', 'Survived', { location: { start: { line: 3, column: 1 }, end: { line: 3, column: 8 } } }),
+          ],
+        },
+      },
+      testFiles: report.testFiles,
+    }, checks);
+    expect(s.limits.totals).toMatchObject({ killed: 1, survived: 1, score: 50 });
+    expect(s.limits.rows.map((r) => [r.what, r.killed, r.survived, r.lived.map((m) => m.line)])).toEqual([['§8 idempotency key length: 8 to 128 characters', 1, 1, [2]]]);
+    expect(s.limits.staleAnchors.map((a) => a.anchor)).toContain('KEY_MEMORY_MS = 24 * 3_600_000');
+    expect(summaryMarkdown(s, { when: 'today', command: 'npm run mutation' })).toMatch(/\*\*Exact limits, defaults and durations: 50\.00%\*\* of 2 mutants/);
+  });
+
   describe('recorded equivalents', () => {
     const source = 'const a = 1;\nif (n < limit) go();\n';
     const withSource: StrykerReport = {

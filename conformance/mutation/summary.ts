@@ -6,6 +6,7 @@
  * returns data, the CLI (run.ts) writes it.
  */
 import type { CheckDefinition } from '../check.ts';
+import { limitOf, staleAnchors } from './limit-lines.ts';
 import { checkIdOf } from './settings.ts';
 
 /** The parts of Stryker's JSON report (mutation-testing-report-schema 3) read here. */
@@ -89,6 +90,11 @@ export interface MutationSummary {
   equivalent: (MutantLine & { reason: string })[];
   /** Recorded equivalents that match no mutant of the run's files any more (the code changed: look again). */
   stale: Equivalent[];
+  /**
+   * The lines that implement a §8 limit, a §4 default or a duration (limit-lines.ts): per row of the
+   * document, its counts and the mutants of those lines that lived. Issue 25 asks 100% there.
+   */
+  limits: { totals: Counts; rows: ({ what: string } & Counts & { lived: MutantLine[] })[]; staleAnchors: { file: string; anchor: string }[] };
 }
 
 /** The code a mutant replaces (the report's locations are 1-based, the end exclusive). */
@@ -160,6 +166,12 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
     status: m.status, coveredBy: [...new Set((m.coveredBy ?? []).map(checkOf))], static: m.static ?? false,
   });
   const byPlace = (a: MutantLine, b: MutantLine) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column;
+  const limitWhat = (m: Judged & { file: string }) => limitOf(m.file, report.files[m.file]!.source?.split('\n')[m.location.start.line - 1] ?? '')?.what;
+  const onLimits = all.filter((m) => limitWhat(m) !== undefined);
+  const rows = [...new Set(onLimits.map(limitWhat))].map((what) => {
+    const ms = onLimits.filter((m) => limitWhat(m) === what);
+    return { what: what!, ...counts(ms), lived: ms.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').map(line).sort(byPlace) };
+  });
   return {
     mutate: report.config?.mutate ?? [],
     totals: counts(all),
@@ -171,6 +183,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
     timedOut: all.filter((m) => m.status === 'Timeout').map(line).sort(byPlace),
     equivalent: all.filter((m) => m.status === 'Equivalent').map((m) => ({ ...line(m), reason: m.reason! })).sort(byPlace),
     stale: equivalents.filter((e) => !used.has(e) && e.file in report.files),
+    limits: { totals: counts(onLimits), rows, staleAnchors: staleAnchors(Object.fromEntries(Object.entries(report.files).map(([f, v]) => [f, v.source]))) },
   };
 }
 
@@ -186,6 +199,18 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     'Only the conformance suite may kill a mutant (each check one vitest test, in-process); see docs/conformance.md, "Mutation testing with StrykerJS".',
     '',
     `**Score: ${pct(t.score)}** of ${t.killed + t.timeout + t.survived + t.noCoverage} mutants detected (${t.killed} killed, ${t.timeout} timed out; ${t.survived} survived, ${t.noCoverage} not reached by any check); ${pct(t.scoreCovered)} of those a check reached. Out of the score: ${t.equivalent} recorded equivalent (conformance/mutation/equivalent-mutants.yaml), ${t.ignored} ignored with a reason, ${t.errors} not valid code.`,
+    '',
+    `**Exact limits, defaults and durations: ${pct(s.limits.totals.score)}** of ${s.limits.totals.killed + s.limits.totals.timeout + s.limits.totals.survived + s.limits.totals.noCoverage} mutants of the lines that implement a §8 limit, a §4 default or a duration (conformance/mutation/limit-lines.ts) detected.`,
+    '',
+    '## Exact limits, defaults and durations',
+    '',
+    'The lines of the mutated code that implement a row of §8, a default of a §4 table or a duration. The limits the simulator takes from spec/openapi.yaml (page sizes, string lengths, counts) are not mutated; the simulator\'s faults prove their checks (docs/conformance.md).',
+    '',
+    '| row | score | killed | timeout | survived | no coverage | equivalent | ignored |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...s.limits.rows.map((r) => `| ${r.what} | ${pct(r.score)} | ${r.killed} | ${r.timeout} | ${r.survived} | ${r.noCoverage} | ${r.equivalent} | ${r.ignored} |`),
+    ...(s.limits.rows.some((r) => r.lived.length > 0) ? ['', 'Lived on those lines:', '', ...mutantLines(s.limits.rows.flatMap((r) => r.lived))] : []),
+    ...(s.limits.staleAnchors.length === 0 ? [] : ['', `**${s.limits.staleAnchors.length} anchor(s) of limit-lines.ts match no line any more** (the code changed; look again):`, '', ...s.limits.staleAnchors.map((a) => `- ${a.file}: \`${a.anchor}\``)]),
     '',
     '## Per source file',
     '',
