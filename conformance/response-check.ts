@@ -32,10 +32,11 @@ export class ResponseCheck {
    * Judges an answer; null when `path` is no operation of the contract.
    * `text` is the body as received ('' when empty); headers are keyed in lower case.
    */
-  judge(method: string, path: string, status: number, text: string, headers: Record<string, string>): ResponseVerdict | null {
+  judge(method: string, path: string, status: number, text: string, headers: Record<string, string>, parsed?: unknown): ResponseVerdict | null {
     const op = this.operation(method, path);
     if (!op) return null;
-    const body = text === '' ? undefined : parseOrText(text);
+    // `parsed`: the body already parsed by the caller (watch parses each body once for all its rules); never JSON null.
+    const body = parsed !== undefined && parsed !== null ? parsed : text === '' ? undefined : parseOrText(text);
     return { operation: op.id, problems: this.contract.checkResponse(op, status, body, headers) };
   }
 }

@@ -4,6 +4,7 @@
  * Nothing else in the project reads the raw document (the Prism rule in
  * HOUSE-STYLE.md), so validation rules live once, in the OpenAPI document.
  */
+import { forAjvDiscriminator } from './discriminator.ts';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { parseYamlCached } from './yaml-cache.ts';
@@ -117,7 +118,7 @@ function buildContract(raw: JsonSchema): Contract {
   const compile = (ajv: () => Ajv2020, schema: object): ValidateFunction => {
     let fn = compiled.get(schema);
     if (!fn) {
-      fn = ajv().compile(schema);
+      fn = ajv().compile(forAjvDiscriminator(schema) as object);
       compiled.set(schema, fn);
     }
     return fn;
@@ -245,7 +246,8 @@ function makeAjv(coerce: boolean): Ajv2020 {
   // strict: false because OpenAPI annotations (example, x-assumption) sit inside schemas.
   // strict: false also turns strictNumbers off, which let Infinity pass `number` and `integer`:
   // `page=1e400` coerced to Infinity and answered `"page": null`, a JSON `1e400` was stored as a total. JSON has no Infinity.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce });
+  // discriminator: AnyEvent's `type` picks its one branch (spec/discriminator.ts).
+  const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce, discriminator: true });
   addFormats(ajv);
   return ajv;
 }

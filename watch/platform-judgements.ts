@@ -42,7 +42,7 @@ export function judgePlatformAnswer(j: Judgement): void {
 /** §4 every response is the envelope of its operation and status (the suite's ResponseCheck); §7 429 RATE_LIMITED carries its headers. */
 function judgeResponse(j: Judgement, pathname: string): void {
   const { e } = j;
-  const verdict = j.responses.judge(e.method, pathname, e.status!, e.truncated ? '' : e.responseBody, e.responseHeaders);
+  const verdict = j.responses.judge(e.method, pathname, e.status!, e.truncated ? '' : e.responseBody, e.responseHeaders, e.truncated ? undefined : j.response);
   if (!verdict) return;
   const rateLimited = e.status === 429 && j.response?.code === 'RATE_LIMITED';
   const headerProblems = rateLimited ? verdict.problems.filter((p) => p.startsWith('required header')) : [];

@@ -42,6 +42,8 @@ export const WATCH_RULES = [
 export type RuleId = (typeof WATCH_RULES)[number]['id'];
 
 /** The rule with this id. */
+const BY_ID = new Map<RuleId, WatchRule>(WATCH_RULES.map((r) => [r.id, r]));
+
 export function ruleOf(id: RuleId): WatchRule {
-  return WATCH_RULES.find((r) => r.id === id)!;
+  return BY_ID.get(id)!;
 }
