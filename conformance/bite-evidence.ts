@@ -311,6 +311,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "watermark.payload-equals-event",
       clause: "2.7.R3"
     },
+    "snapshot-ref-parse-int": {
+      check: "watermark.property-and-window",
+      clause: "4.8.R3"
+    },
     "snapshot-unknown-property-422": {
       check: "schema.error-mapping",
       clause: "7.C2f"

@@ -48,6 +48,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'conflict-window-includes-checkout': 'booking.conflict-body',
   'stay-price-ignored': 'booking.pricing-split',
   'snapshot-alias-not-found': 'watermark.property-and-window',
+  'snapshot-ref-parse-int': 'watermark.property-and-window',
   'event-version-wrong': 'sequencing.strictly-increasing',
   'failures-not-reset': 'webhooks.ordered-under-failures',
   'delivered-at-on-failure': 'webhooks.ordered-under-failures',

@@ -49,6 +49,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'conflict-window-includes-checkout': 'the 409 window ends on check_out instead of the last night (§4.5 rule 7)',
   'stay-price-ignored': 'units[].stay_price is ignored: the total is always split evenly (§4.5 rule 5)',
   'snapshot-alias-not-found': 'a snapshot by the partner alias of a property answers 404 (§4.8: platform id or alias)',
+  'snapshot-ref-parse-int': 'a snapshot\'s property is read with parseInt, so `101abc` names property 101 instead of 404 (§4.8: the platform id or the alias, nothing else)',
   'event-version-wrong': 'event envelopes carry version 2026-08 (§9)',
   'failures-not-reset': 'webhook.consecutive_failures is not reset by a success (§2.1)',
   'delivered-at-on-failure': 'a failed delivery stamps delivered_at on its event row (§2.6)',

@@ -151,8 +151,8 @@ export const watermarkChecks = [
     },
   }),
   defineCheck({
-    id: 'watermark.property-and-window', title: 'A snapshot names its property by id or by partner alias alike; from and to are required and to may not precede from', suite,
-    clauses: ['4.8.Q1', '4.8.Q2', '4.8.Q3'], level: 'normative', needs: ['read'],
+    id: 'watermark.property-and-window', title: 'A snapshot names its property by id or by partner alias alike, and by nothing else (a lenient spelling of the id is 404); from and to are required and to may not precede from', suite,
+    clauses: ['4.8.Q1', '4.8.Q2', '4.8.Q3', '4.8.R3'], level: 'normative', needs: ['read'],
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
@@ -161,6 +161,13 @@ export const watermarkChecks = [
         || (await ctx.api.get('/bookings', { query: { property_id: property, per_page: 1 } })).body?.data?.[0]?.property?.external_id;
       const from = addDays(dateAt(ctx.now()), 3);
       const to = addDays(from, 4);
+      // §4.8: the id or the alias, nothing else. What a lenient number parser reads as the id (parseInt, Number) names no property,
+      // unless it is some property's alias here.
+      const aliases = new Set<string>(((await ctx.api.get('/properties', { query: { per_page: 200 } })).body?.data ?? []).map((p: any) => String(p.external_id)));
+      for (const ref of [`${property}abc`, `+${property}`, `0x${property.toString(16)}`, ` ${property}`, `${property}.0`].filter((r) => !aliases.has(r))) {
+        const res = await ctx.api.get(`/properties/${encodeURIComponent(ref)}/availability`, { query: { from, to } });
+        expectStatus(ctx, res, 404, 'NOT_FOUND', '4.8.R3', `a snapshot of property ${JSON.stringify(ref)}, neither the id ${property} nor an alias`);
+      }
       for (const [query, field, clause] of [[{ to }, 'from', '4.8.Q2'], [{ from }, 'to', '4.8.Q3'], [{ from: to, to: from }, 'to', '4.8.Q3']] as const) {
         const res = await ctx.api.get(`/properties/${property}/availability`, { query });
         expectStatus(ctx, res, 422, 'VALIDATION_FAILED', clause, `a snapshot with ${JSON.stringify(query)}`);

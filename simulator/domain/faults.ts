@@ -44,6 +44,7 @@ export const FAULT_NAMES = [
   'conflict-window-includes-checkout',
   'stay-price-ignored',
   'snapshot-alias-not-found',
+  'snapshot-ref-parse-int',
   'event-version-wrong',
   'failures-not-reset',
   'delivered-at-on-failure',

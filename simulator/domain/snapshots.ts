@@ -20,7 +20,9 @@ export function coveredProperty(r: StoreReader, integration: Integration, ref: s
   const covered = integration.coverage.map((id) => r.get('properties', String(id))).filter((p): p is Property => p !== undefined);
   // A release that only looks properties up by platform id: the partner alias answers 404.
   const byAlias = faults.has('snapshot-alias-not-found') ? undefined : covered.find((p) => p.external_id === ref);
-  const property = (/^[0-9]+$/.test(ref) ? covered.find((p) => p.id === Number(ref)) : undefined) ?? byAlias;
+  // A release that reads the id with parseInt: `101abc` and `+101` name property 101 (a fault).
+  const id = faults.has('snapshot-ref-parse-int') ? parseInt(ref, 10) : /^[0-9]+$/.test(ref) ? Number(ref) : NaN;
+  const property = (Number.isNaN(id) ? undefined : covered.find((p) => p.id === id)) ?? byAlias;
   if (!property) throw notFound();
   return property;
 }
