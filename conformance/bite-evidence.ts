@@ -43,6 +43,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sequencing.horizon-respected",
       clause: "2.1.R7"
     },
+    "booking-changed-ignores-subscription": {
+      check: "integration.subscription-narrowed",
+      clause: "2.1.R2"
+    },
     "booking-id-not-numeric-422": {
       check: "schema.error-mapping",
       clause: "7.C2b"

@@ -66,6 +66,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-property-cap-100': 'sync.property-cap',
   'disabled-records-events': 'integration.disabled-by-staff',
   'subscription-ignored': 'integration.subscription-narrowed',
+  'booking-changed-ignores-subscription': 'integration.subscription-narrowed',
   'unconfigured-events-dropped': 'integration.no-webhook-no-delivery',
   'sync-events-log-only': 'sync.pushed-to-webhook',
   'sync-reposts-old-events': 'sync.pushed-to-webhook',

@@ -11,7 +11,7 @@ import { EVENT_TYPES } from '../../spec/document-tables.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import type { Response } from '../client.ts';
-import { allEvents, changeRates, describe, everyOperation, knownProperty, recorded, rowsFor } from './support.ts';
+import { allEvents, bookingBody, changeRates, createBooking, describe, everyOperation, horizonStay, knownProperty, recorded, rowsFor } from './support.ts';
 import { drained, ensureDelivered, notDelivered, receiverFor, waitFor } from './receiver.ts';
 
 const suite = 'integration';
@@ -75,7 +75,7 @@ export const integrationRecordChecks = [
     },
   }),
   defineCheck({
-    id: 'integration.subscription-narrowed', title: 'webhook.event_types is all six unless staff narrowed it; narrowed, /me shows it and only subscribed types are recorded', suite,
+    id: 'integration.subscription-narrowed', title: 'webhook.event_types is all six unless staff narrowed it; narrowed, /me shows it and only subscribed types are recorded (a booking made meanwhile records no booking.changed)', suite,
     clauses: ['2.1.R2'], level: 'normative', needs: ['read', control('webhook.set-event-types'), control('rates.set'), control('restrictions.set')],
     async run(ctx) {
       const original = (await me(ctx)).webhook.event_types as string[];
@@ -93,13 +93,19 @@ export const integrationRecordChecks = [
       }
       const w = changeWindow(ctx);
       const before = narrowed.last_sequence as number;
-      // The unsubscribed change first: by the time the subscribed one is recorded, the other would be too.
+      // The unsubscribed changes first: by the time the subscribed one is recorded, the others would be too. A booking made
+      // (where writes are allowed) changes the booking and its nights: booking.changed and availability.changed, neither subscribed.
+      if (ctx.target.capabilities.includes('write')) {
+        const made = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx)));
+        if (made.status !== 201) throw new NotApplicable(`the booking meant to change while narrowed was answered ${describe(made)}`);
+      }
       await ctx.control!.setRestrictions(w.property, { from: w.from, to: w.to, stop_sell: false });
       await changeRates(ctx, w.property, w.from, w.to, 4500 + Math.floor(ctx.random() * 100));
-      const read = async () => (await allEvents(ctx, { include_superseded: true, property_id: w.property }, before))
-        .filter((r) => r.event.window.from === w.from && r.event.window.to === w.to);
-      const rows = await recorded(ctx, read, (r) => r.some((x) => x.event.type === 'rates.changed'));
-      if (!rows.some((r) => r.event.type === 'rates.changed')) throw new NotApplicable(`control rates.set on property ${w.property} ${w.from}..${w.to} recorded no rates.changed within 15 s, though subscribed: nothing to compare with`);
+      // Narrowed to rates.changed, nothing else may be recorded, whatever made it.
+      const read = () => allEvents(ctx, { include_superseded: true }, before);
+      const ours = (r: any) => r.event.type === 'rates.changed' && r.event.property?.doorloom_id === w.property && r.event.window.from === w.from && r.event.window.to === w.to;
+      const rows = await recorded(ctx, read, (r) => r.some(ours));
+      if (!rows.some(ours)) throw new NotApplicable(`control rates.set on property ${w.property} ${w.from}..${w.to} recorded no rates.changed within 15 s, though subscribed: nothing to compare with`);
       const stray = rows.find((r) => r.event.type !== 'rates.changed');
       if (stray) ctx.fail('UnsubscribedTypeRecorded', `${stray.event.type} ${stray.sequence} recorded for a subscription narrowed to rates.changed`, 'events only of the subscribed types (§6: subscription is by webhook.event_types)', '2.1.R2');
       // Widened again to all six (as an integration staff never narrowed has it), /me says so.

@@ -62,6 +62,7 @@ export const FAULT_NAMES = [
   'sync-property-cap-100',
   'disabled-records-events',
   'subscription-ignored',
+  'booking-changed-ignores-subscription',
   'unconfigured-events-dropped',
   'sync-events-log-only',
   'sync-reposts-old-events',
