@@ -67,36 +67,46 @@ async function testWorkload(fault: FaultName): Promise<string[]> {
   }
 }
 
-/** What watch said with the reference partner running one live scenario on a fresh simulator with the fault. */
-async function scenarioWorkload(fault: FaultName, scenario: string, property: string): Promise<string[]> {
+/** What watch said with the reference partner running one live scenario on a fresh simulator with the fault, and whether the scenario passed. */
+async function scenarioWorkload(fault: FaultName, scenario: string, property: string): Promise<{ found: string[]; ok: boolean }> {
   const sim = await startSimulator({ faults: [fault] });
   const integration = sim.fixtures.integrations[0]!;
+  let ok = false;
   try {
     const port = await freePort();
     const run = await liveWatch(sim, `http://127.0.0.1:${port}/webhook`, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], async (api, webhook) => {
-      await runScenario(findScenario(scenario)!, { live: { baseUrl: api, apiKey: integration.apiKey, webhookSecret: integration.webhookSecret, webhookPublicUrl: webhook, listenPort: port, property, maxWaitMs: 2_000, deliverTimeoutMs: 8_000 }, reportDir: null });
+      ok = (await runScenario(findScenario(scenario)!, { live: { baseUrl: api, apiKey: integration.apiKey, webhookSecret: integration.webhookSecret, webhookPublicUrl: webhook, listenPort: port, property, maxWaitMs: 2_000, deliverTimeoutMs: 8_000 }, reportDir: null })).ok;
     });
-    return findingsIn(run.out);
+    return { found: findingsIn(run.out), ok };
   } finally {
     await sim.stop();
   }
 }
 
-async function watchSays(fault: FaultName): Promise<string[]> {
-  if (values.workload === 'tests') return [...new Set(await testWorkload(fault))];
+/** Watch's findings; with the reference partner, also the scenarios the fault made fail (the partner saw it: did watch?). */
+async function watchSays(fault: FaultName): Promise<{ found: string[]; failedScenarios: string[] }> {
+  if (values.workload === 'tests') return { found: [...new Set(await testWorkload(fault))], failedScenarios: [] };
   const found: string[] = [];
-  for (const [scenario, property] of LIVE_SCENARIOS) found.push(...(await scenarioWorkload(fault, scenario, property)));
-  return [...new Set(found)];
+  const failedScenarios: string[] = [];
+  for (const [scenario, property] of LIVE_SCENARIOS) {
+    const run = await scenarioWorkload(fault, scenario, property);
+    found.push(...run.found);
+    if (!run.ok) failedScenarios.push(scenario);
+  }
+  return { found: [...new Set(found)], failedScenarios };
 }
 
 const rows: string[] = ['| fault | what it breaks | what watch said |', '|---|---|---|'];
 let shown = 0;
+/** Faults that made a reference-partner scenario fail while watch said nothing: the partner saw a breach watch missed. */
+const missed: string[] = [];
 for (const fault of chosen as FaultName[]) {
   let said: string;
   try {
-    const found = await watchSays(fault);
+    const { found, failedScenarios } = await watchSays(fault);
     if (found.length > 0) shown += 1;
-    said = found.length > 0 ? found.map((f) => `\`${f}\``).join(', ') : 'nothing: not in this workload\'s traffic';
+    else if (failedScenarios.length > 0) missed.push(`${fault} (${failedScenarios.join(', ')})`);
+    said = found.length > 0 ? found.map((f) => `\`${f}\``).join(', ') : failedScenarios.length > 0 ? `nothing, **but the scenario failed**: ${failedScenarios.join(', ')}` : 'nothing: not in this workload\'s traffic';
   } catch (e) {
     said = `the run failed: ${(e as Error).message.split('\n')[0]}`;
   }
@@ -104,6 +114,7 @@ for (const fault of chosen as FaultName[]) {
   process.stderr.write(`${fault}: ${said}\n`);
 }
 rows.push('', `${shown} of ${chosen.length} faults gave findings with the ${values.workload === 'tests' ? 'test workload' : `reference partner's live scenarios (${LIVE_SCENARIOS.map(([s]) => s).join(', ')})`}.`);
+if (values.workload !== 'tests') rows.push('', missed.length === 0 ? 'No fault made a scenario fail without a finding.' : `${missed.length} fault(s) made a scenario fail while watch said nothing: ${missed.join('; ')}.`);
 const text = `${rows.join('\n')}\n`;
 if (values.out) writeFileSync(values.out, text);
 else process.stdout.write(text);
