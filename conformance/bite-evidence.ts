@@ -47,6 +47,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "integration.subscription-narrowed",
       clause: "2.1.R2"
     },
+    "booking-changed-window-to-checkout": {
+      check: "supersession.booking-changed-per-booking",
+      clause: "3.3.T1a"
+    },
     "booking-id-not-numeric-422": {
       check: "schema.error-mapping",
       clause: "7.C2b"

@@ -67,6 +67,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'disabled-records-events': 'integration.disabled-by-staff',
   'subscription-ignored': 'integration.subscription-narrowed',
   'booking-changed-ignores-subscription': 'integration.subscription-narrowed',
+  'booking-changed-window-to-checkout': 'supersession.booking-changed-per-booking',
   'unconfigured-events-dropped': 'integration.no-webhook-no-delivery',
   'sync-events-log-only': 'sync.pushed-to-webhook',
   'sync-reposts-old-events': 'sync.pushed-to-webhook',

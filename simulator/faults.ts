@@ -68,6 +68,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'disabled-records-events': 'a disabled integration still gets events recorded for the changes it covers (§3.1: no events are recorded)',
   'subscription-ignored': 'events of every type are recorded whatever webhook.event_types says (§2.1, §6: subscription is by webhook.event_types)',
   'booking-changed-ignores-subscription': 'booking.changed is recorded for an integration whose webhook.event_types leaves it out; the other types follow the subscription (§6: subscription is by webhook.event_types)',
+  'booking-changed-window-to-checkout': 'a booking.changed\'s window ends on check_out, not on the last night (spec x-assumption of booking.changed: the stay, check-in to the last night)',
   'unconfigured-events-dropped': 'with no webhook URL the queue is marked delivered, so nothing reaches the endpoint registered later (§2.1: nothing is delivered until one is)',
   'sync-events-log-only': "a full sync's events are written to the log as delivered but never posted to the webhook (§1, §4.7: delivered through the normal webhook path)",
   'sync-reposts-old-events': "a full sync re-posts the property's already-delivered events under their old ids and sequences (§4.6: a redelivery is always a new event with a new sequence)",

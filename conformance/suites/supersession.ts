@@ -75,7 +75,7 @@ export const supersessionChecks = [
     },
   }),
   defineCheck({
-    id: 'supersession.booking-changed-per-booking', title: "A booking.changed never supersedes another booking's, even when its stay covers that one's (spec x-assumption)", suite,
+    id: 'supersession.booking-changed-per-booking', title: "A booking.changed's window is its stay, and it never supersedes another booking's, even when its stay covers that one's (spec x-assumption)", suite,
     clauses: ['3.3.T1a'], level: 'assumption',
     needs: ['write', control('delivery.pause'), control('delivery.resume')],
     async run(ctx) {
@@ -95,6 +95,14 @@ export const supersessionChecks = [
       const rows = await recorded(ctx, () => allEvents(ctx, { include_superseded: true, property_id: property, 'types[]': ['booking.changed'] }, before), (r) => ids.every((id) => r.some((x) => x.event.data?.id === id)));
       const first = rows.find((r) => r.event.data?.id === ids[0]);
       if (!first) throw new NotApplicable(`no booking.changed for booking ${ids[0]} after sequence ${before} (not subscribed, or not recorded within 15 s)`);
+      // The same assumption: a booking.changed's window is its stay, check-in to the last night.
+      for (const [i, stay] of [shorter, longer].entries()) {
+        const row = rows.find((r) => r.event.data?.id === ids[i]);
+        const want = { from: stay.check_in, to: addDays(stay.check_out, -1) };
+        if (row && (row.event.window?.from !== want.from || row.event.window?.to !== want.to)) {
+          ctx.fail('BookingWindowNotStay', `booking.changed ${row.sequence} of booking ${ids[i]} has window ${JSON.stringify(row.event.window)}`, `the stay: ${JSON.stringify(want)} (check-in to the last night; spec x-assumption of booking.changed)`, '3.3.T1a');
+        }
+      }
       if (first.status === 'superseded') ctx.fail('SupersededAcrossBookings', `booking.changed ${first.sequence} of booking ${ids[0]} superseded after booking ${ids[1]}'s stay covered its night`, "superseded only by a newer booking.changed of the same booking: another booking's carries nothing of it", '3.3.T1a');
     },
   }),

@@ -81,7 +81,8 @@ export class EventLog implements ChangeRecorder {
     if (!integration || (!receives(integration, 'booking.changed', this.deps.faults) && !this.deps.faults?.has('booking-changed-ignores-subscription'))) return;
     const property = tx.get('properties', String(booking.property_id))!;
     this.append(tx, integration, {
-      type: 'booking.changed', property, from: booking.check_in, to: addDays(booking.check_out, -1),
+      // A release that takes check_out for the last night (a fault).
+      type: 'booking.changed', property, from: booking.check_in, to: addDays(booking.check_out, this.deps.faults?.has('booking-changed-window-to-checkout') ? 0 : -1),
       data: bookingView(tx, booking), booking_id: booking.id,
     });
   }

@@ -63,6 +63,7 @@ export const FAULT_NAMES = [
   'disabled-records-events',
   'subscription-ignored',
   'booking-changed-ignores-subscription',
+  'booking-changed-window-to-checkout',
   'unconfigured-events-dropped',
   'sync-events-log-only',
   'sync-reposts-old-events',
