@@ -165,6 +165,27 @@ const cases: Case[] = [
     rule: 'platform.rate-limit-headers', want: ['7.E16'],
     given: (t) => [t.api('GET', '/me', 429, { success: false, code: 'RATE_LIMITED', message: 'Slow down.', errors: {} }, { responseHeaders: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' } })],
   }],
+  // §4.5 rule 7: the 409 names the stay's nights, check-in to the last night.
+  ['a 409 UNAVAILABLE whose window ends on check_out is 4.5.R7a', {
+    rule: 'platform.conflict-body', want: ['4.5.R7a'],
+    given: (t) => [t.api('POST', '/bookings', 409, { success: false, code: 'UNAVAILABLE', message: 'Not available.', errors: { availability: { property: { doorloom_id: 101 }, window: { from: '2026-11-01', to: '2026-11-03' }, total_units: 1, dates: [] } } }, { request: create('x-1'), headers: { 'idempotency-key': 'key-00000001' } })],
+  }],
+  ['a 409 UNAVAILABLE up to the last night holds', {
+    rule: 'platform.conflict-body', want: [],
+    given: (t) => [t.api('POST', '/bookings', 409, { success: false, code: 'UNAVAILABLE', message: 'Not available.', errors: { availability: { property: { doorloom_id: 101 }, window: { from: '2026-11-01', to: '2026-11-02' }, total_units: 1, dates: [] } } }, { request: create('x-1'), headers: { 'idempotency-key': 'key-00000001' } })],
+  }],
+  // §8: per_page 1 to 200, limit 1 to 200; a 422 for a value inside is a valid query refused.
+  ['422 for per_page=200 is 8.L1; for per_page=201 it holds', {
+    rule: 'platform.valid-query-accepted', want: ['8.L1'],
+    given: (t) => [t.api('GET', '/bookings?per_page=200', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { per_page: ['Must be at most 199.'] } }),
+      t.api('GET', '/bookings?per_page=201', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { per_page: ['Must be at most 200.'] } }),
+      t.api('GET', '/properties/101/availability?from=2026-11-01&to=2029-01-01', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { to: ['Too far.'] } })],
+  }],
+  // §4.4, §8: the list defaults and the page size.
+  ['a list without per_page served 25 a page is 4.4.Q7 (and 8.L1, 4.4.Q7 for its size and last page)', {
+    rule: 'platform.list-page', want: ['4.4.Q7', '8.L1', '4.4.Q7'],
+    given: (t) => [t.api('GET', '/bookings', 200, { success: true, message: 'Bookings retrieved.', data: Array.from({ length: 25 }, (_, i) => ({ id: 5001 + i })), pagination: { page: 1, per_page: 25, total: 60, last_page: 3 } })],
+  }],
 ];
 
 describe('platform judgements of traffic', () => {

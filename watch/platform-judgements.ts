@@ -10,6 +10,8 @@
  */
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } from '../protocol/signature.ts';
 import { DELIVERY_BREACHES, deliveryProblems } from '../protocol/delivery-problems.ts';
+import { conflictBodyProblems } from '../protocol/conflict-body.ts';
+import { listPageProblems } from '../protocol/list-page.ts';
 import { digest, fingerprintOf } from './body-digest.ts';
 import { answeredBy, endOf, splitPath, startOf, type WatchedExchange } from './exchange.ts';
 import type { Judgement } from './judgement.ts';
@@ -30,6 +32,8 @@ export function judgePlatformAnswer(j: Judgement): void {
   judgeResponse(j, pathname);
   if (e.status < 200 || e.status >= 300) {
     if (e.method === 'POST' && pathname === '/bookings') judgeCreate(j);
+    if (e.method === 'POST' && pathname === '/bookings' && e.status === 409 && j.response?.code === 'UNAVAILABLE' && !e.truncated) judgeConflict(j);
+    if (e.method === 'GET' && e.status === 422 && j.response?.code === 'VALIDATION_FAILED') judgeValidQuery(j, pathname, query);
     return;
   }
   if (e.method === 'GET' && pathname === '/events') judgeReplayPage(j, query);
@@ -37,6 +41,22 @@ export function judgePlatformAnswer(j: Judgement): void {
   else if (e.method === 'GET' && /^\/properties\/[^/]+\/(availability|rates|restrictions)$/.test(pathname)) judgeSnapshot(j);
   else if (e.method === 'GET' && pathname === '/me') knowFromMe(j);
   if (e.method === 'GET' && pathname.startsWith('/bookings')) judgeBookingsShown(j);
+  if (e.method === 'GET' && pathname === '/bookings' && !e.truncated) judgeListPage(j, query);
+}
+
+/** §4.4, §8: a list page against its query (the suite's judgement, protocol/list-page.ts). */
+function judgeListPage(j: Judgement, query: URLSearchParams): void {
+  const asked: { page?: number; per_page?: number } = {};
+  for (const name of ['page', 'per_page'] as const) {
+    if (!query.has(name)) continue;
+    const value = Number(query.get(name));
+    // A value the contract refuses was answered 200: the response check and valid-query rules are the ones to say so.
+    if (!Number.isInteger(value) || value < 1) return;
+    asked[name] = value;
+  }
+  const rows = Array.isArray(j.response?.data) ? j.response.data.length : null;
+  j.judged('platform.list-page');
+  for (const p of listPageProblems(asked, j.response?.pagination, rows, `GET ${j.e.path}`)) j.breach('platform.list-page', p.clause, p.kind, p.received, p.documented);
 }
 
 /** §4 every response is the envelope of its operation and status (the suite's ResponseCheck); §7 429 RATE_LIMITED carries its headers. */
@@ -55,6 +75,33 @@ function judgeResponse(j: Judgement, pathname: string): void {
   j.judged('platform.response-conforms');
   const rest = verdict.problems.filter((p) => !headerProblems.includes(p));
   if (rest.length > 0) j.breach('platform.response-conforms', '4.R2', 'ResponseSchemaViolation', `${verdict.operation} answered ${e.status}: ${rest.join('; ')}`, 'every response matches spec/openapi.yaml for its operation and status');
+}
+
+/** §4.5 rule 7: the refusal names the property and the stay's nights (the suite's judgement, protocol/conflict-body.ts). */
+function judgeConflict(j: Judgement): void {
+  j.judged('platform.conflict-body');
+  for (const p of conflictBodyProblems(j.request, j.response?.errors?.availability)) j.breach('platform.conflict-body', p.clause, p.kind, p.received, p.documented);
+}
+
+/** Query parameters whose whole rule is their schema (a number in a range, a switch), with the clause of each. */
+const SCHEMA_ONLY: Record<string, string> = { page: '4.4.Q6', per_page: '8.L1', limit: '8.L2', after_sequence: '4.6.Q1', include_superseded: '4.6.Q5' };
+
+/** A 422 that names only such parameters, each valid by the contract (or omitted: they are optional), refused a valid query. */
+function judgeValidQuery(j: Judgement, pathname: string, query: URLSearchParams): void {
+  const op = j.responses.operation('GET', pathname);
+  const named = Object.keys(j.response?.errors ?? {});
+  if (!op || named.length === 0 || !named.every((n) => n in SCHEMA_ONLY && op.parameters.some((p) => p.in === 'query' && p.name === n))) return;
+  const input: Record<string, unknown> = {};
+  for (const name of new Set(query.keys())) {
+    const values = query.getAll(name);
+    input[name] = values.length === 1 && !name.endsWith('[]') ? values[0] : values;
+  }
+  j.judged('platform.valid-query-accepted');
+  const errors = j.responses.contract.checkParameters(op, { query: input }, ['query']) ?? {};
+  for (const name of named.filter((n) => !(n in errors))) {
+    const sent = query.has(name) ? `${name}=${query.get(name)}` : `${name} omitted`;
+    j.breach('platform.valid-query-accepted', SCHEMA_ONLY[name]!, 'ValidQueryRefused', `422 VALIDATION_FAILED on ${sent}: ${JSON.stringify(j.response.errors[name])}`, `${sent} is within spec/openapi.yaml (${name}: ${JSON.stringify(op.parameters.find((p) => p.name === name)?.schema)}): answered, not refused`);
+  }
 }
 
 /** An event seen in a delivery or a replay row: the same sequence always names the same event, byte for byte (§2.5, §2.6). */

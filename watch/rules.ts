@@ -28,6 +28,9 @@ export const WATCH_RULES = [
   { id: 'platform.delivery-signed', side: 'platform', title: 'Every delivery is signed with the webhook secret, timestamped now (needs --webhook-secret)', clauses: ['5.R4', '2.2.R1'] },
   { id: 'platform.idempotent-replay', side: 'platform', title: 'A create replayed under the same key and body answers the original byte for byte; a changed body is IDEMPOTENCY_KEY_REUSED', clauses: ['4.5.R1', '4.5.R1d'] },
   { id: 'platform.duplicate-external-id', side: 'platform', title: 'A create with an existing external_booking_id answers 200 with duplicate: true and the existing booking', clauses: ['4.5.R4'] },
+  { id: 'platform.conflict-body', side: 'platform', title: "A create's 409 UNAVAILABLE names the property asked for and the window from check-in to the last night (the suite's judgement)", clauses: ['4.5.R7', '4.5.R7a'] },
+  { id: 'platform.valid-query-accepted', side: 'platform', title: 'A query whose numbers and switches the contract accepts (page, per_page, limit, after_sequence, include_superseded) is not refused with 422 for them', clauses: ['8.L1', '8.L2', '4.4.Q6', '4.6.Q1', '4.6.Q5'] },
+  { id: 'platform.list-page', side: 'platform', title: 'A GET /bookings page echoes page and per_page (1 and 50 when omitted), holds what they leave for it, and names the last page (the suite\'s judgement)', clauses: ['4.4.Q6', '4.4.Q7', '8.L1'] },
   { id: 'platform.own-records-only', side: 'platform', title: 'An integration is never shown another integration\'s booking or events', clauses: ['1.V2'] },
   { id: 'platform.snapshot-watermark', side: 'platform', title: 'A snapshot\'s watermark is not behind the events seen before it nor ahead of the sequence read after it', clauses: ['4.8.R7'] },
   // Partner: what an integration must do (§4.5, §4.6, §5, §6, §7).

@@ -1,4 +1,5 @@
 /** GET /bookings paging (§4.4, §6.9, §8): totals, order, limits, polling by updated_since. */
+import { listPageProblems } from '../../protocol/list-page.ts';
 import fc from 'fast-check';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { bookingBody, createBooking, farStay, writableProperty } from './support.ts';
@@ -82,16 +83,13 @@ export const paginationChecks = [
         for (let i = 0; i < 2; i++) expectStatus(ctx, await createBooking(ctx, bookingBody(ctx, farStay(ctx, 1))), 201, null, '4.5.R8', 'a create (bookings to page through)');
       }
       // §4.4, §8: the last accepted sizes and the default, each echoed and honoured: page 1 holds min(per_page, total) bookings.
-      for (const [perPage, want] of [[1, 1], [200, 200], [undefined, 50]] as const) {
+      for (const perPage of [1, 200, undefined] as const) {
         const what = perPage === undefined ? 'GET /bookings without per_page' : `GET /bookings?per_page=${perPage}`;
         const res = await ctx.api.get('/bookings', { query: perPage === undefined ? {} : { per_page: perPage } });
         expectStatus(ctx, res, 200, null, '8.L1', what);
-        const p = res.body.pagination;
-        if (p?.per_page !== want || p?.page !== 1) ctx.fail(perPage === undefined ? 'WrongDefaults' : 'PerPageNotEchoed', `${what}: pagination ${JSON.stringify(p)}`, `page 1 (the default), per_page ${want}${perPage === undefined ? ' (the default)' : ''}`, perPage === undefined ? '4.4.Q7' : '8.L1');
-        const expected = Math.min(want, p.total);
-        if (!Array.isArray(res.body.data) || res.body.data.length !== expected) ctx.fail('PageSizeNotHonoured', `${what}: ${res.body.data?.length} bookings on page 1 of total ${p.total}`, `min(per_page ${want}, total ${p.total}) = ${expected}`, '8.L1');
-        // last_page of an empty list is not shown (§4.4): judged when there is a booking.
-        if (p.total > 0 && p.last_page !== Math.ceil(p.total / want)) ctx.fail('WrongLastPage', `${what}: last_page ${p.last_page} for total ${p.total}`, `ceil(total / ${want})`, '4.4.Q7');
+        // Watch judges every list page in traffic with the same function (protocol/list-page.ts).
+        const problems = listPageProblems(perPage === undefined ? {} : { per_page: perPage }, res.body.pagination, Array.isArray(res.body.data) ? res.body.data.length : null, what);
+        for (const p of problems) ctx.fail(p.kind, p.received, p.documented, p.clause);
       }
       // per_page 1 honoured beyond the first page: page 2 is the next booking, one of it.
       const second = await ctx.api.get('/bookings', { query: { per_page: 1, page: 2 } });
