@@ -181,6 +181,17 @@ const cases: Case[] = [
       t.api('GET', '/bookings?per_page=201', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { per_page: ['Must be at most 200.'] } }),
       t.api('GET', '/properties/101/availability?from=2026-11-01&to=2029-01-01', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { to: ['Too far.'] } })],
   }],
+  // §4.6: reading events changes nothing.
+  ['a row shown pending, then delivered with no 2xx delivery of it, is 4.6.R11 (deliveries pass through watch)', {
+    rule: 'platform.reading-changes-nothing', want: ['4.6.R11'],
+    given: (t) => [t.delivery(envelope(1)), t.api('GET', '/events?after_sequence=1', 200, page(1, [row(envelope(2), 'pending')])),
+      t.api('GET', '/events?after_sequence=1', 200, page(1, [row(envelope(2), 'delivered')]))],
+  }],
+  ['a row shown pending, delivered through watch, then shown delivered holds', {
+    rule: 'platform.reading-changes-nothing', want: [],
+    given: (t) => [t.delivery(envelope(1)), t.api('GET', '/events?after_sequence=1', 200, page(1, [row(envelope(2), 'pending')])), t.delivery(envelope(2)),
+      t.api('GET', '/events?after_sequence=1', 200, page(1, [row(envelope(2), 'delivered')]))],
+  }],
   // §4.4, §8: the list defaults and the page size.
   ['a list without per_page served 25 a page is 4.4.Q7 (and 8.L1, 4.4.Q7 for its size and last page)', {
     rule: 'platform.list-page', want: ['4.4.Q7', '8.L1', '4.4.Q7'],

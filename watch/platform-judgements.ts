@@ -77,6 +77,18 @@ function judgeResponse(j: Judgement, pathname: string): void {
   if (rest.length > 0) j.breach('platform.response-conforms', '4.R2', 'ResponseSchemaViolation', `${verdict.operation} answered ${e.status}: ${rest.join('; ')}`, 'every response matches spec/openapi.yaml for its operation and status');
 }
 
+/**
+ * §4.6 (4.6.R11): reading events changes nothing. A row shown waiting, then delivered, was delivered by a post the
+ * partner answered 2xx; judged only where this integration's deliveries pass through watch (it has seen one).
+ */
+function judgeShownDelivered(j: Judgement, sequence: number): void {
+  const info = j.stream.sequence(sequence);
+  if (info.shownWaiting === undefined || j.stream.highestDelivered === null) return;
+  j.judged('platform.reading-changes-nothing');
+  if (!info.posted) j.breach('platform.reading-changes-nothing', '4.6.R11', 'ReadingAcknowledged', `event ${sequence}, shown waiting on GET ${info.shownWaiting.path}, now shown delivered with no delivery of it answered 2xx`, 'reading events changes nothing: delivered only by a post the partner answered 2xx');
+  info.shownWaiting = undefined;
+}
+
 /** §4.5 rule 7: the refusal names the property and the stay's nights (the suite's judgement, protocol/conflict-body.ts). */
 function judgeConflict(j: Judgement): void {
   j.judged('platform.conflict-body');
@@ -212,7 +224,10 @@ function judgeReplayPage(j: Judgement, query: URLSearchParams): void {
         j.judged('platform.superseded-never-delivered');
         j.breach('platform.superseded-never-delivered', '3.3.T1a', 'DeliveredSuperseded', `event ${row.sequence}, seen delivered, is now superseded`, 'supersession applies only to an event still undelivered');
       }
-    } else if (row.status === 'delivered' || (typeof row.delivered_at === 'string' && row.status !== 'failed')) markDelivered(j, row.sequence);
+    } else if (row.status === 'delivered' || (typeof row.delivered_at === 'string' && row.status !== 'failed')) {
+      judgeShownDelivered(j, row.sequence);
+      markDelivered(j, row.sequence);
+    } else if (row.status === 'pending' || row.status === 'failed') info.shownWaiting ??= e;
   }
   if (!includeSuperseded) {
     j.judged('platform.superseded-omitted');
@@ -378,5 +393,8 @@ export function judgeDelivery(j: Judgement): void {
     j.breach('platform.superseded-never-delivered', '3.3.R3', 'SupersededDelivered', `event ${sequence}, shown superseded in replay, delivered after`, 'a superseded event is never delivered');
     info.supersededAt = undefined;
   }
-  if (e.status !== null && e.status >= 200 && e.status < 300) markDelivered(j, sequence);
+  if (e.status !== null && e.status >= 200 && e.status < 300) {
+    info.posted = true;
+    markDelivered(j, sequence);
+  }
 }

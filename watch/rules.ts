@@ -31,6 +31,7 @@ export const WATCH_RULES = [
   { id: 'platform.conflict-body', side: 'platform', title: "A create's 409 UNAVAILABLE names the property asked for and the window from check-in to the last night (the suite's judgement)", clauses: ['4.5.R7', '4.5.R7a'] },
   { id: 'platform.valid-query-accepted', side: 'platform', title: 'A query whose numbers and switches the contract accepts (page, per_page, limit, after_sequence, include_superseded) is not refused with 422 for them', clauses: ['8.L1', '8.L2', '4.4.Q6', '4.6.Q1', '4.6.Q5'] },
   { id: 'platform.list-page', side: 'platform', title: 'A GET /bookings page echoes page and per_page (1 and 50 when omitted), holds what they leave for it, and names the last page (the suite\'s judgement)', clauses: ['4.4.Q6', '4.4.Q7', '8.L1'] },
+  { id: 'platform.reading-changes-nothing', side: 'platform', title: 'Reading events changes nothing: an event replay showed waiting is shown delivered only after a delivery answered 2xx (judged where deliveries pass through watch)', clauses: ['4.6.R11'] },
   { id: 'platform.own-records-only', side: 'platform', title: 'An integration is never shown another integration\'s booking or events', clauses: ['1.V2'] },
   { id: 'platform.snapshot-watermark', side: 'platform', title: 'A snapshot\'s watermark is not behind the events seen before it nor ahead of the sequence read after it', clauses: ['4.8.R7'] },
   // Partner: what an integration must do (§4.5, §4.6, §5, §6, §7).

@@ -36,6 +36,10 @@ export interface SequenceInfo {
   delivered: boolean;
   /** Unix ms when a row first showed it `superseded`. */
   supersededAt?: number;
+  /** Answered 2xx on a delivery watch forwarded. */
+  posted?: boolean;
+  /** The replay page that first showed it waiting (`pending` or `failed`). */
+  shownWaiting?: WatchedExchange;
 }
 
 /** Sequences `from`..`to` a default replay page did not show, with that page's filters. */
