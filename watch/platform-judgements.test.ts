@@ -192,6 +192,12 @@ const cases: Case[] = [
     given: (t) => [t.delivery(envelope(1)), t.api('GET', '/events?after_sequence=1', 200, page(1, [row(envelope(2), 'pending')])), t.delivery(envelope(2)),
       t.api('GET', '/events?after_sequence=1', 200, page(1, [row(envelope(2), 'delivered')]))],
   }],
+  // §4.7: a sync body the contract accepts is not VALIDATION_FAILED.
+  ['422 VALIDATION_FAILED for types [availability.changed] is 4.7.Q3a; for types [nope] it holds', {
+    rule: 'platform.valid-query-accepted', want: ['4.7.Q3a'],
+    given: (t) => [t.api('POST', '/sync', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { 'types.0': ['Must be one of: availability, rates.'] } }, { request: { types: ['availability.changed'] } }),
+      t.api('POST', '/sync', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { 'types.0': ['Must be one of: availability, rates.'] } }, { request: { types: ['nope'] } })],
+  }],
   // §4.4, §8: the list defaults and the page size.
   ['a list without per_page served 25 a page is 4.4.Q7 (and 8.L1, 4.4.Q7 for its size and last page)', {
     rule: 'platform.list-page', want: ['4.4.Q7', '8.L1', '4.4.Q7'],

@@ -34,6 +34,7 @@ export function judgePlatformAnswer(j: Judgement): void {
     if (e.method === 'POST' && pathname === '/bookings') judgeCreate(j);
     if (e.method === 'POST' && pathname === '/bookings' && e.status === 409 && j.response?.code === 'UNAVAILABLE' && !e.truncated) judgeConflict(j);
     if (e.method === 'GET' && e.status === 422 && j.response?.code === 'VALIDATION_FAILED') judgeValidQuery(j, pathname, query);
+    if (e.method === 'POST' && pathname === '/sync' && e.status === 422 && j.response?.code === 'VALIDATION_FAILED' && !e.truncated) judgeValidSync(j);
     return;
   }
   if (e.method === 'GET' && pathname === '/events') judgeReplayPage(j, query);
@@ -114,6 +115,21 @@ function judgeValidQuery(j: Judgement, pathname: string, query: URLSearchParams)
     const sent = query.has(name) ? `${name}=${query.get(name)}` : `${name} omitted`;
     j.breach('platform.valid-query-accepted', SCHEMA_ONLY[name]!, 'ValidQueryRefused', `422 VALIDATION_FAILED on ${sent}: ${JSON.stringify(j.response.errors[name])}`, `${sent} is within spec/openapi.yaml (${name}: ${JSON.stringify(op.parameters.find((p) => p.name === name)?.schema)}): answered, not refused`);
   }
+}
+
+/**
+ * §4.7: a sync body's whole rule is its schema (property ids in range, the type names in either spelling); what the
+ * schema cannot say is PROPERTY_NOT_MAPPED, not VALIDATION_FAILED. A body the contract accepts refused with it is a breach.
+ */
+function judgeValidSync(j: Judgement): void {
+  const op = j.responses.operation('POST', '/sync');
+  if (!op) return;
+  j.judged('platform.valid-query-accepted');
+  const body = j.e.requestBody === '' ? undefined : j.request;
+  if (body !== undefined && j.responses.contract.checkBody(op, body) !== null) return;
+  const named = Object.keys(j.response?.errors ?? {});
+  const clause = named.some((n) => n.startsWith('types')) ? '4.7.Q3a' : named.some((n) => n.startsWith('property_ids')) ? '4.7.Q2' : '4.7.Q1';
+  j.breach('platform.valid-query-accepted', clause, 'ValidSyncRefused', `422 VALIDATION_FAILED on POST /sync ${j.e.requestBody || '(no body)'}: ${JSON.stringify(j.response.errors)}`, 'a body spec/openapi.yaml accepts (§4.7: either spelling of each type, up to 500 covered ids): queued, or refused for the window or the cap, not invalid');
 }
 
 /** An event seen in a delivery or a replay row: the same sequence always names the same event, byte for byte (§2.5, §2.6). */
