@@ -34,8 +34,15 @@ export interface WatchedExchange {
 
 /** Unix milliseconds of the request's start. */
 export function startOf(e: WatchedExchange): number {
-  return Date.parse(e.at);
+  // Judging one exchange asks for its start many times: the last one parsed is kept.
+  if (e.at !== lastAt) {
+    lastAt = e.at;
+    lastStart = Date.parse(e.at);
+  }
+  return lastStart;
 }
+let lastAt = '';
+let lastStart = Number.NaN;
 
 /** Unix milliseconds by which the answer had begun (its status line; the end when that is not recorded). */
 export function answeredBy(e: WatchedExchange): number {

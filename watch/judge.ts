@@ -66,11 +66,14 @@ export class Judge {
       const response = jsonOf(e.responseBody);
       const stream = e.kind === 'api' ? this.apiStream(e, response) : this.deliveryStream(e, request);
       const j = this.judgement(e, stream, request, response, found);
+      // The partner side, when not judged, is not computed: its state is its own (the platform's judgements read none
+      // of it, while the partner's read the keys and attempts the platform's record, so those always run).
+      const partner = this.sides.has('partner');
       if (e.kind === 'api') {
-        judgePartnerCall(j);
+        if (partner) judgePartnerCall(j);
         judgePlatformAnswer(j);
       } else {
-        judgePartnerAnswer(j);
+        if (partner) judgePartnerAnswer(j);
         judgeDelivery(j);
       }
     } catch (err) {
