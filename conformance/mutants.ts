@@ -107,6 +107,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'status-default-pending': 'validation.create-defaults',
   'currency-default-null': 'validation.create-defaults',
   'phone-code-default-empty': 'validation.create-defaults',
+  'phone-code-always-default': 'validation.field-rules',
   'pending-holds-nothing': 'validation.field-rules',
   'filter-check-in-to-exclusive': 'validation.valid-queries-accepted',
   'status-filter-ignored': 'validation.valid-queries-accepted',

@@ -108,6 +108,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'status-default-pending': 'a create without status makes a pending booking (§3.2, §4.5: default confirmed)',
   'currency-default-null': 'a create without pricing.currency stores currency null (§2.3: pricing.currency INR)',
   'phone-code-default-empty': 'a create without guest.phone_code stores an empty phone_code (§4.5: default +91)',
+  'phone-code-always-default': 'guest.phone_code is stored as +91 whatever was sent: the default applied over a value (§4.5: default +91 when omitted)',
   'pending-holds-nothing': 'a pending create holds no inventory and emits no availability.changed (§3.2: inventory held; same events)',
   'filter-check-in-to-exclusive': 'GET /bookings check_in_to leaves out bookings checking in on that date (§4.4: the latest check-in, inclusive)',
   'status-filter-ignored': 'GET /bookings ignores the status filter (§4.4)',

@@ -146,6 +146,10 @@ export const fieldRuleChecks = [
       if (found.body?.data?.id !== b.id) ctx.fail('LookupMissed', `booking ${JSON.stringify(found.body?.data?.id)} for the 128-character external id`, `booking ${b.id}, created under it`, '4.3.R1');
       if (b.guests?.adults !== 50 || b.guests?.children !== 50) ctx.fail('GuestsNotKept', `guests ${JSON.stringify(b.guests)}`, '50 adults and 50 children (one unit at both maxima)', '8.L7');
       if (b.status !== 'pending') ctx.fail('StatusNotKept', `status ${b.status}`, 'status pending as sent', '3.2.T2');
+      // Each guest field at its maximum is kept as sent (a default applied over a value sent, such as phone_code's +91, is not).
+      for (const field of ['name', 'phone_code', 'mobile', 'email', 'country'] as const) {
+        if (b.guest?.[field] !== full.guest[field]) ctx.fail('FieldNotKept', `guest.${field} ${JSON.stringify(b.guest?.[field])}`, `${JSON.stringify(full.guest[field])} as sent`, FIELD_CLAUSES[`guest.${field}`]!);
+      }
       // §3.2 T2: a pending booking holds inventory and emits availability.changed and booking.changed (origin partner).
       const after = await night(ctx, property, stay.check_in);
       if (free?.units_cap === null && free?.is_blocked !== true && after?.available_units !== free.available_units - 1) {

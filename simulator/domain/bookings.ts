@@ -120,7 +120,8 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
     },
     guest: {
       name: input.guest.name,
-      phone_code: input.guest.phone_code ?? (ctx.faults?.has('phone-code-default-empty') ? '' : '+91'),
+      // A release that applies the default over a value sent (a fault).
+      phone_code: ctx.faults?.has('phone-code-always-default') ? '+91' : input.guest.phone_code ?? (ctx.faults?.has('phone-code-default-empty') ? '' : '+91'),
       mobile: input.guest.mobile,
       email: input.guest.email ?? null,
       country: input.guest.country ?? null,

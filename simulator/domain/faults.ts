@@ -104,6 +104,7 @@ export const FAULT_NAMES = [
   'status-default-pending',
   'currency-default-null',
   'phone-code-default-empty',
+  'phone-code-always-default',
   'pending-holds-nothing',
   'filter-check-in-to-exclusive',
   'status-filter-ignored',
