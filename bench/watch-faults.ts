@@ -16,8 +16,8 @@
  *
  *   node --import tsx bench/watch-faults.ts [--workload tests|reference-partner] [--faults a,b] [--out FILE]   (a Markdown table)
  */
-import { writeFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { freePort } from '../conformance/served-simulator.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,6 @@ import { FAULT_NAMES, type FaultName } from '../simulator/domain/faults.ts';
 import { startSimulator } from '../simulator/start-simulator.ts';
 import { startReceiver } from '../simulator/webhooks/receiver.ts';
 import { liveWatch, partnerWorkload } from '../watch/test-support.ts';
-import { createServer } from 'node:net';
 import { findScenario } from '../scenarios/catalogue.ts';
 import { runScenario } from '../scenarios/kit/scenario.ts';
 
@@ -38,14 +37,6 @@ const unknown = chosen.find((f) => !(FAULT_NAMES as readonly string[]).includes(
 if (unknown) throw new Error(`unknown fault "${unknown}"`);
 if (values.workload !== 'tests' && values.workload !== 'reference-partner') throw new Error(`--workload must be tests or reference-partner, got "${values.workload}"`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 const reports = mkdtempSync(join(tmpdir(), 'watch-faults-'));
 
 /** The distinct `side clause Kind` of the findings watch printed. */

@@ -1,7 +1,6 @@
 /** Helpers for certification's tests. */
-import { createServer } from 'node:net';
+import { freePort as anyFreePort } from '../conformance/served-simulator.ts';
 
-/** A port free on 127.0.0.1 right now (the partner listens on it; certify registers its URL first). */
 /** Ports handed out in this process: a port closed here may be handed out again by the OS at once. */
 const handedOut = new Set<number>();
 
@@ -13,12 +12,8 @@ const handedOut = new Set<number>();
  */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((ok, fail) => {
-      const s = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => ok(port));
-      });
-    });
+    // Below the ephemeral range (conformance/served-simulator.ts): no outgoing connection takes it meanwhile.
+    const port = await anyFreePort();
     if (!handedOut.has(port)) {
       handedOut.add(port);
       return port;

@@ -5,6 +5,7 @@
  * asked for, what a platform team adds (a second key, a disabled key, a
  * non-integration token, the control plane). Deliveries run in real time.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { seedDemoWorld } from '../simulator/demo-world.ts';
@@ -23,7 +24,34 @@ export interface ServedSimulator {
   close(): Promise<void>;
 }
 
+/** The kernel's first ephemeral port: it hands those to port-0 listens and to outgoing connections. */
+function ephemeralFloor(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer().once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port free now for another process to bind, chosen below the kernel's
+ * ephemeral range. A port found free by listening on port 0 lies in that
+ * range, and the OS may hand it to any outgoing connection before the other
+ * process binds it (seen: a partner failing with EADDRINUSE mid-suite).
+ */
 export async function freePort(): Promise<number> {
+  const floor = Math.max(ephemeralFloor(), 12_000);
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 10_000 + Math.floor(Math.random() * (floor - 10_000));
+    if (await bindable(port)) return port;
+  }
   const probe = createServer();
   await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
   const { port } = probe.address() as AddressInfo;

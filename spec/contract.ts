@@ -343,6 +343,8 @@ function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
     if (e.schemaPath.includes('/anyOf/') && e.keyword === 'required') continue;
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).slice(skip);
     if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty).replace(/^\.*/, ''));
+    // A discriminator's complaint is about its tag (`type` missing, or naming no branch): named there, as the branches' own rules name it.
+    if (e.keyword === 'discriminator') segments.push(String((e.params as { tag: string }).tag));
     const path = segments.join('.') || '_body';
     add(path, describe(e));
   }
@@ -364,6 +366,7 @@ function describe(e: ErrorObject): string {
     case 'format': return `Must be a valid ${String(p.format)}${p.format === 'date' ? ' (YYYY-MM-DD)' : ''}.`;
     case 'anyOf': return 'Give either doorloom_id or external_id.';
     case 'const': return `Must be ${JSON.stringify(p.allowedValue)}.`;
+    case 'discriminator': return p.error === 'mapping' ? `Must be one of the event types, not ${JSON.stringify(p.tagValue)}.` : 'This field is required (a string naming the event type).';
     default: return e.message ? `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.` : 'Is invalid.';
   }
 }

@@ -61,6 +61,8 @@ describe('AnyEvent in the discriminator form ajv reads', () => {
           if (change === 'extra') event[word] = word;
           if (change === 'type-number') event.type = word.length;
           expect(hoisted(event)).toBe(plain(event));
+          // What is no object at all is no event either way.
+          for (const other of [word, word.length, null, [event], true]) expect([hoisted(other), plain(other)]).toEqual([false, false]);
         },
       ),
       { numRuns: 300 },

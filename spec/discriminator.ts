@@ -26,7 +26,9 @@ export function forAjvDiscriminator(node: unknown): unknown {
     if (value === undefined) throw new Error(`spec/openapi.yaml: a oneOf branch under discriminator "${tag}" has no const ${tag}`);
     return { ...branch, properties: { ...(branch.properties as Json | undefined), [tag]: { const: value } }, required: [...new Set([...((branch.required as string[] | undefined) ?? []), tag])] };
   });
-  return { ...out, discriminator: { propertyName: tag }, oneOf: branches };
+  // ajv's discriminator lets a value that is no object through untried; a discriminated value is an object (it has a
+  // tag), and AnyEvent's every branch requires one, so saying so keeps what is valid the same.
+  return { ...out, type: 'object', discriminator: { propertyName: tag }, oneOf: branches };
 }
 
 /** The `const` a branch requires of the tag, on itself or in one of its `allOf` parts. */

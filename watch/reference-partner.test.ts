@@ -5,8 +5,8 @@
  * sides judged; its deliberate breaks that show in traffic are partner
  * findings naming their clause.
  */
+import { freePort } from '../conformance/served-simulator.ts';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,14 +18,6 @@ import { liveWatch } from './test-support.ts';
 
 const reports = mkdtempSync(join(tmpdir(), 'watch-partner-'));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let sim: RunningSimulator | undefined;
 afterEach(async () => sim?.stop());
