@@ -196,7 +196,8 @@ const cases: Case[] = [
   ['422 VALIDATION_FAILED for types [availability.changed] is 4.7.Q3a; for types [nope] it holds', {
     rule: 'platform.valid-query-accepted', want: ['4.7.Q3a'],
     given: (t) => [t.api('POST', '/sync', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { 'types.0': ['Must be one of: availability, rates.'] } }, { request: { types: ['availability.changed'] } }),
-      t.api('POST', '/sync', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { 'types.0': ['Must be one of: availability, rates.'] } }, { request: { types: ['nope'] } })],
+      t.api('POST', '/sync', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { 'types.0': ['Must be one of: availability, rates.'] } }, { request: { types: ['nope'] } }),
+      { ...t.api('POST', '/sync', 422, { success: false, code: 'VALIDATION_FAILED', message: 'Invalid.', errors: { _body: ['Not JSON.'] } }), requestBody: '{"types": [' }],
   }],
   // §4.4, §8: the list defaults and the page size.
   ['a list without per_page served 25 a page is 4.4.Q7 (and 8.L1, 4.4.Q7 for its size and last page)', {

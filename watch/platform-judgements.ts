@@ -125,6 +125,8 @@ function judgeValidSync(j: Judgement): void {
   const op = j.responses.operation('POST', '/sync');
   if (!op) return;
   j.judged('platform.valid-query-accepted');
+  // A body that is not JSON is rightly refused: judged only what parsed (or no body, which §4.7 allows).
+  if (j.e.requestBody !== '' && j.request === undefined) return;
   const body = j.e.requestBody === '' ? undefined : j.request;
   if (body !== undefined && j.responses.contract.checkBody(op, body) !== null) return;
   const named = Object.keys(j.response?.errors ?? {});

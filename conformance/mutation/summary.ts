@@ -166,7 +166,9 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
     status: m.status, coveredBy: [...new Set((m.coveredBy ?? []).map(checkOf))], static: m.static ?? false,
   });
   const byPlace = (a: MutantLine, b: MutantLine) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column;
-  const limitWhat = (m: Judged & { file: string }) => limitOf(m.file, report.files[m.file]!.source?.split('\n')[m.location.start.line - 1] ?? '')?.what;
+  // Each file's lines split once, not once per mutant.
+  const linesOf = new Map(Object.entries(report.files).map(([f, v]) => [f, v.source?.split('\n') ?? []]));
+  const limitWhat = (m: Judged & { file: string }) => limitOf(m.file, linesOf.get(m.file)![m.location.start.line - 1] ?? '')?.what;
   const onLimits = all.filter((m) => limitWhat(m) !== undefined);
   const rows = [...new Set(onLimits.map(limitWhat))].map((what) => {
     const ms = onLimits.filter((m) => limitWhat(m) === what);
