@@ -5,7 +5,7 @@
  * --help instead of the usage table, before anything runs; a report
  * directory that cannot be written ends the command as fast as its --help.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +14,24 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-function partnerApi(...args: string[]): { code: number | null; out: string; err: string; ms: number } {
-  const started = Date.now();
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'cli/partner-api.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  return { code: res.status, out: res.stdout, err: res.stderr, ms: Date.now() - started };
+/**
+ * The command as a process. Asynchronous, so the tests of a block run several at a time (describe.concurrent):
+ * each is a process of its own, and a test worker that waits on one child at a time leaves a core idle.
+ */
+function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => void (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => void (err += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+function partnerApi(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return run(['--import', 'tsx', 'cli/partner-api.ts', ...args]);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'partner-api-cli-'));
@@ -28,10 +42,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  * runner or catalogue loads. "Within a second" is a speed target, measured apart (the issue 27 note), never timed
  * here: on a busy machine loading the command alone can take seconds.
  */
-function refusal(...args: string[]): { code: number | null; out: string; err: string; loaded: string[] } {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', '--import', './cli/load-probe.mjs', 'cli/partner-api.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines = res.stderr.split('\n');
-  return { code: res.status, out: res.stdout, err: lines.filter((l) => !l.startsWith('load-probe: ')).join('\n'), loaded: lines.filter((l) => l.startsWith('load-probe: ')) };
+async function refusal(...args: string[]): Promise<{ code: number | null; out: string; err: string; loaded: string[] }> {
+  const res = await run(['--import', 'tsx', '--import', './cli/load-probe.mjs', 'cli/partner-api.ts', ...args]);
+  const lines = res.err.split('\n');
+  return { code: res.code, out: res.out, err: lines.filter((l) => !l.startsWith('load-probe: ')).join('\n'), loaded: lines.filter((l) => l.startsWith('load-probe: ')) };
 }
 
 /** A config file in the scratch directory. */
@@ -42,16 +56,16 @@ function config(name: string, text: string): string {
 
 const SUBCOMMANDS = ['sim', 'conformance', 'certify', 'scenario', 'receiver', 'watch', 'spec'];
 
-describe('partner-api <command> --help prints the command\'s usage and exits 0', () => {
-  it.each(SUBCOMMANDS)('%s --help', (command) => {
-    const { code, out, err } = partnerApi(command, '--help');
+describe.concurrent('partner-api <command> --help prints the command\'s usage and exits 0', () => {
+  it.each(SUBCOMMANDS)('%s --help', async (command) => {
+    const { code, out, err } = await partnerApi(command, '--help');
     expect(err).toBe('');
     expect(out).toMatch(/^Usage:/);
     expect(code).toBe(0);
   });
 
-  it('partner-api --help names every subcommand', () => {
-    const { code, out } = partnerApi('--help');
+  it('partner-api --help names every subcommand', async () => {
+    const { code, out } = await partnerApi('--help');
     expect(code).toBe(0);
     for (const command of SUBCOMMANDS) expect(out).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
@@ -107,9 +121,9 @@ const TYPOS: [string, string[], string][] = [
   ['conformance: --bogus, nothing near', ['conformance', '--bogus'], 'error: unknown option --bogus'],
 ];
 
-describe('misuse exits 2 with error: … naming the flag, and a pointer to --help instead of the usage table', () => {
-  it.each(MISUSE)('%s', (_what, args, named) => {
-    const { code, out, err } = partnerApi(...args);
+describe.concurrent('misuse exits 2 with error: … naming the flag, and a pointer to --help instead of the usage table', () => {
+  it.each(MISUSE)('%s', async (_what, args, named) => {
+    const { code, out, err } = await partnerApi(...args);
     expect(err).toMatch(/^error: /);
     expect(err.split('\n')[0]).toContain(named);
     // No command at all still lists the commands; anything else points to --help in one line.
@@ -120,8 +134,8 @@ describe('misuse exits 2 with error: … naming the flag, and a pointer to --hel
     expect(code).toBe(2);
   });
 
-  it.each(TYPOS)('%s: names the nearest known one, before the run loads', (_what, args, first) => {
-    const { code, out, err, loaded } = refusal(...args);
+  it.each(TYPOS)('%s: names the nearest known one, before the run loads', async (_what, args, first) => {
+    const { code, out, err, loaded } = await refusal(...args);
     expect(err.split('\n')[0]).toBe(first);
     expect(loaded).toEqual([]);
     expect(err.trimEnd().split('\n')).toHaveLength(2);
@@ -130,7 +144,7 @@ describe('misuse exits 2 with error: … naming the flag, and a pointer to --hel
   });
 });
 
-describe('conformance --config is checked against its JSON Schema before anything runs', () => {
+describe.concurrent('conformance --config is checked against its JSON Schema before anything runs', () => {
   it.each([
     ['a misspelt key (allowWrite)', 'typo.yaml', 'target: http://127.0.0.1:1/api/integrations/v1\napiKey: k\nallowWrite: true\n', 'unknown key "allowWrite" (did you mean allowWrites?)'],
     ['a key in the wrong case (apikey)', 'case.json', '{"target": "http://127.0.0.1:1/api/integrations/v1", "apikey": "k"}', 'unknown key "apikey" (did you mean apiKey?)'],
@@ -138,33 +152,33 @@ describe('conformance --config is checked against its JSON Schema before anythin
     ['a value of the wrong type', 'type.yaml', 'allowWrites: "yes"\n', 'allowWrites must be a boolean (got "yes")'],
     ['a target that is not a URL', 'url.yaml', 'target: staging\napiKey: k\n', 'target must be an http(s) URL (got "staging")'],
     ['a port out of range', 'port.yaml', 'webhookListenPort: 70000\n', 'webhookListenPort must be <= 65535 (got 70000)'],
-  ])('%s: exit 2 naming the key, before any preflight, before the run loads', (_what, name, text, problem) => {
+  ])('%s: exit 2 naming the key, before any preflight, before the run loads', async (_what, name, text, problem) => {
     const file = config(name, text);
-    const { code, out, err, loaded } = refusal('conformance', '--config', file);
+    const { code, out, err, loaded } = await refusal('conformance', '--config', file);
     expect(err.split('\n')[0]).toBe(`error: --config ${file}: ${problem}`);
     expect(loaded).toEqual([]);
     expect(out).toBe('');
     expect(code).toBe(2);
   });
 
-  it('a file that follows the schema (with $schema for editors) passes to the next check', () => {
+  it('a file that follows the schema (with $schema for editors) passes to the next check', async () => {
     const file = config('ok.json', JSON.stringify({ $schema: './node_modules/partner-api-conformance/dist/conformance/config.schema.json', target: 'http://127.0.0.1:1/api/integrations/v1', allowWrites: false }));
     // Past the schema: the next refusal is the missing key (a usage error, exit 2), not a schema error.
-    const { code, err } = partnerApi('conformance', '--config', file);
+    const { code, err } = await partnerApi('conformance', '--config', file);
     expect(err.split('\n')[0]).toBe('error: --target needs --api-key (or apiKey in --config, or PARTNER_API_KEY)');
     expect(code).toBe(2);
   });
 });
 
-describe('a report directory that cannot be written ends the command before the first check, before the run loads', () => {
+describe.concurrent('a report directory that cannot be written ends the command before the first check, before the run loads', () => {
   it.each([
     ['conformance under /proc', ['conformance', '--report-dir', '/proc/reports'], 'conformance', /^error: --report-dir \/proc\/reports: cannot create \/proc\/reports \(.*ENOENT\)$/],
     ['conformance below a file', ['conformance', '--report-dir', '/dev/null/reports'], 'conformance', /^error: --report-dir \/dev\/null\/reports: \/dev\/null is a file, not a directory$/],
     ['conformance --merge under /proc', ['conformance', '--merge', 'a', 'b', '--report-dir', '/proc/merged'], 'conformance', /^error: --report-dir \/proc\/merged: cannot create/],
     ['certify under /proc', ['certify', '--webhook-url', 'http://127.0.0.1:1/webhook', '--report-dir', '/proc/reports'], 'certify', /^error: --report-dir \/proc\/reports\/certify: cannot create \/proc\/reports /],
     ['scenario under /proc', ['scenario', 'happy-path', '--report-dir', '/proc/scenarios'], 'scenario', /^error: --report-dir \/proc\/scenarios: cannot create/],
-  ])('%s: exit 2 naming the cause, no stack trace, no hang', (_what, args, _command, first) => {
-    const { code, out, err, loaded } = refusal(...args);
+  ])('%s: exit 2 naming the cause, no stack trace, no hang', async (_what, args, _command, first) => {
+    const { code, out, err, loaded } = await refusal(...args);
     expect(err.split('\n')[0]).toMatch(first);
     expect(err).not.toMatch(/\n\s+at /);
     expect(out).not.toMatch(/✓|✗|PASS|FAIL/);
@@ -173,19 +187,19 @@ describe('a report directory that cannot be written ends the command before the 
   });
 });
 
-describe('partner-api spec: the bundled documents, found beside the code, not in the working directory', () => {
+describe.concurrent('partner-api spec: the bundled documents, found beside the code, not in the working directory', () => {
   it.each([
     ['openapi', 'spec/openapi.yaml'],
     ['staff', 'spec/staff-openapi.yaml'],
     ['control', 'spec/control-openapi.yaml'],
-  ])('spec path %s is %s', (name, file) => {
-    const { code, out } = partnerApi('spec', 'path', name);
+  ])('spec path %s is %s', async (name, file) => {
+    const { code, out } = await partnerApi('spec', 'path', name);
     expect(code).toBe(0);
     expect(out.trim()).toBe(fileURLToPath(new URL(`../${file}`, import.meta.url)));
   });
 
-  it('scenario --list prints a header row, then one row per scenario with its number, name, live column and story', () => {
-    const { code, out } = partnerApi('scenario', '--list');
+  it('scenario --list prints a header row, then one row per scenario with its number, name, live column and story', async () => {
+    const { code, out } = await partnerApi('scenario', '--list');
     expect(code).toBe(0);
     const [header, ...rows] = out.trimEnd().split('\n');
     expect(header).toMatch(/^ # scenario +live +story$/);
@@ -193,23 +207,23 @@ describe('partner-api spec: the bundled documents, found beside the code, not in
     for (const row of rows) expect(row).toMatch(/^ ?\d+ [a-z-]+ +(yes|no) +\S/);
   });
 
-  it('spec print (default openapi) prints the document as it is; --json as JSON', () => {
-    const yaml = partnerApi('spec', 'print');
+  it('spec print (default openapi) prints the document as it is; --json as JSON', async () => {
+    const yaml = await partnerApi('spec', 'print');
     expect(yaml.code).toBe(0);
     expect(yaml.out).toMatch(/^openapi: 3\.1/);
-    const json = partnerApi('spec', 'print', 'control', '--json');
+    const json = await partnerApi('spec', 'print', 'control', '--json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.out).openapi).toMatch(/^3\.1/);
   });
 
-  it('spec lint validates the three bundled documents and exits 0', () => {
-    const { code, out } = partnerApi('spec', 'lint');
+  it('spec lint validates the three bundled documents and exits 0', async () => {
+    const { code, out } = await partnerApi('spec', 'lint');
     expect(out.match(/^valid {4}/gm)).toHaveLength(3);
     expect(code).toBe(0);
   });
 
-  it('spec lint exits 1 naming a file that is not an OpenAPI document', () => {
-    const { code, out } = partnerApi('spec', 'lint', 'openapi', 'package.json');
+  it('spec lint exits 1 naming a file that is not an OpenAPI document', async () => {
+    const { code, out } = await partnerApi('spec', 'lint', 'openapi', 'package.json');
     expect(out).toMatch(/^valid .*openapi\.yaml$/m);
     expect(out).toMatch(/^INVALID {2}package\.json$/m);
     expect(code).toBe(1);

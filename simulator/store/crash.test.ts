@@ -35,9 +35,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? 20260915);
 const KILLS_DURING_CREATES = 20;
 const KILLS_DURING_RESTART = 3;
-/** Wall-clock bound of the kill loop; the test fails if it cannot make its kills within it. */
-const LOOP_BUDGET_MS = 90_000;
-const START_TIMEOUT_MS = 20_000;
+/** A hang guard, not a speed target: a start on a machine loaded twelve times over its cores was seen taking over 20 s. */
+const START_TIMEOUT_MS = 60_000;
 const WORKERS = 2;
 
 /** mulberry32: small, seeded, good enough to spread kill moments. */
@@ -236,9 +235,10 @@ describe('crash safety of the simulator on file (SIGKILL during a stream of crea
       maxSequence = expected - 1;
     };
 
-    const started = Date.now();
+    // Every cycle makes one kill, so the loop ends after KILLS_DURING_CREATES cycles; how long that takes is the
+    // machine's speed, not the simulator's safety (a wall-clock bound here failed CI on a loaded machine). A hung
+    // restart fails at START_TIMEOUT_MS, and the test's own time-out bounds the rest.
     for (let cycle = 1; killsDuringCreates < KILLS_DURING_CREATES; cycle++) {
-      expect(Date.now() - started, `${killsDuringCreates} kills in ${LOOP_BUDGET_MS} ms ${context()}`).toBeLessThan(LOOP_BUDGET_MS);
       // Stream creates from WORKERS clients; kill at a random moment.
       let killed = false;
       const sequenceBefore = maxSequence;
@@ -300,5 +300,5 @@ describe('crash safety of the simulator on file (SIGKILL during a stream of crea
     expect(killsDuringCreates).toBeGreaterThanOrEqual(KILLS_DURING_CREATES);
     expect(acked.size, `creates acknowledged over ${killsDuringCreates} kills ${context()}`).toBeGreaterThan(KILLS_DURING_CREATES);
     expect(compactionsSeen, 'compactions ran between the kills').toBeGreaterThan(0);
-  }, 180_000);
+  }, 300_000);
 });
