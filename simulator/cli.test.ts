@@ -13,8 +13,9 @@ import { EVENT_TYPES } from './domain/model.ts';
 import type { Fixtures } from './demo-world.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const START_TIMEOUT_MS = 15_000;
-const EXIT_TIMEOUT_MS = 10_000;
+/** Hang guards, not speed targets: on a machine loaded many times over its cores a start alone can take 20 s. */
+const START_TIMEOUT_MS = 60_000;
+const EXIT_TIMEOUT_MS = 30_000;
 
 interface Running {
   child: ChildProcess;
