@@ -229,9 +229,9 @@ export const validationChecks = [
         if (res.status < 400 || res.body?.success !== false) ctx.fail('BadInputAccepted', `${describe(res)} for the body ${JSON.stringify(body).slice(0, 120)}`, '422 in the error envelope', '7.C1');
         fieldPaths(ctx, res, `the body ${JSON.stringify(body).slice(0, 120)}`);
       };
-      // The plainest bad inputs every run, whatever the property draws: truncated JSON, a wrong content type, and a body
-      // nested 100,000 levels deep (a parser or walker that recurses per level overflows its stack on it).
-      const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+      // The plainest bad inputs every run, whatever the property draws: truncated JSON, a wrong content type, and an array
+      // nested 100,000 levels deep after a string (a parser or walker that recurses per level overflows its stack on it).
+      const deep = `["deep",${'['.repeat(100_000)}${']'.repeat(100_001)}`;
       for (const example of [['{', 'application/json'], ['[1,2', 'application/json'], ['{}', 'text/plain'], [deep, 'application/json']] as [string, string][]) await refused(example);
       // A create valid in every field but one byte: a guest name that is not UTF-8 is not JSON text (Conventions: bodies are
       // JSON, RFC 8259 §8.1), so it is refused, never stored with the byte replaced.
