@@ -124,8 +124,8 @@ export function createApp(options: AppOptions): Koa {
       ctx.body = JSON.stringify({ success: false, code: 'INTERNAL_ERROR', message: `The simulator failed unexpectedly; this is a bug (request ${requestId}).`, errors: { request_id: requestId } });
       (options.onUnexpectedError ?? logUnexpectedError)({ requestId, method: ctx.method, path: ctx.path, error: e });
       return;
-      // Stryker restore all
     }
+    // Stryker restore all
     if (ctx.status === 404 && ctx.body === undefined) {
       // §5.6: only the partner API switched off answers a bare 404. Every other unknown path (outside
       // the API root, unknown staff routes) gets the error envelope, not Koa's text/plain (issue 17).
