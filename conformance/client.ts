@@ -21,8 +21,8 @@ export interface Response {
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | (string | number)[] | undefined>;
   body?: unknown;
-  /** Sent as is (for malformed bodies); wins over `body`. */
-  rawBody?: string;
+  /** Sent as is (for malformed bodies; bytes for text that is not UTF-8); wins over `body`. */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Bearer token; null sends no Authorization header. Defaults to the client's key. */
   token?: string | null;
@@ -117,7 +117,8 @@ export class ApiClient {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     const token = options.token === undefined ? this.options.token : options.token;
     if (token !== null) headers.Authorization = `Bearer ${token}`;
-    let body: string | undefined = options.rawBody;
+    const raw = options.rawBody;
+    let body: string | undefined = typeof raw === 'string' ? raw : raw === undefined ? undefined : new TextDecoder().decode(raw);
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
 
@@ -125,7 +126,8 @@ export class ApiClient {
       const t0 = performance.now();
       let res: globalThis.Response;
       try {
-        res = await fetch(url, { method, headers, body, redirect: 'manual' });
+        // Bytes are sent as they are; the exchange records them decoded (an invalid sequence as U+FFFD).
+        res = await fetch(url, { method, headers, body: raw instanceof Uint8Array ? raw : body, redirect: 'manual' });
         this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
         throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: ${unreachableCause(e)}`);

@@ -42,7 +42,11 @@ export const bookingChecks = [
     id: 'booking.stored-as-sent', title: 'A create keeps the money as sent: total never re-priced, advance = amount collected, balance = total − advance, breakdown verbatim, origin partner', suite,
     clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1', '4.C3', '4.C4', '1.R2'], level: 'normative', needs: ['write'],
     async run(ctx) {
-      const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1 };
+      // Free-form (§4.5): brackets and an escaped quote inside strings, and 70 sibling objects with arrays, none nested past 6 levels.
+      const breakdown = {
+        zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1,
+        said: `a "quote then ${'{['.repeat(40)} and a backslash \\`, items: Array.from({ length: 70 }, (_, n) => ({ n, tags: [] })),
+      };
       const body = bookingBody(ctx, {
         // Characters a path segment must carry URL-encoded (§4.3).
         external_booking_id: `${ctx.uniqueId('bk')}/é x?#`,
@@ -69,6 +73,15 @@ export const bookingChecks = [
         if (b.check_in !== body.check_in || !/^\d{4}-\d{2}-\d{2}$/.test(String(b.check_out))) ctx.fail('DateFormat', `${where}: check_in ${b.check_in}, check_out ${b.check_out}`, `YYYY-MM-DD dates as sent (${body.check_in})`, '4.C4');
         if (b.origin !== 'partner') ctx.fail('OriginNotPartner', `${where}: origin ${b.origin}`, 'origin partner for a booking created through this API', '2.3.R4');
         if (b.guests?.adults !== 2 || b.guests?.children !== 1 || b.units?.length !== 1) ctx.fail('GuestTotalsWrong', `${where}: guests ${JSON.stringify(b.guests)}, ${b.units?.length} units`, 'guests 2 adults and 1 child in 1 unit, one entry per unit', '2.3.R7');
+      }
+      // A number in the breakdown is returned unchanged, digit for digit, or the create is refused: never stored as a nearby double.
+      const exact = bookingBody(ctx, { pricing: { total: 1, breakdown: { big: 0 } } });
+      const text = JSON.stringify(exact).replace('"big":0', '"big":9007199254740993');
+      const bigCreate = await ctx.api.post('/bookings', { rawBody: text, headers: { 'Idempotency-Key': ctx.uniqueKey(32) } });
+      if (bigCreate.status === 201 && !/"big"\s*:\s*9007199254740993\b/.test(bigCreate.text)) {
+        ctx.fail('BreakdownChanged', `201 with breakdown ${JSON.stringify(bigCreate.body?.data?.pricing?.breakdown)} for {"big":9007199254740993}`, 'stored verbatim and returned unchanged: 9007199254740993 as sent (or the create refused)', '4.5.Q23');
+      } else if (bigCreate.status !== 201 && !(bigCreate.status >= 400 && bigCreate.status < 500 && bigCreate.body?.success === false)) {
+        ctx.fail('UnexpectedStatus', `${describe(bigCreate)} for a create whose breakdown holds 9007199254740993`, '201 with the number returned unchanged, or a 4xx error envelope', '4.5.Q23');
       }
     },
   }),

@@ -10,7 +10,7 @@
 import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
-import { bookingBody, describe, horizonStay, knownProperty } from './support.ts';
+import { bookingBody, createBooking, describe, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'schema';
 
@@ -107,6 +107,14 @@ export const errorMappingChecks = [
         ],
       ];
       for (const [probe, send] of probes) judge(ctx, probe, await send());
+      // §4.2: numeric is digits only. Spellings a number parser reads as an existing booking's id (`7.0`, `+7`) name no booking.
+      let known = (await ctx.api.get('/bookings', { query: { per_page: 1 } })).body?.data?.[0]?.id;
+      if (known === undefined && ctx.target.capabilities.includes('write')) known = (await createBooking(ctx, bookingBody(ctx))).body?.data?.id;
+      if (Number.isInteger(known)) {
+        for (const id of [`${known}.0`, `+${known}`]) {
+          judge(ctx, { operation: 'getBooking', what: `GET /bookings/${id} (booking ${known} spelled otherwise)`, clause: '4.2.Q1', want: { status: 404, codes: ['NOT_FOUND'] } }, await ctx.api.get(`/bookings/${encodeURIComponent(id)}`));
+        }
+      }
 
       // §4.1: GET /me takes no parameters, so there is nothing in a query to refuse (§7 maps no 422 to /me): one
       // sent anyway changes nothing, and the answer is the integration object.

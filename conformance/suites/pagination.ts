@@ -133,8 +133,12 @@ export const paginationChecks = [
         [new Date(Date.parse(mark)).toISOString(), [false, true]],
         [inZone(mark, 540), [false, true]],
         [inZone(mark, -180), [false, true]],
+        // ISO 8601's other offset forms: +hhmm and +hh.
+        [inZone(mark, 540).replace(/:00$/, '00'), [false, true]],
+        [inZone(mark, 540).replace(/:00$/, ''), [false, true]],
         [mark.replace(/(:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/, (_m, s: string, f: string | undefined, z: string) => `${s}${f ?? '.'}000${z}`), [false, true]],
         [`${day(-2)}T23:59:59Z`, [true, true]],
+        [`${day(-2)}T23:59Z`, [true, true]],
         [`${day(-2)}T23:59:59.999+00:00`, [true, true]],
         [day(-2), [true, true]],
         [`${day(-2)}T12:00:00`, [true, true]],

@@ -60,8 +60,8 @@ export const schemaChecks = [
     },
   }),
   defineCheck({
-    id: 'schema.assumed-operations-conform', title: 'Rates and restrictions snapshots and the property list answer with the assumed shapes', suite,
-    clauses: ['4.8.R5', '4.8.R6', '2.1.R8'], level: 'assumption', needs: ['read'],
+    id: 'schema.assumed-operations-conform', title: 'Rates and restrictions snapshots and the property list answer with the assumed shapes; an unknown path is 404 NOT_FOUND; an updated_since naming no real date or time is 422', suite,
+    clauses: ['4.8.R5', '4.8.R6', '2.1.R8', '4.R2', '4.4.R5'], level: 'assumption', needs: ['read'],
     async run(ctx) {
       const property = writableProperty(ctx);
       const stay = horizonStay(ctx, 2);
@@ -72,6 +72,21 @@ export const schemaChecks = [
       expectStatus(ctx, list, 200, null, '4.8.R6', 'GET /properties');
       const covered = (await ctx.api.get('/me')).body.data.covered_properties;
       if (list.body.pagination?.total !== covered) ctx.fail('CoveredCountWrong', `covered_properties ${covered}, GET /properties total ${list.body.pagination?.total}`, 'covered_properties is the count of covered properties', '2.1.R8');
+      // §4.4 "any parseable date or timestamp", as spec/openapi.yaml's x-assumption on updated_since reads it: ISO 8601 whose
+      // fields name a real date and time, so a day, hour, minute, second or offset out of range fails validation (422).
+      for (const since of ['2026-02-30', '2026-01-01T24:00:00Z', '2026-01-01T23:60:00Z', '2026-01-01T23:59:60Z', '2026-01-01T00:00:00+24:00']) {
+        const res = await ctx.api.get('/bookings', { query: { updated_since: since } });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '4.4.R5', `GET /bookings?updated_since=${since} (no such date or time)`);
+        if (!Array.isArray(res.body?.errors?.updated_since)) ctx.fail('WrongErrorField', JSON.stringify(res.body?.errors), `errors.updated_since for updated_since=${since}`, '4.4.R5');
+      }
+      // x-assumptions unknown-routes: paths are exact, and a path §4 does not name answers 404 NOT_FOUND in the error
+      // envelope (every response is an envelope, §4), before authentication; only the switched-off API answers a bare 404 (§5.6).
+      for (const [path, token] of [['/no-such-path', undefined], ['/no-such-path', null], ['/ME', undefined], ['/me/', undefined]] as const) {
+        const res = await ctx.api.get(path, { token });
+        const what = `GET ${path}${token === null ? ' without a key' : ''} (a path §4 does not name)`;
+        expectStatus(ctx, res, 404, 'NOT_FOUND', '4.R2', what);
+        if (res.body?.success !== false || typeof res.body?.message !== 'string' || typeof res.body?.errors !== 'object') ctx.fail('NotAnEnvelope', `${res.text.slice(0, 120)} for ${what}`, 'the error envelope {success: false, code, message, errors}', '4.R2');
+      }
     },
   }),
   defineCheck({

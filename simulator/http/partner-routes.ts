@@ -90,8 +90,10 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       const latency = platform.settings()?.create_latency_ms ?? 0;
       if (latency > 0) await sleep(latency);
       // A release whose length check lets one character too many through on external_booking_id (a fault).
+      // Stryker disable all: only the external-id-129-accepted fault runs it (off in the mutation run; conformance --mutants proves it caught)
       const checked = (platform.deps.faults?.has('external-id-129-accepted') ?? false) && typeof (body as any)?.external_booking_id === 'string' && (body as any).external_booking_id.length === 129
         ? { ...(body as object), external_booking_id: (body as any).external_booking_id.slice(0, 128) } : body;
+      // Stryker restore all
       replay(ctx, platform.finishCreate(caller, claimed, body, contract.bodyRefusal(op, checked) ?? bodyLimitFault(platform.deps.faults ?? NO_FAULTS, body)));
     },
   };
