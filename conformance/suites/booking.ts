@@ -57,8 +57,10 @@ export const bookingChecks = [
       const byExternal = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
       expectStatus(ctx, byExternal, 200, null, '4.3.R1', 'GET /bookings/external/{external_booking_id}, URL-encoded');
       if (byExternal.body.data?.id !== created.body.data.id) ctx.fail('WrongBooking', `booking ${byExternal.body.data?.id}`, `booking ${created.body.data.id} for its URL-encoded external id`, '4.3.Q1');
+      // §2.3 property.external_id is the property's partner alias: where the run knows it (in-process: the seeded world's), it is that one.
+      const alias = ctx.target.properties.find((p) => p.doorloom_id === body.property.doorloom_id)?.external_id || null;
       for (const [where, b] of [['the 201', created.body.data], ['GET /bookings/{id}', read.body.data], ['GET /bookings/external/{id}', byExternal.body.data]] as const) {
-        if (b.property?.doorloom_id !== body.property.doorloom_id || typeof b.property?.external_id !== 'string') ctx.fail('PropertyReferenceWrong', `${where}: property ${JSON.stringify(b.property)}`, `property.doorloom_id ${body.property.doorloom_id} and property.external_id`, '2.3.R6');
+        if (b.property?.doorloom_id !== body.property.doorloom_id || typeof b.property?.external_id !== 'string' || (alias !== null && b.property.external_id !== alias)) ctx.fail('PropertyReferenceWrong', `${where}: property ${JSON.stringify(b.property)}`, `property.doorloom_id ${body.property.doorloom_id} and property.external_id${alias === null ? '' : ` ${JSON.stringify(alias)}, its partner alias`}`, '2.3.R6');
         const p = b.pricing ?? {};
         if (p.total !== 12345.67) ctx.fail('TotalRepriced', `${where}: pricing.total ${p.total}`, 'pricing.total 12345.67, stored as given', '4.5.Q20');
         if (p.currency !== 'INR') ctx.fail('WrongCurrency', `${where}: pricing.currency ${p.currency}`, 'INR', '2.3.R8');

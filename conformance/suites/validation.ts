@@ -231,17 +231,24 @@ export const validationChecks = [
   }),
   defineCheck({
     id: 'validation.property-not-mapped', title: 'An unknown property is 422 PROPERTY_NOT_MAPPED and writes nothing', suite,
-    clauses: ['4.5.Q32', '7.E11'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.Q32', '7.E11', '4.5.Q4'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const body = { external_booking_id: ctx.uniqueId('bk'), property: { doorloom_id: 2_000_000_000 }, units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 } };
       expectStatus(ctx, await createBooking(ctx, body), 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property');
       const alias = { ...body, external_booking_id: ctx.uniqueId('bk'), property: { external_id: `${ctx.runId}-no-such-alias` } };
       expectStatus(ctx, await createBooking(ctx, alias), 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property alias');
+      // §4.5: property.external_id alone is one of the two references: a covered property's own alias books on that property.
+      const known = ctx.target.properties.find((p) => !p.archived && p.external_id !== '');
+      if (!known) return;
+      const byAlias = await createBooking(ctx, { ...body, external_booking_id: ctx.uniqueId('bk'), property: { external_id: known.external_id } });
+      if (byAlias.status === 409) throw new NotApplicable(`property ${known.doorloom_id} (${known.external_id}) had no free unit on the stay tried (409 UNAVAILABLE)`);
+      expectStatus(ctx, byAlias, 201, null, '4.5.Q4', `a create naming property ${known.doorloom_id} by its alias ${known.external_id} alone`);
+      if (byAlias.body?.data?.property?.doorloom_id !== known.doorloom_id) ctx.fail('WrongProperty', `property ${JSON.stringify(byAlias.body?.data?.property)}`, `property.doorloom_id ${known.doorloom_id}, the property of alias ${known.external_id}`, '4.5.Q4');
     },
   }),
   defineCheck({
     id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes', suite,
-    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14', '4.5.R6a'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const known = await coveredProperties(ctx);
       const archived = known.find((p) => p.archived);
@@ -261,6 +268,10 @@ export const validationChecks = [
       expectStatus(ctx, res, 422, 'UNIT_NOT_MAPPED', '4.5.Q34', `a create on property ${withInactive.doorloom_id} pinning ${alias}, a unit alias of property ${other.doorloom_id}`);
       const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(foreign.external_booking_id as string)}`);
       expectStatus(ctx, written, 404, 'NOT_FOUND', '4.5.Q34', 'reading the refused create by its external_booking_id');
+      // The same alias on its own property is that property's unit: pinned and booked (§4.5 rule 6), not refused as unknown.
+      const own = await createBooking(ctx, body({ property: { doorloom_id: other.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] }));
+      if (own.status === 409) throw new NotApplicable(`the unit ${alias} of property ${other.doorloom_id} was taken on the stay tried (409 UNAVAILABLE)`);
+      expectStatus(ctx, own, 201, null, '4.5.R6a', `a create on property ${other.doorloom_id} pinning its own unit alias ${alias}`);
     },
   }),
 ];
