@@ -108,6 +108,8 @@ export const bookingChecks = [
       const stay = farStay(ctx, 1);
       const empty = await createBooking(ctx, bookingBody(ctx, { check_in: stay.check_in, check_out: stay.check_in }));
       expectStatus(ctx, empty, 422, 'VALIDATION_FAILED', '4.5.Q13', 'check_out equal to check_in (no night)');
+      // §4.5: "after check_in" is check_out's rule, so the refusal names check_out (§7: errors keyed by field path).
+      if (!empty.body?.errors?.check_out) ctx.fail('WrongErrorField', JSON.stringify(empty.body?.errors), 'reported against check_out', '4.5.Q13');
     },
   }),
   defineCheck({
@@ -133,6 +135,8 @@ export const bookingChecks = [
     clauses: ['4.5.R6', '4.5.R6a', '4.5.R6b', '4.5.Q6'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const { property, night } = await twoFreeUnits(ctx);
+      const sellable = async () => (await snapshotDates(ctx, property, night, night) as any[])[0]?.available_units as number;
+      let left = await sellable();
       const stay = { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1) };
       const first = await createBooking(ctx, bookingBody(ctx, { ...stay, units: [{ adults: 1 }] }));
       expectStatus(ctx, first, 201, null, '4.5.R6b', 'an unpinned create on a night with two free units');
@@ -144,6 +148,33 @@ export const bookingChecks = [
       expectStatus(ctx, pinned, 409, 'UNAVAILABLE', '4.5.R6', `a create pinning the taken unit ${unit}`);
       const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(pinnedBody.external_booking_id)}`);
       if (written.status !== 404) ctx.fail('RefusalWrote', `${describe(written)} for the refused create's external id`, 'nothing written on 409', '4.5.R6');
+      left -= 1;
+      // Each unit booked is a unit held (§3.2), pinned or allocated: the night's sellable units drop by one per unit, never
+      // less (an allocation that hands out the pinned unit, or one held on some night of the stay, books a unit twice).
+      const drop = async (what: string, units: number) => {
+        const now = await sellable();
+        if (now !== left - units) ctx.fail('UnitBookedTwice', `${night}: available_units ${now} after ${what}`, `${left - units}: ${left} before, less the ${units} unit(s) it booked, each a unit of its own`, '4.5.R6b');
+        left = now;
+      };
+      await drop('the unpinned create', 0);
+      const other = ctx.target.properties.find((p) => p.doorloom_id === property)?.units.find((u) => u.active && u.inventory_id !== unit)?.inventory_id;
+      if (other !== undefined && left >= 3) {
+        const both = await createBooking(ctx, bookingBody(ctx, { ...stay, units: [{ adults: 1, inventory_id: other }, { adults: 1 }] }));
+        if (both.status === 201) await drop(`a create pinning unit ${other} with one unit unpinned`, 2);
+      }
+      if (left >= 1) {
+        const longer = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: addDays(night, -1), check_out: addDays(night, 1), units: [{ adults: 1 }] }));
+        if (longer.status === 201) await drop(`a two-night create ending on ${night}`, 1);
+      }
+      // A free unit pinned is the unit booked, so pinning it again on the same night finds it taken (rule 6).
+      if (other !== undefined) {
+        const next = { property: { doorloom_id: property }, check_in: addDays(night, 1), check_out: addDays(night, 2), units: [{ adults: 1, inventory_id: other }] };
+        const pinnedFree = await createBooking(ctx, bookingBody(ctx, next));
+        if (pinnedFree.status === 201) {
+          const again = await createBooking(ctx, bookingBody(ctx, next));
+          if (again.status === 201) ctx.fail('PinnedUnitSwapped', `201 pinning unit ${other} on ${next.check_in}, which booking ${pinnedFree.body.data.id} pinned there`, '409 UNAVAILABLE: the pinned unit is the one booked, and taken', '4.5.R6');
+        }
+      }
     },
   }),
   defineCheck({
