@@ -276,6 +276,10 @@ export const webhookChecks = [
       if (paused.status !== 'paused' || paused.webhook.paused_reason !== 'manual') ctx.fail('NotPausedManual', `status ${paused.status}, paused_reason ${paused.webhook.paused_reason}`, 'paused with paused_reason manual after a staff pause', '3.1.T2');
       // §2.1 paused_at: "ISO 8601; set when delivery is paused".
       if (typeof paused.webhook.paused_at !== 'string' || Number.isNaN(Date.parse(paused.webhook.paused_at))) ctx.fail('PausedAtNotSet', `webhook.paused_at ${JSON.stringify(paused.webhook.paused_at)} while paused`, 'an ISO 8601 timestamp: set when delivery is paused', '2.1.R6');
+      // A second pause finds delivery paused already: paused_at stays when it was paused.
+      await ctx.control!.pause();
+      const again = (await ctx.api.get('/me')).body.data.webhook;
+      if (again.paused_at !== paused.webhook.paused_at) ctx.fail('PausedAtMoved', `webhook.paused_at ${JSON.stringify(again.paused_at)} after a second pause, ${JSON.stringify(paused.webhook.paused_at)} after the first`, 'paused_at: when delivery was paused, unchanged by a pause of a paused integration', '2.1.R6');
       const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
       expectStatus(ctx, created, 201, null, '3.1.R2', 'a create while delivery is paused');
       if (await waitFor(ctx, () => receiver.received.length > heardBefore, 10)) ctx.fail('DeliveredWhilePaused', `the receiver got ${got(receiver.received.slice(heardBefore))} while paused`, 'nothing delivered while paused', '3.1.T2');
