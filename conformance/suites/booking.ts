@@ -131,7 +131,7 @@ export const bookingChecks = [
     },
   }),
   defineCheck({
-    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written', suite,
+    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written; each unit booked holds a unit of its own', suite,
     clauses: ['4.5.R6', '4.5.R6a', '4.5.R6b', '4.5.Q6'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const { property, night } = await twoFreeUnits(ctx);

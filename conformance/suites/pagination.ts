@@ -48,7 +48,7 @@ async function after(instant: string): Promise<void> {
 
 export const paginationChecks = [
   defineCheck({
-    id: 'pagination.totals-and-order', title: 'Pages add up to the total, oldest update first, pagination top-level', suite,
+    id: 'pagination.totals-and-order', title: 'Pages add up to the total, oldest update first (a later change moves a booking last), pagination top-level', suite,
     clauses: ['4.4.R1', '4.4.R2', '4.4.R3', '4.4.R4', '4.4.Q6', '4.4.Q7'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const stays = Array.from({ length: 7 }, () => farStay(ctx, 1));
@@ -82,7 +82,7 @@ export const paginationChecks = [
     },
   }),
   defineCheck({
-    id: 'pagination.per-page-limits', title: 'per_page 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 50; page omitted is 1, page 0 refused', suite,
+    id: 'pagination.per-page-limits', title: 'per_page 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 50; page omitted is 1, page 0 refused; with no filter every booking is listed', suite,
     clauses: ['4.4.Q6', '4.4.Q7', '8.L1', '4.4.R5', '7.E8', '4.4.R1'], level: 'normative', needs: ['read'],
     async run(ctx) {
       for (const bad of [0, 201, -1]) {

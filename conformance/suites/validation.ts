@@ -242,7 +242,7 @@ export const validationChecks = [
     },
   }),
   defineCheck({
-    id: 'validation.property-not-mapped', title: 'An unknown property is 422 PROPERTY_NOT_MAPPED and writes nothing', suite,
+    id: 'validation.property-not-mapped', title: 'An unknown property is 422 PROPERTY_NOT_MAPPED naming property and writes nothing; a covered property\'s alias alone books on it', suite,
     clauses: ['4.5.Q32', '7.E11', '4.5.Q4', '7.C1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const body = { external_booking_id: ctx.uniqueId('bk'), property: { doorloom_id: 2_000_000_000 }, units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 } };
@@ -263,7 +263,7 @@ export const validationChecks = [
     },
   }),
   defineCheck({
-    id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes', suite,
+    id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes, naming the field; a unit\'s own alias pins it; an inactive unit is never counted sellable', suite,
     clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14', '4.5.R6a', '7.C1', '2.4.R2'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const known = await coveredProperties(ctx);

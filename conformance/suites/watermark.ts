@@ -125,7 +125,7 @@ export const watermarkChecks = [
     },
   }),
   defineCheck({
-    id: 'watermark.cap-and-block', title: 'A night capped at one unit shows units_cap 1 and at most one sellable unit; a blocked night shows is_blocked and its scope', suite,
+    id: 'watermark.cap-and-block', title: 'A night capped at one unit shows units_cap 1 and one sellable unit (two at once are refused); a blocked night shows is_blocked and its scope, everywhere or ota_only', suite,
     clauses: ['2.4.R3', '2.4.R4', '4.5.R7'], level: 'normative', needs: ['read', control('nights.set')],
     async run(ctx) {
       const property = knownProperty(ctx);
