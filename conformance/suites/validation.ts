@@ -297,7 +297,9 @@ export const validationChecks = [
       namesField(ctx, res, 'units.0.external_unit_id', `a create pinning ${alias}, a unit alias of another property`);
       const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(foreign.external_booking_id as string)}`);
       expectStatus(ctx, written, 404, 'NOT_FOUND', '4.5.Q34', 'reading the refused create by its external_booking_id');
-      // The same alias on its own property is that property's unit: pinned and booked (§4.5 rule 6), not refused as unknown.
+      // The same alias on its own property is that property's unit: pinned and booked (§4.5 rule 6), not refused as
+      // unknown. Only where the run may write on that property (live: a named --property).
+      if (!ctx.target.properties.some((p) => p.doorloom_id === other.doorloom_id && !p.archived)) return;
       const own = await createBooking(ctx, body({ property: { doorloom_id: other.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] }));
       if (own.status === 409) throw new NotApplicable(`the unit ${alias} of property ${other.doorloom_id} was taken on the stay tried (409 UNAVAILABLE)`);
       expectStatus(ctx, own, 201, null, '4.5.R6a', `a create on property ${other.doorloom_id} pinning its own unit alias ${alias}`);
