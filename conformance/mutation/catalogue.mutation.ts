@@ -2,7 +2,11 @@
  * Each check of the catalogue as its own vitest test, run in-process (the
  * simulator is imported into this worker, so Stryker's mutant switch is the
  * code the check talks to). A test fails exactly when the conformance run
- * would: the check's outcome is `failed` or `errored`. With Stryker's
+ * would under `--fail-on-not-applicable`: the check's outcome is `failed`,
+ * `errored` or `not_applicable`. In-process every check of the catalogue
+ * applies to the seeded world (Stryker's dry run proves it on the code as
+ * written), so a check that finds nothing to work on there (no free night,
+ * no unit to pin) was answered otherwise by the simulator. With Stryker's
  * `coverageAnalysis: 'perTest'` a mutant runs only the checks that reached it.
  *
  * Run by `npm run mutation` (conformance/mutation/run.ts), never by `npm test`.
@@ -25,6 +29,7 @@ describe.sequential('conformance check', () => {
         throw new Error(`${check.id} failed: ${f.kind}: received ${f.received}; documented ${f.documented} (${f.clause})`);
       }
       if (result.outcome === 'errored') throw new Error(`${check.id} errored: ${result.error?.split('\n')[0]}`);
+      if (result.outcome === 'not_applicable') throw new Error(`${check.id} not applicable in-process (--fail-on-not-applicable): ${result.reason}`);
     });
   }
 });

@@ -43,7 +43,8 @@ const MESSAGE_ARGUMENTS = [
 
 /**
  * A string or template that is a message's wording: an argument in MESSAGE_ARGUMENTS,
- * a `message:` property, or a value of the DEFAULT_MESSAGE table.
+ * a `message:` property, a field error's text in the errors object of a DomainError,
+ * or a value of the DEFAULT_MESSAGE table.
  * @param {{ node: Node, key: string | number | null, listKey?: string | null, parentPath: { node: Node, parentPath: any } | null }} path
  */
 export function isMessageText(path) {
@@ -53,6 +54,15 @@ export function isMessageText(path) {
   if (!parent) return false;
   if ((parent.type === 'CallExpression' || parent.type === 'NewExpression') && parent.callee.type === 'Identifier' && path.listKey === 'arguments') {
     return MESSAGE_ARGUMENTS.some((m) => m.callee === parent.callee.name && m.index === path.key);
+  }
+  // A field error's text: `new DomainError(code, { field: ['text'] })`, each value an array of messages (§7).
+  if (parent.type === 'ArrayExpression' && path.listKey === 'elements') {
+    const array = path.parentPath;
+    const property = array?.parentPath;
+    const object = property?.parentPath;
+    const call = object?.parentPath?.node;
+    return array?.key === 'value' && property?.node.type === 'ObjectProperty' && object?.node.type === 'ObjectExpression'
+      && call?.type === 'NewExpression' && call.callee.type === 'Identifier' && call.callee.name === 'DomainError' && object.listKey === 'arguments' && object.key === 1;
   }
   if (parent.type === 'ObjectProperty' && path.key === 'value') {
     const key = parent.key.type === 'Identifier' ? parent.key.name : parent.key.type === 'StringLiteral' ? parent.key.value : undefined;

@@ -56,10 +56,19 @@ describe('the switches-and-wording ignorer', () => {
   it('message wording is ignored; the field a refusal names, its code and the data are mutated', async () => {
     const got = await mutants("if (input.n > 30) throw invalid('check_out', `The stay may be at most ${30} nights.`);\nif (!input.ok) throw new DomainError('UNIT_INACTIVE', { units: ['inactive'] }, 'A unit is off.');\nreturn { envelope: success('Booking created.', input), other: { message: 'Fine.' } };");
     expect(got).toContain('StringLiteral ""');
-    expect(got.filter((g) => g === 'IGNORED StringLiteral ""')).toHaveLength(3);
+    // The envelope's message, success's text, the other `message:` and the field error's text ('inactive').
+    expect(got.filter((g) => g === 'IGNORED StringLiteral ""')).toHaveLength(4);
     expect(got).toContain('IGNORED StringLiteral ``');
-    expect(got.filter((g) => g === 'StringLiteral ""')).toHaveLength(3);
+    // The field a refusal names, its code and the DomainError's code.
+    expect(got.filter((g) => g === 'StringLiteral ""')).toHaveLength(2);
     expect(got).toContain('EqualityOperator input.n >= 30');
+  });
+
+  it("a field error's text is wording; its field path (a computed key) and an errors value that is data are mutated", async () => {
+    const got = await mutants("throw new DomainError('UNIT_NOT_MAPPED', { [`units.${input.i}`]: ['Unknown unit.'], retry_after: ['x'].length }, undefined);");
+    expect(got.filter((g) => g === 'IGNORED StringLiteral ""')).toHaveLength(1);
+    expect(got).toContain('StringLiteral ``');
+    expect(got.filter((g) => g === 'StringLiteral ""')).toHaveLength(2);
   });
 
   it('the values of the DEFAULT_MESSAGE table are wording; another table is data', async () => {

@@ -68,6 +68,9 @@ export const authChecks = [
         ['Basic auth with the key', { token: null, headers: { Authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` } }],
         ['the key in the query string', { token: null, query: { api_key: key } }],
         ['the key without the Bearer scheme', { token: null, headers: { Authorization: key } }],
+        // The scheme is Bearer itself and the credential the key alone: a scheme merely ending in "Bearer", or the key with more after it, is not it.
+        ['the key under a scheme named XBearer', { token: null, headers: { Authorization: `XBearer ${key}` } }],
+        ['the key followed by another word', { token: null, headers: { Authorization: `Bearer ${key} extra` } }],
       ];
       for (const [what, options] of attempts) {
         const res = await ctx.api.get('/me', options);

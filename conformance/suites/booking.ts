@@ -61,8 +61,10 @@ export const bookingChecks = [
       const byExternal = await ctx.api.get(`/bookings/external/${encodeURIComponent(body.external_booking_id)}`);
       expectStatus(ctx, byExternal, 200, null, '4.3.R1', 'GET /bookings/external/{external_booking_id}, URL-encoded');
       if (byExternal.body.data?.id !== created.body.data.id) ctx.fail('WrongBooking', `booking ${byExternal.body.data?.id}`, `booking ${created.body.data.id} for its URL-encoded external id`, '4.3.Q1');
+      // §2.3 property.external_id is the property's partner alias: where the run knows it (in-process: the seeded world's), it is that one.
+      const alias = ctx.target.properties.find((p) => p.doorloom_id === body.property.doorloom_id)?.external_id || null;
       for (const [where, b] of [['the 201', created.body.data], ['GET /bookings/{id}', read.body.data], ['GET /bookings/external/{id}', byExternal.body.data]] as const) {
-        if (b.property?.doorloom_id !== body.property.doorloom_id || typeof b.property?.external_id !== 'string') ctx.fail('PropertyReferenceWrong', `${where}: property ${JSON.stringify(b.property)}`, `property.doorloom_id ${body.property.doorloom_id} and property.external_id`, '2.3.R6');
+        if (b.property?.doorloom_id !== body.property.doorloom_id || typeof b.property?.external_id !== 'string' || (alias !== null && b.property.external_id !== alias)) ctx.fail('PropertyReferenceWrong', `${where}: property ${JSON.stringify(b.property)}`, `property.doorloom_id ${body.property.doorloom_id} and property.external_id${alias === null ? '' : ` ${JSON.stringify(alias)}, its partner alias`}`, '2.3.R6');
         const p = b.pricing ?? {};
         if (p.total !== 12345.67) ctx.fail('TotalRepriced', `${where}: pricing.total ${p.total}`, 'pricing.total 12345.67, stored as given', '4.5.Q20');
         if (p.currency !== 'INR') ctx.fail('WrongCurrency', `${where}: pricing.currency ${p.currency}`, 'INR', '2.3.R8');
@@ -119,6 +121,8 @@ export const bookingChecks = [
       const stay = farStay(ctx, 1);
       const empty = await createBooking(ctx, bookingBody(ctx, { check_in: stay.check_in, check_out: stay.check_in }));
       expectStatus(ctx, empty, 422, 'VALIDATION_FAILED', '4.5.Q13', 'check_out equal to check_in (no night)');
+      // §4.5: "after check_in" is check_out's rule, so the refusal names check_out (§7: errors keyed by field path).
+      if (!empty.body?.errors?.check_out) ctx.fail('WrongErrorField', JSON.stringify(empty.body?.errors), 'reported against check_out', '4.5.Q13');
     },
   }),
   defineCheck({
@@ -140,10 +144,15 @@ export const bookingChecks = [
     },
   }),
   defineCheck({
-    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written', suite,
+    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written; each unit booked holds a unit of its own', suite,
     clauses: ['4.5.R6', '4.5.R6a', '4.5.R6b', '4.5.Q6'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const { property, night } = await twoFreeUnits(ctx);
+      const entry = async () => (await snapshotDates(ctx, property, night, night) as any[])[0];
+      const sellable = async () => (await entry())?.available_units as number;
+      // A cap on the night makes what a booking takes from available_units a reading of units_cap (§2.4): judged uncapped only.
+      const uncapped = (await entry())?.units_cap === null;
+      let left = await sellable();
       const stay = { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1) };
       const first = await createBooking(ctx, bookingBody(ctx, { ...stay, units: [{ adults: 1 }] }));
       expectStatus(ctx, first, 201, null, '4.5.R6b', 'an unpinned create on a night with two free units');
@@ -155,6 +164,33 @@ export const bookingChecks = [
       expectStatus(ctx, pinned, 409, 'UNAVAILABLE', '4.5.R6', `a create pinning the taken unit ${unit}`);
       const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(pinnedBody.external_booking_id)}`);
       if (written.status !== 404) ctx.fail('RefusalWrote', `${describe(written)} for the refused create's external id`, 'nothing written on 409', '4.5.R6');
+      left -= 1;
+      // Each unit booked is a unit held (§3.2), pinned or allocated: the night's sellable units drop by one per unit, never
+      // less (an allocation that hands out the pinned unit, or one held on some night of the stay, books a unit twice).
+      const drop = async (what: string, units: number) => {
+        const now = await sellable();
+        if (uncapped && now !== left - units) ctx.fail('UnitBookedTwice', `${night}: available_units ${now} after ${what}`, `${left - units}: ${left} before, less the ${units} unit(s) it booked, each a unit of its own`, '4.5.R6b');
+        left = now;
+      };
+      await drop('the unpinned create', 0);
+      const other = ctx.target.properties.find((p) => p.doorloom_id === property)?.units.find((u) => u.active && u.inventory_id !== unit)?.inventory_id;
+      if (other !== undefined && left >= 3) {
+        const both = await createBooking(ctx, bookingBody(ctx, { ...stay, units: [{ adults: 1, inventory_id: other }, { adults: 1 }] }));
+        if (both.status === 201) await drop(`a create pinning unit ${other} with one unit unpinned`, 2);
+      }
+      if (left >= 1) {
+        const longer = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: addDays(night, -1), check_out: addDays(night, 1), units: [{ adults: 1 }] }));
+        if (longer.status === 201) await drop(`a two-night create ending on ${night}`, 1);
+      }
+      // A free unit pinned is the unit booked, so pinning it again on the same night finds it taken (rule 6).
+      if (other !== undefined) {
+        const next = { property: { doorloom_id: property }, check_in: addDays(night, 1), check_out: addDays(night, 2), units: [{ adults: 1, inventory_id: other }] };
+        const pinnedFree = await createBooking(ctx, bookingBody(ctx, next));
+        if (pinnedFree.status === 201) {
+          const again = await createBooking(ctx, bookingBody(ctx, next));
+          if (again.status === 201) ctx.fail('PinnedUnitSwapped', `201 pinning unit ${other} on ${next.check_in}, which booking ${pinnedFree.body.data.id} pinned there`, '409 UNAVAILABLE: the pinned unit is the one booked, and taken', '4.5.R6');
+        }
+      }
     },
   }),
   defineCheck({

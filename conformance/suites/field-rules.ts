@@ -150,6 +150,14 @@ export const fieldRuleChecks = [
       for (const field of ['name', 'phone_code', 'mobile', 'email', 'country'] as const) {
         if (b.guest?.[field] !== full.guest[field]) ctx.fail('FieldNotKept', `guest.${field} ${JSON.stringify(b.guest?.[field])}`, `${JSON.stringify(full.guest[field])} as sent`, FIELD_CLAUSES[`guest.${field}`]!);
       }
+      // The rest of what was sent, where the booking object shows it (its full field list is not shown, §2.3; spec
+      // x-assumption on Booking): a field shown is the value sent, not a default or null over it.
+      for (const path of ['pricing.includes_gst', 'payment.status', 'payment.amount_collected', 'payment.collected_by', 'payment.reference', 'source.channel', 'source.reference', 'notes'] as const) {
+        const [group, key] = path.split('.') as [string, string | undefined];
+        const shown = key === undefined ? b[group] : b[group]?.[key];
+        const sent = key === undefined ? (full as any)[group] : (full as any)[group][key];
+        if ((group in b) && shown !== sent) ctx.fail('FieldNotKept', `${path} ${JSON.stringify(shown)}`, `${JSON.stringify(sent)} as sent`, FIELD_CLAUSES[path]!);
+      }
       // §3.2 T2: a pending booking holds inventory and emits availability.changed and booking.changed (origin partner).
       const after = await night(ctx, property, stay.check_in);
       if (free?.units_cap === null && free?.is_blocked !== true && after?.available_units !== free.available_units - 1) {

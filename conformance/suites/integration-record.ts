@@ -69,6 +69,11 @@ export const integrationRecordChecks = [
       }
       await ctx.control!.setWebhookUrl(registered);
       removed = false;
+      // §2.1: configured is false only while no URL is registered; once one is, /me shows it.
+      const set = (await me(ctx)).webhook;
+      if (registered !== null && (set.configured !== true || set.url !== registered)) {
+        ctx.fail('NotConfiguredWithUrl', `webhook.configured ${JSON.stringify(set.configured)}, url ${JSON.stringify(set.url)} after staff registered ${registered}`, `webhook.configured true and url ${registered}`, '2.1.R1');
+      }
       if (!(await drained(ctx, receiver, row.sequence))) {
         await notDelivered(ctx, [row.sequence], { kind: 'NotDeliveredOnceConfigured', received: `event ${row.sequence}, recorded while no URL was registered, not delivered once one was`, documented: 'nothing is delivered until a URL is registered; then what waited is delivered', clause: '2.1.R1' });
       }

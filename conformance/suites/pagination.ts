@@ -48,11 +48,25 @@ async function after(instant: string): Promise<void> {
 
 export const paginationChecks = [
   defineCheck({
-    id: 'pagination.totals-and-order', title: 'Pages add up to the total, oldest update first, pagination top-level', suite,
+    id: 'pagination.totals-and-order', title: 'Pages add up to the total, oldest update first (a later change moves a booking last), pagination top-level', suite,
     clauses: ['4.4.R1', '4.4.R2', '4.4.R3', '4.4.R4', '4.4.Q6', '4.4.Q7'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const stays = Array.from({ length: 7 }, () => farStay(ctx, 1));
-      for (const stay of stays) expectStatus(ctx, await createBooking(ctx, bookingBody(ctx, stay)), 201, null, '4.5.R8', 'a create');
+      const created: any[] = [];
+      for (const stay of stays) {
+        const res = await createBooking(ctx, bookingBody(ctx, stay));
+        expectStatus(ctx, res, 201, null, '4.5.R8', 'a create');
+        created.push(res.body.data);
+      }
+      // §4.4 "by last update time": a later change to the first booking moves it behind the others, whatever its id or
+      // the order it was created in (a list in creation or id order shows it first). Where the platform lets a booking change.
+      let moved: number | null = null;
+      if (ctx.control?.offers('booking.status')) {
+        if (ctx.control.offers('clock.advance')) await ctx.control.advanceClock(60);
+        else await after(created.at(-1).updated_at);
+        moved = created[0].id as number;
+        await ctx.control.setBookingStatus(moved, 'cancelled');
+      }
       await ctx.forAll(fc.integer({ min: 1, max: 8 }), async (perPage) => {
         const query = { check_in_from: stays[0]!.check_in, check_in_to: stays.at(-1)!.check_in };
         const items = await walk(ctx, query, perPage);
@@ -61,12 +75,15 @@ export const paginationChecks = [
         const first = await ctx.api.get('/bookings', { query: { ...query, per_page: perPage } });
         if (first.body.pagination.total !== items.length) ctx.fail('TotalMismatch', `total ${first.body.pagination.total}, walked ${items.length}`, 'total equals the items over all pages', '4.4.R2');
         if (!inOrder(items)) ctx.fail('NotOldestFirst', items.map((b) => b.updated_at).join(', '), 'ordered by last update, oldest first', '4.4.R4');
+        if (moved !== null && items.at(-1)?.id !== moved) {
+          ctx.fail('NotOldestFirst', `ids in order ${ids.join(', ')}`, `booking ${moved} last: created first, then changed after every other (ordered by last update, oldest first)`, '4.4.R4');
+        }
       });
     },
   }),
   defineCheck({
-    id: 'pagination.per-page-limits', title: 'per_page 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 50; page omitted is 1, page 0 refused', suite,
-    clauses: ['4.4.Q6', '4.4.Q7', '8.L1', '4.4.R5', '7.E8'], level: 'normative', needs: ['read'],
+    id: 'pagination.per-page-limits', title: 'per_page 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 50; page omitted is 1, page 0 refused; with no filter every booking is listed', suite,
+    clauses: ['4.4.Q6', '4.4.Q7', '8.L1', '4.4.R5', '7.E8', '4.4.R1'], level: 'normative', needs: ['read'],
     async run(ctx) {
       for (const bad of [0, 201, -1]) {
         const res = await ctx.api.get('/bookings', { query: { per_page: bad } });
@@ -78,9 +95,14 @@ export const paginationChecks = [
       // A page size shows only over more bookings than one page of 1: two are made when there are fewer and the run may write.
       const probe = await ctx.api.get('/bookings', { query: { per_page: 1 } });
       expectStatus(ctx, probe, 200, null, '8.L1', 'GET /bookings?per_page=1');
+      const made: number[] = [];
       if ((probe.body.pagination?.total ?? 0) < 2 && ctx.target.capabilities.includes('write')) {
         await ctx.stays.prime();
-        for (let i = 0; i < 2; i++) expectStatus(ctx, await createBooking(ctx, bookingBody(ctx, farStay(ctx, 1))), 201, null, '4.5.R8', 'a create (bookings to page through)');
+        for (let i = 0; i < 2; i++) {
+          const res = await createBooking(ctx, bookingBody(ctx, farStay(ctx, 1)));
+          expectStatus(ctx, res, 201, null, '4.5.R8', 'a create (bookings to page through)');
+          made.push(res.body.data.id);
+        }
       }
       // §4.4, §8: the last accepted sizes and the default, each echoed and honoured: page 1 holds min(per_page, total) bookings.
       for (const perPage of [1, 200, undefined] as const) {
@@ -90,6 +112,12 @@ export const paginationChecks = [
         // Watch judges every list page in traffic with the same function (protocol/list-page.ts).
         const problems = listPageProblems(perPage === undefined ? {} : { per_page: perPage }, res.body.pagination, Array.isArray(res.body.data) ? res.body.data.length : null, what);
         for (const p of problems) ctx.fail(p.kind, p.received, p.documented, p.clause);
+        // §4.4: every filter is optional; with none, the list holds every booking of the integration, the two just made too.
+        const listed = new Set((res.body.data ?? []).map((b: any) => b.id));
+        const missing = made.filter((id) => !listed.has(id));
+        if (perPage === 200 && res.body.pagination?.total <= 200 && missing.length > 0) {
+          ctx.fail('BookingNotListed', `${what}: total ${res.body.pagination?.total}, booking(s) ${missing.join(', ')} not listed`, 'with no filter, every booking of the integration, including the ones just created', '4.4.R1');
+        }
       }
       // per_page 1 honoured beyond the first page: page 2 is the next booking, one of it.
       const second = await ctx.api.get('/bookings', { query: { per_page: 1, page: 2 } });

@@ -36,7 +36,7 @@ export const schemaChecks = [
       expectStatus(ctx, me, 200, null, '4.1.R3', 'GET /me');
       if (me.body.data.api_version !== '2026-09') ctx.fail('WrongApiVersion', String(me.body.data.api_version), '2026-09', '9.R1a');
       const brand = me.body.data.brand;
-      if (brand === null || typeof brand !== 'object' || Array.isArray(brand) || !Number.isInteger(brand.id)) ctx.fail('NotOneBrand', JSON.stringify(brand), 'brand: the one brand the integration belongs to ({id, name})', '1.C3');
+      if (brand === null || typeof brand !== 'object' || Array.isArray(brand) || !Number.isInteger(brand.id) || typeof brand.name !== 'string' || brand.name === '') ctx.fail('NotOneBrand', JSON.stringify(brand), 'brand: the one brand the integration belongs to ({id, name}: its name, not an empty string)', '1.C3');
       if (!/^application\/json\b/.test(me.headers['content-type'] ?? '')) ctx.fail('NotJson', `Content-Type ${me.headers['content-type']}`, 'application/json bodies', '4.C2');
       // §1 point 5: the record shows status, webhook health, the sequence watermark and coverage.
       const record = me.body.data;

