@@ -19,7 +19,8 @@ import { deliveryProblems, type DeliveryProblem } from '../../protocol/delivery-
 
 export type { DeliveryProblem };
 
-export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone';
+/** How the receiver answers: 200, 500, never, 410, or 300 (`multiple-choices`: a 3xx, which is no 2xx either, §6.2). */
+export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone' | 'multiple-choices';
 
 export interface ReceivedDelivery {
   /** The HTTP method it came with (§2.6: envelopes are posted). */
@@ -61,7 +62,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410 };
+const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410, 'multiple-choices': 300 };
 
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   let mode: ReceiverMode = options.mode ?? 'ok';
