@@ -15,6 +15,26 @@ const suite = 'booking';
 /** Money with paise, so a store that drops or rounds them shows. */
 const cents = (n: number) => Math.round(n * 100);
 
+/** A JSON number's text as sign, digits and exponent, so two spellings of one value compare equal at any precision. */
+export function numberValue(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (!m) return `not a number: ${text}`;
+  const digits = `${m[2]}${m[3] ?? ''}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  const exponent = BigInt(m[4] ?? 0) - BigInt((m[3] ?? '').length) + BigInt(digits.length - digits.replace(/0+$/, '').length);
+  return `${m[1]}${digits.replace(/0+$/, '')}e${exponent}`;
+}
+
+/**
+ * Numbers in pricing.breakdown that a double cannot hold unchanged (overflow, underflow, an integer past 2^53), each
+ * in a free-form spot of its own: with the field path of §7 where the JSON text sends it.
+ */
+const UNHOLDABLE = [
+  { text: '{"huge":1e400}', path: 'pricing.breakdown.huge', number: '1e400', at: /"huge"\s*:\s*([-+.\deE]+)/ },
+  { text: '{"list":[1,-1e-400]}', path: 'pricing.breakdown.list.1', number: '-1e-400', at: /"list"\s*:\s*\[\s*1\s*,\s*([-+.\deE]+)/ },
+  { text: '{"wide":9007199254740993}', path: 'pricing.breakdown.wide', number: '9007199254740993', at: /"wide"\s*:\s*([-+.\deE]+)/ },
+];
+
 /** The availability date entries of a snapshot window, as the 409 body must quote them (§4.5 rule 7: without units[]). */
 async function snapshotDates(ctx: CheckContext, property: number, from: string, to: string): Promise<unknown[]> {
   const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to } });
@@ -42,7 +62,7 @@ export const bookingChecks = [
     id: 'booking.stored-as-sent', title: 'A create keeps the money as sent: total never re-priced, advance = amount collected, balance = total − advance, breakdown verbatim, origin partner', suite,
     clauses: ['2.3.R1', '2.3.R2', '2.3.R4', '2.3.R6', '2.3.R7', '2.3.R8', '4.5.Q20', '4.5.Q23', '4.5.Q25', '4.2.R1', '4.3.R1', '4.3.Q1', '4.C3', '4.C4', '1.R2'], level: 'normative', needs: ['write'],
     async run(ctx) {
-      const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1 };
+      const breakdown = { zeta: 1, alpha: { yen: 2, bee: [3, 'x', null, { deep: true }] }, mid: 'é/\u2028', small: 0.1, nil: 0, exact: 9007199254740992 };
       const body = bookingBody(ctx, {
         // Characters a path segment must carry URL-encoded (§4.3).
         external_booking_id: `${ctx.uniqueId('bk')}/é x?#`,
@@ -50,7 +70,11 @@ export const bookingChecks = [
         pricing: { total: 12345.67, currency: 'INR', breakdown },
         payment: { status: 'partial', amount_collected: 2000.5, collected_by: 'partner' },
       });
-      const created = await createBooking(ctx, body);
+      // Sent as JSON text of its own: tabs and CR LF between tokens, and numbers spelled as JSON allows (an exponent
+      // without a sign, a zero with one, 2^53 exactly): the same values (§4.5: any JSON body; breakdown verbatim).
+      const text = JSON.stringify(body, null, '\t').replace(/\n/g, '\r\n')
+        .replace(/("zeta":\s*)1\b/, '$11e0').replace(/("yen":\s*)2\b/, '$10.2E+1').replace(/("nil":\s*)0\b/, '$10e12');
+      const created = await ctx.api.post('/bookings', { rawBody: text, headers: { 'Idempotency-Key': ctx.uniqueId('key') } });
       expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
       const read = await ctx.api.get(`/bookings/${created.body.data.id}`);
       expectStatus(ctx, read, 200, null, '4.2.R1', 'GET /bookings/{id} of the new booking');
@@ -69,6 +93,19 @@ export const bookingChecks = [
         if (b.check_in !== body.check_in || !/^\d{4}-\d{2}-\d{2}$/.test(String(b.check_out))) ctx.fail('DateFormat', `${where}: check_in ${b.check_in}, check_out ${b.check_out}`, `YYYY-MM-DD dates as sent (${body.check_in})`, '4.C4');
         if (b.origin !== 'partner') ctx.fail('OriginNotPartner', `${where}: origin ${b.origin}`, 'origin partner for a booking created through this API', '2.3.R4');
         if (b.guests?.adults !== 2 || b.guests?.children !== 1 || b.units?.length !== 1) ctx.fail('GuestTotalsWrong', `${where}: guests ${JSON.stringify(b.guests)}, ${b.units?.length} units`, 'guests 2 adults and 1 child in 1 unit, one entry per unit', '2.3.R7');
+      }
+      // A number the platform cannot keep as sent is refused naming its field (§7), never stored as something else.
+      for (const u of UNHOLDABLE) {
+        const raw = JSON.stringify(bookingBody(ctx, { pricing: { total: 1000, currency: 'INR', breakdown: { placeholder: true } } })).replace('{"placeholder":true}', u.text);
+        const res = await ctx.api.post('/bookings', { rawBody: raw, headers: { 'Idempotency-Key': ctx.uniqueId('key') } });
+        // A 409 (no free unit for the stay) judges nothing of the number.
+        if (res.status === 409) continue;
+        if (res.status === 201) {
+          const kept = u.at.exec(res.text)?.[1];
+          if (kept === undefined || numberValue(kept) !== numberValue(u.number)) ctx.fail('BreakdownChanged', `breakdown number ${u.number} at ${u.path} answered 201 and came back as ${kept ?? 'something else'}`, 'stored verbatim and returned unchanged, or refused', '4.5.Q23');
+        } else if (res.status !== 422 || res.body?.code !== 'VALIDATION_FAILED' || !Object.hasOwn(res.body?.errors ?? {}, u.path)) {
+          ctx.fail('BreakdownNumberRefusedElsewhere', `${describe(res)} with errors ${JSON.stringify(res.body?.errors)} for breakdown number ${u.number} at ${u.path}`, `kept as sent (201), or 422 VALIDATION_FAILED keyed by the field path ${u.path}`, '4.5.Q23');
+        }
       }
     },
   }),
