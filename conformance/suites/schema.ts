@@ -72,6 +72,17 @@ export const schemaChecks = [
       expectStatus(ctx, list, 200, null, '4.8.R6', 'GET /properties');
       const covered = (await ctx.api.get('/me')).body.data.covered_properties;
       if (list.body.pagination?.total !== covered) ctx.fail('CoveredCountWrong', `covered_properties ${covered}, GET /properties total ${list.body.pagination?.total}`, 'covered_properties is the count of covered properties', '2.1.R8');
+      // Paged like GET /bookings (the assumption): two per page, the second page holds the third and fourth of the whole list.
+      const all = (await ctx.api.get('/properties', { query: { per_page: 200 } })).body?.data ?? [];
+      const second = await ctx.api.get('/properties', { query: { per_page: 2, page: 2 } });
+      expectStatus(ctx, second, 200, null, '4.8.R6', 'GET /properties?per_page=2&page=2');
+      const want = all.slice(2, 4).map((p: any) => p.doorloom_id);
+      const got = (second.body?.data ?? []).map((p: any) => p.doorloom_id);
+      const page = second.body?.pagination;
+      const last = Math.max(1, Math.ceil(all.length / 2));
+      if (JSON.stringify(got) !== JSON.stringify(want) || page?.total !== all.length || page?.last_page !== last) {
+        ctx.fail('PropertyPagingWrong', `page 2 of 2 per page holds ${JSON.stringify(got)}, pagination ${JSON.stringify(page)}`, `paged like GET /bookings: ${JSON.stringify(want)}, total ${all.length}, last_page ${last}`, '4.8.R6');
+      }
     },
   }),
   defineCheck({
