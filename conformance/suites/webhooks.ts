@@ -60,8 +60,8 @@ export const webhookChecks = [
     },
   }),
   defineCheck({
-    id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration and is the replayed envelope byte for byte', suite,
-    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5'], level: 'normative', needs: ['write'],
+    id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration, is JSON and is the replayed envelope byte for byte', suite,
+    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5', '4.C2'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
@@ -74,6 +74,9 @@ export const webhookChecks = [
         const row = rows.find((r) => r.sequence === d.sequence);
         if (!row || JSON.stringify(row.event) !== d.body) ctx.fail('DeliveryNotReplayBytes', `delivery of ${d.sequence} differs from its replay row`, 'the exact envelope, byte for byte', '2.6.R1');
       }
+      // A delivery is a request: its body is JSON and says so (the document's conventions: JSON request and response bodies).
+      const untyped = receiver.received.find((d) => !/^application\/json\b/i.test(d.contentType ?? ''));
+      if (untyped) ctx.fail('DeliveryNotJson', `delivery of ${untyped.sequence ?? untyped.type} came with Content-Type ${JSON.stringify(untyped.contentType)}`, 'JSON request bodies: Content-Type application/json', '4.C2');
     },
   }),
   defineCheck({
