@@ -10,20 +10,22 @@ const suite = 'auth';
 const BURST_CALLS = 20_000;
 const BURST_SECONDS = 120;
 const BURST_PARALLEL = 16;
+/** The partner limit the control plane sets in-process (calls a minute), so the burst stays small. */
+const IN_PROCESS_LIMIT = 5;
 
 /**
  * Cheap partner calls (a one-row replay page), 16 at a time, until one answers
  * 429 RATE_LIMITED. Exchanges go to a log of their own; only the 429 joins the
  * check's exchanges. Anything but 200 or 429 stops the burst as an error.
  */
-async function burst(ctx: CheckContext): Promise<{ res: Response | null; calls: number; seconds: number }> {
+async function burst(ctx: CheckContext, most = BURST_CALLS): Promise<{ res: Response | null; calls: number; seconds: number; log: ExchangeLog }> {
   const log = new ExchangeLog();
   const api = ctx.api.withOptions({ log, retryAfterBudgetSeconds: 0 });
   const started = Date.now();
   let calls = 0;
   let limited: Response | null = null;
   const worker = async () => {
-    while (!limited && calls < BURST_CALLS && Date.now() - started < BURST_SECONDS * 1000) {
+    while (!limited && calls < most && Date.now() - started < BURST_SECONDS * 1000) {
       calls += 1;
       const res = await api.get('/events', { query: { limit: 1 } });
       if (res.status === 429 && res.body?.code === 'RATE_LIMITED') limited ??= res;
@@ -33,7 +35,7 @@ async function burst(ctx: CheckContext): Promise<{ res: Response | null; calls: 
   await Promise.all(Array.from({ length: BURST_PARALLEL }, worker));
   const exchange = log.exchanges.find((e) => e.status === 429);
   if (exchange) ctx.log.exchanges.push({ ...exchange, n: ctx.log.exchanges.length + 1 });
-  return { res: limited, calls, seconds: Math.round((Date.now() - started) / 1000) };
+  return { res: limited, calls, seconds: Math.round((Date.now() - started) / 1000), log };
 }
 
 /**
@@ -130,14 +132,37 @@ export const authChecks = [
     clauses: ['7.E16'], level: 'normative', needs: ['burst'],
     async run(ctx) {
       // In-process the control plane shrinks the limit so the burst stays small; live, the deployment's own limit is driven.
-      if (ctx.target.kind === 'in-process') await ctx.control!.setRateLimit(5, 60);
-      const { res, calls, seconds } = await burst(ctx);
+      const set = ctx.target.kind === 'in-process' ? IN_PROCESS_LIMIT : null;
+      if (set) await ctx.control!.setRateLimit(set, 60);
+      // Where the limit is known, a burst well past it decides at once: no 429 is then a breach, not a limit out of reach.
+      const { res, calls, seconds, log } = await burst(ctx, set ? set + 2 * BURST_PARALLEL : BURST_CALLS);
+      if (!res && set) return ctx.fail('NeverRateLimited', `${calls} calls in ${seconds} s, none answered 429 RATE_LIMITED, with the limit set to ${set} calls a minute`, 'a rate limit exceeded: 429 RATE_LIMITED with Retry-After and X-RateLimit-*', '7.E16');
       if (!res) throw new NotApplicable(`no 429 RATE_LIMITED within ${calls} calls in ${seconds} s: the limit is higher than a burst reaches`);
       const retryAfter = res.headers['retry-after'];
       if (retryAfter === undefined) ctx.fail('RetryAfterMissing', 'no Retry-After header on the 429 RATE_LIMITED', 'Retry-After and X-RateLimit-* are set on 429 RATE_LIMITED', '7.E16');
       if (retryAfterSeconds(retryAfter) === null) ctx.fail('RetryAfterUnreadable', `Retry-After: ${retryAfter}`, 'Retry-After in seconds (or an HTTP date)', '7.E16');
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
         if (res.headers[h] === undefined) ctx.fail('MissingRateLimitHeader', `no ${h} header on the 429`, 'Retry-After and X-RateLimit-* are set on 429 RATE_LIMITED', '7.E16');
+        // Counts of requests and seconds (spec components.headers): whole numbers, never negative.
+        else if (!/^\d+$/.test(res.headers[h]!)) ctx.fail('RateLimitHeaderUnreadable', `${h}: ${JSON.stringify(res.headers[h])} on the 429`, `${h} set on 429 RATE_LIMITED as a whole number of requests or seconds`, '7.E16');
+      }
+      // Where the burst's accepted calls carry them too, the requests left in the window lie between none and the limit.
+      for (const e of log.exchanges.filter((x) => x.status === 200 && x.responseHeaders['x-ratelimit-remaining'] !== undefined)) {
+        const left = e.responseHeaders['x-ratelimit-remaining']!;
+        const limit = e.responseHeaders['x-ratelimit-limit'];
+        if (!/^\d+$/.test(left) || (limit !== undefined && Number(left) > Number(limit))) {
+          ctx.fail('RateLimitHeaderUnreadable', `X-RateLimit-Remaining ${JSON.stringify(left)} with X-RateLimit-Limit ${JSON.stringify(limit)} on an accepted call`, 'X-RateLimit-Remaining: the requests left in the window, a whole number from 0 to the limit', '7.E16');
+          break;
+        }
+      }
+      // Retry-After holds: once that many seconds have passed, the call goes through (in-process the clock moves; the
+      // control plane set a 60-second window, so the wait is never longer).
+      const wait = retryAfterSeconds(retryAfter);
+      if (ctx.target.kind === 'in-process' && ctx.control?.offers('clock.advance') && wait !== null) {
+        if (wait > 60) ctx.fail('RetryAfterTooLong', `Retry-After: ${retryAfter} with a 60-second window`, 'Retry-After: the seconds to wait, no longer than the window', '7.E16');
+        await ctx.control.advanceClock(Math.min(wait, 60));
+        const again = await ctx.api.withOptions({ retryAfterBudgetSeconds: 0 }).get('/events', { query: { limit: 1 } });
+        if (again.status !== 200) ctx.fail('RetryAfterDoesNotHold', `${describe(again)} ${wait} s after a 429 answered Retry-After: ${retryAfter}`, 'Retry-After: the seconds to wait before the call goes through', '7.E16');
       }
       // Live, the key stays throttled until the window resets: wait it out (bounded) so later checks are not refused.
       if (ctx.target.kind === 'live') await new Promise((r) => setTimeout(r, Math.min(120, retryAfterSeconds(retryAfter) ?? 0) * 1000 + 250));

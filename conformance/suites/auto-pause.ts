@@ -20,6 +20,8 @@ const NO_SUCCESS_HOURS = 6;
 /** How far the clock is walked for each phase, and in what steps (so every attempt falls due on the way). */
 const PAUSE_WITHIN_HOURS = 30;
 const RESUME_WITHIN_HOURS = 6;
+/** How long the endpoint keeps failing after the pause, probes and all, before it answers 2xx again. */
+const STILL_FAILING_HOURS = 1;
 const STEP_SECONDS = 300;
 
 async function webhook(ctx: CheckContext): Promise<any> {
@@ -75,6 +77,15 @@ export const autoPauseChecks = [
         throw new NotApplicable(`${w.consecutive_failures} delivery attempt(s) failed in ${PAUSE_WITHIN_HOURS} h of platform time: the platform's retries (schedule not shown, §6) did not reach ${FAILURES} failures over ${NO_SUCCESS_HOURS} hours`);
       }
       expectStatus(ctx, await ctx.api.get('/bookings', { query: { per_page: 1 } }), 200, null, '3.1.R2', 'GET /bookings while auto-paused');
+
+      // While the endpoint still fails, no probe answer resumes delivery: only a 2xx does (§3.1). The probe schedule
+      // is not shown, so an hour of failing probes is judged only if any probe came.
+      const probesBefore = receiver.received.length;
+      for (let walked = 0; walked < STILL_FAILING_HOURS * HOUR && w.status === 'paused'; walked += STEP_SECONDS) {
+        await advance(ctx, STEP_SECONDS);
+        w = await webhook(ctx);
+      }
+      if (w.status !== 'paused') ctx.fail('ResumedWithoutSuccess', `status ${w.status} after ${receiver.received.length - probesBefore} request(s) the endpoint answered ${receiver.received.slice(probesBefore).map((d) => d.answered ?? 'nothing').join(', ') || 'not at all'}, none of them a 2xx`, 'paused to active only when the endpoint answers a probe with a 2xx', '3.1.T4');
 
       // The endpoint answers again: the next probe's 2xx resumes delivery by itself, and what waited is delivered.
       receiver.setMode('ok');

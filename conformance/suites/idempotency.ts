@@ -72,7 +72,8 @@ export const idempotencyChecks = [
         const key = ctx.uniqueId('key');
         const first = await createBooking(ctx, body, key);
         expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
-        const again = await ctx.api.post('/bookings', { rawBody: JSON.stringify(reversedKeys(body), null, 1), headers: { 'Idempotency-Key': key } });
+        // Reordered, and laid out with every white space JSON allows between tokens (tab, CR, LF, space).
+        const again = await ctx.api.post('/bookings', { rawBody: JSON.stringify(reversedKeys(body), null, '\t ').replace(/\n/g, '\r\n'), headers: { 'Idempotency-Key': key } });
         await expectSameAnswer(ctx, first, again, '4.5.R1a', 'same key, same body with keys reordered');
       }, { books: true });
     },
@@ -82,15 +83,19 @@ export const idempotencyChecks = [
     clauses: ['4.5.R1d', '4.5.R1e', '7.E10'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const base = bookingBody(ctx, { guest: { name: 'Reuse Check', mobile: '9000000001', email: 'reuse@example.com' }, source: { channel: 'conformance' } });
+      // A free-form list of numbers (§4.5 pricing.breakdown), so that [1, 2] and [12] are two bodies.
+      base.pricing = { ...base.pricing, breakdown: { list: [1, 2] } };
       const key = ctx.uniqueId('key');
       const first = await createBooking(ctx, base, key);
       expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
       const paths = leaves(base).filter((p) => p[0] !== 'external_booking_id');
+      const reused = async (body: unknown, what: string) => expectStatus(ctx, await createBooking(ctx, body, key), 422, 'IDEMPOTENCY_KEY_REUSED', '4.5.R1d', `the same key with ${what}`);
       await ctx.forAll(fc.constantFrom(...paths), async (path) => {
-        const body = withLeaf(base, path, changed(path.reduce<any>((n, k) => n[k], base)));
-        const res = await createBooking(ctx, body, key);
-        expectStatus(ctx, res, 422, 'IDEMPOTENCY_KEY_REUSED', '4.5.R1d', `the same key with ${path.join('.')} changed`);
+        await reused(withLeaf(base, path, changed(path.reduce<any>((n, k) => n[k], base))), `${path.join('.')} changed`);
       });
+      // Every value inside an array too (units[], the breakdown's list), whatever the sample above drew; and items run together.
+      for (const path of paths.filter((p) => p.some((k) => typeof k === 'number'))) await reused(withLeaf(base, path, changed(path.reduce<any>((n, k) => n[k], base))), `${path.join('.')} changed`);
+      await reused(withLeaf(base, ['pricing', 'breakdown', 'list'], [12]), 'pricing.breakdown.list [1, 2] sent as [12]');
     },
   }),
   defineCheck({

@@ -67,6 +67,11 @@ export const integrationRecordChecks = [
       if (spoke || held?.status === 'delivered' || (held && held.delivered_at !== null)) {
         ctx.fail('DeliveredWithoutUrl', `event ${row.sequence} is ${held?.status ?? 'gone from replay'} (delivered_at ${JSON.stringify(held?.delivered_at)}) while no webhook URL was registered${spoke ? '; the old URL still received deliveries' : ''}`, 'nothing is delivered until a webhook URL is registered: the event waits', '2.1.R1');
       }
+      // Nor is it attempted: with no URL there is no delivery to fail, so the failure count cannot grow (§2.1).
+      const waiting = (await me(ctx)).webhook;
+      if (held?.status === 'failed' || waiting.consecutive_failures > bare.consecutive_failures || waiting.last_failure_at !== bare.last_failure_at) {
+        ctx.fail('AttemptedWithoutUrl', `event ${row.sequence} is ${held?.status ?? 'gone from replay'}; webhook.consecutive_failures ${bare.consecutive_failures} → ${waiting.consecutive_failures}, last_failure_at ${JSON.stringify(bare.last_failure_at)} → ${JSON.stringify(waiting.last_failure_at)} while no webhook URL was registered`, 'nothing is delivered until a webhook URL is registered: no attempt, so no failed delivery', '2.1.R1');
+      }
       await ctx.control!.setWebhookUrl(registered);
       removed = false;
       // §2.1: configured is false only while no URL is registered; once one is, /me shows it.

@@ -87,6 +87,31 @@ export const schemaChecks = [
         expectStatus(ctx, res, 404, 'NOT_FOUND', '4.R2', what);
         if (res.body?.success !== false || typeof res.body?.message !== 'string' || typeof res.body?.errors !== 'object') ctx.fail('NotAnEnvelope', `${res.text.slice(0, 120)} for ${what}`, 'the error envelope {success: false, code, message, errors}', '4.R2');
       }
+      // Paged like GET /bookings (the assumption): two per page, the second page holds the third and fourth of the whole list.
+      const all = (await ctx.api.get('/properties', { query: { per_page: 200 } })).body?.data ?? [];
+      const second = await ctx.api.get('/properties', { query: { per_page: 2, page: 2 } });
+      expectStatus(ctx, second, 200, null, '4.8.R6', 'GET /properties?per_page=2&page=2');
+      const want = all.slice(2, 4).map((p: any) => p.doorloom_id);
+      const got = (second.body?.data ?? []).map((p: any) => p.doorloom_id);
+      const page = second.body?.pagination;
+      const last = Math.max(1, Math.ceil(all.length / 2));
+      if (JSON.stringify(got) !== JSON.stringify(want) || page?.total !== all.length || page?.last_page !== last) {
+        ctx.fail('PropertyPagingWrong', `page 2 of 2 per page holds ${JSON.stringify(got)}, pagination ${JSON.stringify(page)}`, `paged like GET /bookings: ${JSON.stringify(want)}, total ${all.length}, last_page ${last}`, '4.8.R6');
+      }
+      // The same assumption: each entry's inventory is an inventory.changed payload for the property's state, so its
+      // total_units counts what an availability snapshot counts (§2.4 "units at the property"); its property names a time zone.
+      for (const p of all.slice(0, 4)) {
+        const snap = await ctx.api.get(`/properties/${p.doorloom_id}/availability`, { query: { from: stay.check_in, to: stay.check_in } });
+        const total = snap.body?.data?.data?.total_units;
+        if (snap.status === 200 && typeof total === 'number' && p.inventory?.total_units !== total) ctx.fail('InventoryTotalDiffers', `property ${p.doorloom_id}: GET /properties inventory.total_units ${p.inventory?.total_units}, availability snapshot total_units ${total}`, 'the same units at the property in both', '4.8.R6');
+        let zone = false;
+        try {
+          zone = typeof p.property?.time_zone === 'string' && p.property.time_zone !== '' && new Intl.DateTimeFormat('en', { timeZone: p.property.time_zone }) !== null;
+        } catch {
+          zone = false;
+        }
+        if (!zone) ctx.fail('TimeZoneUnnamed', `property ${p.doorloom_id}: time_zone ${JSON.stringify(p.property?.time_zone)}`, 'a time zone name (the platform zone, spec x-assumption-time-zone)', '4.8.R6');
+      }
     },
   }),
   defineCheck({

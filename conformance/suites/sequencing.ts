@@ -244,6 +244,14 @@ export const sequencingChecks = [
       const stale = rows.filter((r) => old.includes(r.sequence));
       if (stale.length > 0) ctx.fail('RetentionExceeded', `events ${stale.map((r) => r.sequence).join(',')} still replayed 30 days 1 hour after they were recorded`, 'retained 30 days; past retention replay is unavailable', '6.R7');
       if (rows.every((r) => old.includes(r.sequence))) ctx.fail('RecentEventMissing', 'no event of the rates change made two hours before', 'an event two hours old replayed', '6.R7');
+      // Read again at once: what is retained does not change between two reads a moment apart.
+      const again = (await allEvents(ctx, { include_superseded: true }, before)).map((r) => r.sequence as number);
+      if (again.join() !== rows.map((r) => r.sequence).join()) ctx.fail('RetentionUnstable', `replay after ${before} held ${rows.map((r) => r.sequence).join(',') || 'nothing'}, then at once ${again.join(',') || 'nothing'}`, 'events retained 30 days: the same events on a second read', '6.R7');
+      // A change after the old events left retention is recorded and replayed like any other (over their nights again).
+      const latest = again.at(-1) ?? before;
+      await changeRates(ctx, property, from, addDays(from, 4), 3333);
+      const fresh = await allEvents(ctx, { include_superseded: true }, latest);
+      if (fresh.length === 0) ctx.fail('RecentEventMissing', `no event after ${latest} for a rates change made after the old events left retention`, 'a new change recorded and replayed', '6.R7');
     },
   }),
 ];

@@ -114,17 +114,24 @@ export const supersessionChecks = [
       const receiver = await receiverFor(ctx);
       const property = knownProperty(ctx)!;
       const from = addDays(dateAt(ctx.now()), 30);
+      // The second change is recorded before the first is delivered, and the receiver refuses it: a failed event is
+      // still undelivered (§3.3), and the first's delivery must not take it out of what a newer change can cover.
+      let second: any = null;
+      receiver.setPolicy((d) => (second !== null && d.sequence === second.sequence ? 'fail' : undefined));
       const first = await ratesEvent(ctx, nights(property, from, 0, 0), 4000);
+      second = await ratesEvent(ctx, nights(property, from, 2, 2), 4100);
       // Until the platform has delivered it, a covering change would rightly supersede it (§3.3): what is queued
       // ahead of it (an earlier check's backlog in back-off) drains first.
       await ensureDelivered(ctx, receiver, `event ${first.sequence}, the check's first change, must be delivered before a newer change covers it`, first.sequence);
       await held(ctx);
-      const second = await ratesEvent(ctx, nights(property, from, 2, 2), 4100);
+      // An attempt at the second still in flight when the pause landed ends (refused) before the cover is recorded.
+      await recorded(ctx, () => allEvents(ctx, { include_superseded: true }, second.sequence - 1), (r) => r[0]?.status !== 'delivering');
+      receiver.setPolicy(null);
       const covering = await ratesEvent(ctx, nights(property, from, 0, 3), 4200);
       const rows = await allEvents(ctx, { include_superseded: true }, first.sequence - 1);
       const status = (e: any) => rows.find((r) => r.sequence === e.sequence)?.status ?? 'gone from replay with include_superseded';
       if (status(first) !== 'delivered') ctx.fail('DeliveredSuperseded', `event ${first.sequence}, delivered before event ${covering.sequence} covered it, is ${status(first)}`, 'a delivered event stays delivered', '3.3.T1a');
-      if (status(second) !== 'superseded') ctx.fail('NotSuperseded', `event ${second.sequence}, recorded while delivery was paused, is ${status(second)} after event ${covering.sequence} covered it`, 'an undelivered event fully covered by a newer event is superseded', '3.3.T1');
+      if (status(second) !== 'superseded') ctx.fail('NotSuperseded', `event ${second.sequence}, recorded before event ${first.sequence} was delivered and refused by the receiver, is ${status(second)} after event ${covering.sequence} covered it`, 'an undelivered event fully covered by a newer event is superseded', '3.3.T1');
       await ctx.control!.resume();
       const through = await drained(ctx, receiver, covering.sequence);
       if (receiver.received.some((d) => d.sequence === second.sequence && d.answered === 200)) ctx.fail('SupersededDelivered', `superseded event ${second.sequence} delivered after the resume`, 'a superseded event is never delivered', '3.3.R3');

@@ -82,6 +82,10 @@ export async function allEvents(ctx: CheckContext, query: Record<string, string 
     const res = await ctx.api.get('/events', { query: { ...query, after_sequence: cursor, limit: 200 } });
     if (res.status !== 200) ctx.fail('ReplayRefused', describe(res), '200 for a valid replay query', '4.6.R1');
     rows.push(...res.body.data);
+    // §4.6: next_after_sequence is the next after_sequence; one that does not move while has_more holds would page forever.
+    if (res.body.cursor.has_more && !(res.body.cursor.next_after_sequence > cursor)) {
+      ctx.fail('CursorStuck', `after_sequence ${cursor} answered has_more true with next_after_sequence ${res.body.cursor.next_after_sequence}`, 'next_after_sequence, the next after_sequence, moves forward while more events follow', '4.6.R4');
+    }
     cursor = res.body.cursor.next_after_sequence;
     more = res.body.cursor.has_more;
   }

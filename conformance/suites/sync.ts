@@ -184,7 +184,7 @@ export const syncChecks = [
   }),
   defineCheck({
     id: 'sync.monthly-chunks', title: 'Sync events come exactly one per type, property and calendar month over the horizon', suite,
-    clauses: ['4.7.R4', '6.R5a', '8.L15'], level: 'normative', needs: ['read', 'sync'],
+    clauses: ['4.7.R4', '6.R5a', '8.L15', '2.5.R2'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await acceptedSync(ctx);
       expectStatus(ctx, answer.sync, 202, null, '4.7.R1', `the run's sync ${JSON.stringify(answer.body)}`);
@@ -195,6 +195,16 @@ export const syncChecks = [
       if (types.length === 0) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so the run's sync records no event to judge`);
       const rows = await syncRows(ctx, answer, types);
       if (rows.length === 0) throw new NotApplicable(`no event of the run's sync reached GET /events within ${waitMs(ctx) / 1000} s (events arrive later, §4.7); nothing to judge`);
+      // §2.5: a sync records many events at once, each still with its own id.
+      const byId = new Map<string, number>();
+      for (const r of rows) {
+        const other = byId.get(r.event.id);
+        if (other !== undefined) {
+          ctx.fail('EventIdReused', `sync events ${other} and ${r.sequence} both have id ${r.event.id}`, 'each event has its own id', '2.5.R2');
+          break;
+        }
+        byId.set(r.event.id, r.sequence);
+      }
       const byKey = new Map<string, { from: string; to: string }[]>();
       for (const r of rows) {
         const key = `property ${r.event.property.doorloom_id}, ${r.event.type}`;

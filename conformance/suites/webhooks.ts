@@ -60,8 +60,8 @@ export const webhookChecks = [
     },
   }),
   defineCheck({
-    id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration and is the replayed envelope byte for byte', suite,
-    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5'], level: 'normative', needs: ['write'],
+    id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration, is JSON and is the replayed envelope byte for byte', suite,
+    clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5', '4.C2'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
@@ -74,6 +74,9 @@ export const webhookChecks = [
         const row = rows.find((r) => r.sequence === d.sequence);
         if (!row || JSON.stringify(row.event) !== d.body) ctx.fail('DeliveryNotReplayBytes', `delivery of ${d.sequence} differs from its replay row`, 'the exact envelope, byte for byte', '2.6.R1');
       }
+      // A delivery is a request: its body is JSON and says so (the document's conventions: JSON request and response bodies).
+      const untyped = receiver.received.find((d) => !/^application\/json\b/i.test(d.contentType ?? ''));
+      if (untyped) ctx.fail('DeliveryNotJson', `delivery of ${untyped.sequence ?? untyped.type} came with Content-Type ${JSON.stringify(untyped.contentType)}`, 'JSON request bodies: Content-Type application/json', '4.C2');
     },
   }),
   defineCheck({
@@ -98,6 +101,9 @@ export const webhookChecks = [
       await ensureDelivered(ctx, receiver, 'what was queued before must be delivered first, so that the receiver refuses only the check\'s own events');
       const heardBefore = receiver.received.length;
       receiver.setMode('fail');
+      // The first refusal is a 300: a 3xx is no 2xx either (§6.2), the edge of the range that counts as accepted.
+      let redirected = false;
+      receiver.setPolicy((d) => (redirected || d.sequence === null ? undefined : ((redirected = true), 'multiple-choices')));
       for (let i = 0; i < 4; i++) await changeRates(ctx, property, addDays(from, i * 3), addDays(from, i * 3), 1000 + i);
       // Fifteen seconds of refusals (the first attempt and whatever retries fall in them), then acceptance.
       const refusing = await waitFor(ctx, () => receiver.received.length > heardBefore, 30);
@@ -107,6 +113,7 @@ export const webhookChecks = [
       for (const r of refusedRows) if (r.delivered_at !== null) ctx.fail('DeliveredAtSet', `event ${r.sequence}, refused by the receiver, shows delivered_at ${r.delivered_at}`, 'delivered_at null if the event was never accepted', '2.6.R3');
       const refused = receiver.received.filter((d) => d.answered !== 200).length;
       if (!(failing >= 1 && (ctx.target.kind === 'live' || failing === refused))) ctx.fail('FailuresNotCounted', `consecutive_failures ${failing} after ${refused} refused deliveries`, 'consecutive_failures counts the failed deliveries since the last success', '2.1.R5');
+      receiver.setPolicy(null);
       receiver.setMode('ok');
       const through = await drained(ctx, receiver);
       const after = (await ctx.api.get('/me')).body.data.webhook.consecutive_failures;

