@@ -1,16 +1,26 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedExchange } from './exchange.ts';
-import { createForwarder } from './proxy.ts';
+import { createForwarder, type Forwarder } from './proxy.ts';
 
 const servers: Server[] = [];
+const proxies: NetServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
   }
+  for (const p of proxies.splice(0)) await new Promise((r) => p.close(r));
 });
+
+/** The forwarder listening as watch's command runs it. */
+async function listenProxy(forwarder: Forwarder): Promise<string> {
+  const s = createNetServer({ allowHalfOpen: true }, (socket) => forwarder.accept(socket));
+  proxies.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
   const s = createServer(handler!);
@@ -46,7 +56,7 @@ describe('the proxy forwards without changing anything', () => {
     });
     const reported: WatchedExchange[] = [];
     const forwarder = createForwarder({ kind: 'api', upstream: `${upstream}/api/integrations/v1`, onExchange: (e) => reported.push(e) });
-    const proxy = await listen((req, res) => forwarder.handle(req, res));
+    const proxy = await listenProxy(forwarder);
     const got = await send(`${proxy}/api/integrations/v1/bookings?x=1`, 'POST', { Authorization: 'Bearer dlk_0123456789abcdef0123', 'Content-Type': 'application/json', 'Idempotency-Key': 'abcdefgh12' }, '{"k":"v"}');
     forwarder.close();
     expect(seen).toMatchObject({ method: 'POST', url: '/api/integrations/v1/bookings?x=1', body: '{"k":"v"}' });
@@ -65,7 +75,7 @@ describe('the proxy forwards without changing anything', () => {
     const upstream = await listen((req, res) => res.end(`at ${req.url}`));
     const reported: WatchedExchange[] = [];
     const forwarder = createForwarder({ kind: 'api', upstream: `${upstream}/api/integrations/v1`, onExchange: (e) => reported.push(e) });
-    const proxy = await listen((req, res) => forwarder.handle(req, res));
+    const proxy = await listenProxy(forwarder);
     const got = await send(`${proxy}/health`, 'GET', {}, '');
     forwarder.close();
     expect(got.body).toBe('at /health');
@@ -76,7 +86,7 @@ describe('the proxy forwards without changing anything', () => {
     const reported: WatchedExchange[] = [];
     const errors: string[] = [];
     const forwarder = createForwarder({ kind: 'api', upstream: 'http://127.0.0.1:9/api/integrations/v1', onExchange: (e) => reported.push(e), onUpstreamError: (m) => errors.push(m) });
-    const proxy = await listen((req, res) => forwarder.handle(req, res));
+    const proxy = await listenProxy(forwarder);
     const got = await send(`${proxy}/api/integrations/v1/me`, 'GET', {}, '');
     forwarder.close();
     expect(got.status).toBe(502);
