@@ -32,10 +32,15 @@ export interface Head {
   text: string;
   /** The line break that ended the head (`\r\n\r\n`, or `\n\n` from a lenient sender). */
   end: string;
+  /** The fields that frame the message or the connection, read in the same pass (repeated ones joined with `, `). */
+  contentLength: string | undefined;
+  transferEncoding: string | undefined;
+  connection: string | undefined;
+  upgrade: boolean;
 }
 
 export interface ReaderHandlers {
-  /** A message's head is complete (bytes before it were handed to `pass`). */
+  /** A message's head is complete (bytes before it were handed to `pass`); an interim 1xx answer's too (no body, no end). */
   head(head: Head): void;
   /** Bytes that are not part of a head (bodies with their chunk framing, a tunnel's bytes), in order. */
   pass(bytes: Buffer): void;
@@ -58,16 +63,6 @@ const DIGITS = /^\d{1,15}$/;
 function sameValues(list: string): string {
   const values = new Set(list.split(',').map((v) => v.trim()));
   return values.size === 1 ? [...values][0]! : '';
-}
-
-/** The value of the fields named `lower` (a name in lower case), repeated ones joined with `, `; undefined when there is none. */
-export function fieldOf(fields: string[], lower: string): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < fields.length; i += 2) {
-    const name = fields[i]!;
-    if (name.length === lower.length && name.toLowerCase() === lower) value = value === undefined ? fields[i + 1]! : `${value}, ${fields[i + 1]!}`;
-  }
-  return value;
 }
 
 export class MessageReader {
@@ -290,15 +285,14 @@ export class MessageReader {
     const from = Math.max(start, offset - 3);
     let at = buf.indexOf('\r\n\r\n', from, 'latin1');
     let endLength = 4;
-    // A lenient sender's bare LFs: looked for only before the CRLF end (a chunk of pipelined requests is not scanned to its end for each).
-    const lenientIn = at < 0 ? buf.subarray(from) : buf.subarray(from, at + 2);
-    const lenient = lenientIn.indexOf('\n\n', 0, 'latin1');
-    if (lenient >= 0 && (at < 0 || from + lenient < at)) {
-      at = from + lenient;
+    if (at < 0) {
+      // A lenient sender's bare LFs (looked for only then: a head mixing both line ends before a CRLF end has an empty
+      // line inside, which parseHead refuses, and the connection is passed on unread).
+      at = buf.indexOf('\n\n', from, 'latin1');
       endLength = 2;
     }
-    if (at < 0) {
-      if (buf.length - start > MAX_HEAD_BYTES) {
+    if (at < 0 || at - start > MAX_HEAD_BYTES) {
+      if (at >= 0 || buf.length - start > MAX_HEAD_BYTES) {
         this.giveUp(`a head longer than ${MAX_HEAD_BYTES} bytes`);
         // The head's bytes were kept, not passed: they go on unread.
         this.handlers.pass(buf.subarray(start));
@@ -322,36 +316,56 @@ export class MessageReader {
   }
 
   private parseHead(text: string, end: string): Head | null {
-    const lines = text.split('\n');
-    const first = lines[0]!.endsWith('\r') ? lines[0]!.slice(0, -1) : lines[0]!;
-    let method = '';
-    let target = '';
-    let status = 0;
-    let version: string;
+    let eol = text.indexOf('\n');
+    const firstEnd = eol < 0 ? text.length : eol;
+    const first = text.charCodeAt(firstEnd - 1) === 13 ? text.slice(0, firstEnd - 1) : text.slice(0, firstEnd);
+    const head: Head = { method: '', target: '', status: 0, version: '', fields: [], text, end, contentLength: undefined, transferEncoding: undefined, connection: undefined, upgrade: false };
     if (this.kind === 'request') {
       const m = REQUEST_LINE.exec(first);
       if (!m) return this.refuse(`a request line watch cannot read: "${first.slice(0, 80)}"`);
-      [, method, target, version] = m as unknown as [string, string, string, string];
+      head.method = m[1]!;
+      head.target = m[2]!;
+      head.version = m[3]!;
     } else {
       const m = STATUS_LINE.exec(first);
       if (!m) return this.refuse(`a status line watch cannot read: "${first.slice(0, 80)}"`);
-      version = m[1]!;
-      status = Number(m[2]);
+      head.version = m[1]!;
+      head.status = Number(m[2]);
     }
-    const fields: string[] = [];
-    for (let i = 1; i < lines.length; i++) {
-      let line = lines[i]!;
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.length > 0 && (line[0] === ' ' || line[0] === '\t') && fields.length > 0) {
+    const fields = head.fields;
+    while (eol >= 0) {
+      const start = eol + 1;
+      eol = text.indexOf('\n', start);
+      const stop = eol < 0 ? text.length : eol;
+      const line = text.charCodeAt(stop - 1) === 13 ? text.slice(start, stop - 1) : text.slice(start, stop);
+      const c0 = line.charCodeAt(0);
+      if ((c0 === 32 || c0 === 9) && fields.length > 0) {
         // §5.2 obs-fold: the continuation is the same value, joined with a space.
         fields[fields.length - 1] += ` ${line.trim()}`;
         continue;
       }
       const colon = line.indexOf(':');
       if (colon <= 0) return this.refuse(`a header line watch cannot read: "${line.slice(0, 80)}"`);
-      fields.push(line.slice(0, colon), line.slice(colon + 1).trim());
+      const name = line.slice(0, colon);
+      const value = line.slice(colon + 1).trim();
+      fields.push(name, value);
+      // The fields that frame: compared in lower case only when the length could match.
+      switch (name.length) {
+        case 14:
+          if (name.toLowerCase() === 'content-length') head.contentLength = head.contentLength === undefined ? value : `${head.contentLength}, ${value}`;
+          break;
+        case 17:
+          if (name.toLowerCase() === 'transfer-encoding') head.transferEncoding = head.transferEncoding === undefined ? value : `${head.transferEncoding}, ${value}`;
+          break;
+        case 10:
+          if (name.toLowerCase() === 'connection') head.connection = head.connection === undefined ? value : `${head.connection}, ${value}`;
+          break;
+        case 7:
+          if (name.toLowerCase() === 'upgrade') head.upgrade = true;
+          break;
+      }
     }
-    return { method, target, status, version, fields, text, end };
+    return head;
   }
 
   private refuse(why: string): null {
@@ -362,8 +376,8 @@ export class MessageReader {
   /** §6.3: where the body of the message whose head was just read ends. */
   private frame(head: Head): void {
     if (this.state === State.Broken) return;
-    const te = fieldOf(head.fields, 'transfer-encoding');
-    const cl = fieldOf(head.fields, 'content-length');
+    const te = head.transferEncoding;
+    const cl = head.contentLength;
     if (this.kind === 'response') {
       const method = this.requestMethod();
       if (head.status >= 100 && head.status < 200) {

@@ -19,7 +19,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { credentialOf } from './credential.ts';
 import type { ExchangeKind, WatchedExchange } from './exchange.ts';
-import { fieldOf, MessageReader, type Head } from './http-reader.ts';
+import { MessageReader, type Head } from './http-reader.ts';
 import { JudgingQueue } from './judging-queue.ts';
 
 /** Body bytes kept per direction for judging; a longer body is forwarded whole and judged as truncated. */
@@ -28,6 +28,7 @@ export const KEPT_BODY_BYTES = 1 << 20;
 export const MAX_IN_FLIGHT = 256;
 /** An idle client connection is closed after this (the keep-alive time-out watch's listener has always had). */
 export const CLIENT_IDLE_MS = 65_000;
+const SWEEP_MS = 5_000;
 
 /** What watch answers itself on the proxy's port (its status endpoints). */
 export interface LocalAnswer {
@@ -109,6 +110,8 @@ class InFlight {
   unread = false;
   /** Watch answers it itself. */
   local: (() => LocalAnswer) | undefined;
+  /** The answer asked for the connection to close. */
+  answerCloses = false;
 
   constructor(
     readonly started: number,
@@ -122,13 +125,17 @@ class InFlight {
   ) {}
 }
 
-function headerRecord(fields: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+/** Header fields as a record, names in lower case, a repeated one joined with `, `; `held` (a name) is kept apart. */
+function headerRecord(fields: string[], held?: string): { record: Record<string, string>; heldValue: string | undefined } {
+  const record: Record<string, string> = {};
+  let heldValue: string | undefined;
   for (let i = 0; i < fields.length; i += 2) {
     const name = fields[i]!.toLowerCase();
-    out[name] = out[name] === undefined ? fields[i + 1]! : `${out[name]}, ${fields[i + 1]!}`;
+    const value = fields[i + 1]!;
+    if (name === held) heldValue = heldValue === undefined ? value : `${heldValue}, ${value}`;
+    else record[name] = record[name] === undefined ? value : `${record[name]}, ${value}`;
   }
-  return out;
+  return { record, heldValue };
 }
 
 /** The path below the API root (with its query), or null when `path` lies outside it. */
@@ -137,6 +144,9 @@ function belowRoot(path: string, root: string): string | null {
   if (path === root || path.startsWith(`${root}?`)) return `/${path.slice(root.length)}`;
   return path.startsWith(`${root}/`) ? path.slice(root.length) : null;
 }
+
+/** `Connection: close` among the connection options (RFC 9110 §7.6.1). */
+const CLOSE = /(?:^|,)\s*close\s*(?:,|$)/i;
 
 const HOST_LINE = /(\n[Hh][Oo][Ss][Tt][ \t]*:)[^\r\n]*/;
 
@@ -220,12 +230,8 @@ class Connection {
       end: () => this.requestEnd(),
     });
     client.setNoDelay(true);
-    client.setTimeout(CLIENT_IDLE_MS);
     client.on('data', (chunk: Buffer) => this.fromClient(chunk));
     client.on('end', () => this.clientEnd());
-    client.on('timeout', () => {
-      if (this.queue.length === 0 && this.current === null) this.destroy();
-    });
     client.on('error', () => {});
     client.on('close', () => this.clientClose());
   }
@@ -233,6 +239,11 @@ class Connection {
   get idle(): boolean {
     return this.queue.length === 0 && this.current === null;
   }
+
+  /** Bytes came since the last sweep (a flag, not a timer per socket: refreshing one on every read and write cost more). */
+  active = true;
+  /** Sweeps this connection has been idle through. */
+  idleSweeps = 0;
 
   destroy(): void {
     this.client.destroy();
@@ -255,6 +266,7 @@ class Connection {
   }
 
   private fromClient(chunk: Buffer): void {
+    this.active = true;
     if (this.closing) return;
     if (this.requests.opaque) {
       this.toUpstream(chunk);
@@ -320,6 +332,7 @@ class Connection {
   }
 
   private fromUpstream(socket: Socket, chunk: Buffer): void {
+    this.active = true;
     this.upstreamSpoke = true;
     this.answerBytes += chunk.length;
     // The bytes first, as they came; the reading after.
@@ -344,8 +357,7 @@ class Connection {
   private requestHead(h: Head): void {
     const { c } = this;
     const path = c.options.kind === 'api' ? belowRoot(h.target, c.rootPath) : h.target;
-    const connection = fieldOf(h.fields, 'connection');
-    const closes = connection !== undefined ? /(?:^|,)\s*close\s*(?:,|$)/i.test(connection) : h.version === '1.0';
+    const closes = h.connection !== undefined ? CLOSE.test(h.connection) : h.version === '1.0';
     if (this.unreadSaid) {
       // The answers are passed unread: requests still go up with the upstream's Host, and are not followed.
       this.out.push(upstreamHead(h, c.hostHeader, c.exactPath));
@@ -359,7 +371,7 @@ class Connection {
       this.requests.holdAfterMessage();
     } else {
       // An upgrade's answer decides whether what follows is HTTP: nothing after it is read until then.
-      if (h.method === 'CONNECT' || fieldOf(h.fields, 'upgrade') !== undefined) this.requests.holdAfterMessage();
+      if (h.method === 'CONNECT' || h.upgrade) this.requests.holdAfterMessage();
       this.out.push(upstreamHead(h, c.hostHeader, c.exactPath));
     }
     this.queue.push(x);
@@ -386,6 +398,7 @@ class Connection {
     x.status = h.status;
     x.answerMs = Math.floor((performance.now() - x.t0) * 10) / 10;
     x.responseFields = h.fields;
+    x.answerCloses = h.connection !== undefined ? CLOSE.test(h.connection) : h.version === '1.0';
     if (h.status === 101 || (x.method === 'CONNECT' && h.status < 300)) {
       this.requests.tunnel();
       this.resume(Pause.Held);
@@ -397,7 +410,7 @@ class Connection {
     if (!x) return;
     this.answerBytes = 0;
     x.responseDone = true;
-    this.lastCloses = x.closes || /(?:^|,)\s*close\s*(?:,|$)/i.test(fieldOf(x.responseFields, 'connection') ?? '');
+    this.lastCloses = x.closes || x.answerCloses;
     if (x.requestDone) this.complete(x);
     if (this.queue.length < MAX_IN_FLIGHT) this.resume(Pause.InFlight);
   }
@@ -439,8 +452,8 @@ class Connection {
 
   private report(x: InFlight): void {
     const { options } = this.c;
-    const requestHeaders = headerRecord(x.requestFields);
-    const { authorization, ...rest } = requestHeaders;
+    // An API key is never kept: an API call carries its credential id instead.
+    const { record: requestHeaders, heldValue: authorization } = headerRecord(x.requestFields, options.kind === 'api' ? 'authorization' : undefined);
     const exchange: WatchedExchange = {
       kind: options.kind,
       at: new Date(x.started).toISOString(),
@@ -448,10 +461,10 @@ class Connection {
       ...(x.answerMs !== undefined ? { answerMs: x.answerMs } : {}),
       method: x.method.toUpperCase(),
       path: x.path!,
-      requestHeaders: options.kind === 'api' ? rest : requestHeaders,
+      requestHeaders,
       requestBody: x.requestBody.text(),
       status: x.status,
-      responseHeaders: headerRecord(x.responseFields),
+      responseHeaders: headerRecord(x.responseFields).record,
       responseBody: x.responseBody.text(),
       ...(options.kind === 'api' ? { credential: credentialOf(authorization) } : {}),
       ...(x.requestBody.truncated || x.responseBody.truncated ? { truncated: true } : {}),
@@ -558,11 +571,23 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     connections: new Set(),
   };
 
+  // Idle client connections are closed after CLIENT_IDLE_MS, give or take a sweep.
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    for (const c of context.connections) {
+      c.idleSweeps = c.active || !c.idle ? 0 : c.idleSweeps + 1;
+      c.active = false;
+      if (c.idleSweeps * SWEEP_MS >= CLIENT_IDLE_MS) c.destroy();
+    }
+  };
+
   return {
     accept(client) {
       context.connections.add(new Connection(context, client));
+      sweeper ??= setInterval(sweep, SWEEP_MS).unref();
     },
     async stop(graceMs = 1_000) {
+      clearInterval(sweeper);
       for (const c of context.connections) if (c.idle) c.destroy();
       const until = Date.now() + graceMs;
       while (context.connections.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -572,6 +597,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       context.judging.flush();
     },
     close() {
+      clearInterval(sweeper);
       for (const c of context.connections) c.destroy();
       context.judging.flush();
     },
