@@ -15,7 +15,7 @@
  * simulator's CPU on a `GET /me`. The webhook forwarder is the same proxy
  * in front of the partner's endpoint.
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { credentialOf } from './credential.ts';
 import type { ExchangeKind, WatchedExchange } from './exchange.ts';
@@ -313,7 +313,7 @@ class Connection {
   private ensureUpstream(): Socket {
     if (this.upstream) return this.upstream;
     const { c } = this;
-    const socket = c.secure ? tlsConnect({ host: c.host, port: c.port, servername: c.host, ALPNProtocols: ['http/1.1'] }) : netConnect({ host: c.host, port: c.port });
+    const socket = c.secure ? tlsConnect({ host: c.host, port: c.port, ...(isIP(c.host) ? {} : { servername: c.host }), ALPNProtocols: ['http/1.1'] }) : netConnect({ host: c.host, port: c.port });
     socket.setNoDelay(true);
     this.upstream = socket;
     this.upstreamSpoke = false;
@@ -588,9 +588,13 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     },
     async stop(graceMs = 1_000) {
       clearInterval(sweeper);
-      for (const c of context.connections) if (c.idle) c.destroy();
       const until = Date.now() + graceMs;
-      while (context.connections.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      for (;;) {
+        // A kept-alive connection is done once its answers are: it need not wait out the grace.
+        for (const c of context.connections) if (c.idle) c.destroy();
+        if (context.connections.size === 0 || Date.now() >= until) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       for (const c of context.connections) c.destroy();
       // The close events report what was in flight.
       await new Promise((r) => setImmediate(r));
