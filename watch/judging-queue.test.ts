@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { JudgingQueue } from './judging-queue.ts';
+import { JUDGING_DELAY_MS, JudgingQueue } from './judging-queue.ts';
 
-const turn = () => new Promise((r) => setImmediate(r));
+const batchTime = () => new Promise((r) => setTimeout(r, JUDGING_DELAY_MS + 5));
 
-describe('the judging queue judges after the turn, in order, never dropping', () => {
-  it('tasks wait for the end of the turn, then run in the order they came', async () => {
+describe('the judging queue judges in batches, in order, never dropping', () => {
+  it('tasks wait for the batch, then run in the order they came', async () => {
     const q = new JudgingQueue();
     const ran: number[] = [];
     for (let i = 0; i < 5; i++) q.push(() => ran.push(i));
     expect(ran).toEqual([]);
-    await turn();
+    await batchTime();
     expect(ran).toEqual([0, 1, 2, 3, 4]);
   });
 
@@ -41,7 +41,7 @@ describe('the judging queue judges after the turn, in order, never dropping', ()
       throw new Error('a bug');
     });
     q.push(() => ran.push(3));
-    await turn();
+    await batchTime();
     expect(ran).toEqual([1, 3]);
     expect(q.failures).toBe(1);
   });

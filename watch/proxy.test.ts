@@ -2,7 +2,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import { connect, createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedExchange } from './exchange.ts';
-import { JudgingQueue } from './judging-queue.ts';
+import { JUDGING_DELAY_MS, JudgingQueue } from './judging-queue.ts';
 import { createForwarder, KEPT_BODY_BYTES, type Forwarder } from './proxy.ts';
 
 const servers: Server[] = [];
@@ -150,7 +150,8 @@ async function rawUpstream(answer: (socket: Socket, received: string) => void): 
   return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, connections };
 }
 
-const turn = () => new Promise((r) => setImmediate(r));
+/** Long enough for the judging queue's batch. */
+const turn = () => new Promise((r) => setTimeout(r, JUDGING_DELAY_MS + 10));
 
 describe('at the level of bytes: watch changes nothing', () => {
   it('the answer passes byte for byte; the request byte for byte but for its Host line', async () => {
