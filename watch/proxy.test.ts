@@ -348,4 +348,19 @@ describe('at the level of bytes: watch changes nothing', () => {
     expect(reported[0]).toMatchObject({ kind: 'delivery', status: null, requestBody: '{}' });
     forwarder.close();
   });
+
+  it('an answer cut short by a close is reported as truncated: its status judged, not its bytes', async () => {
+    const upstream = await rawUpstream((socket, received) => {
+      if (received.endsWith('\r\n\r\n')) socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"success":');
+    });
+    const reported: WatchedExchange[] = [];
+    const forwarder = createForwarder({ kind: 'api', upstream: `${upstream.url}/api/integrations/v1`, onExchange: (e) => reported.push(e) });
+    const client = await rawClient(await listenProxy(forwarder));
+    client.socket.write('GET /api/integrations/v1/me HTTP/1.1\r\nHost: w\r\n\r\n');
+    await client.until((t) => t.includes('{"success":'));
+    client.socket.destroy();
+    for (let i = 0; i < 100 && reported.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(reported[0]).toMatchObject({ status: 200, responseBody: '{"success":', truncated: true });
+    forwarder.close();
+  });
 });

@@ -250,10 +250,6 @@ class Connection {
     this.upstream?.destroy();
   }
 
-  end(): void {
-    this.client.end();
-  }
-
   private pause(why: Pause): void {
     if (this.paused === 0) this.client.pause();
     this.paused |= why;
@@ -467,7 +463,8 @@ class Connection {
       responseHeaders: headerRecord(x.responseFields).record,
       responseBody: x.responseBody.text(),
       ...(options.kind === 'api' ? { credential: credentialOf(authorization) } : {}),
-      ...(x.requestBody.truncated || x.responseBody.truncated ? { truncated: true } : {}),
+      // A body cut short by a close is judged as a longer one is: its status and headers, not its bytes.
+      ...(x.requestBody.truncated || x.responseBody.truncated || !x.requestDone || (x.status !== null && !x.responseDone) ? { truncated: true } : {}),
     };
     options.onExchange(exchange);
   }
