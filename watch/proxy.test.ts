@@ -1,4 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedExchange } from './exchange.ts';
@@ -362,5 +367,21 @@ describe('at the level of bytes: watch changes nothing', () => {
     for (let i = 0; i < 100 && reported.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(reported[0]).toMatchObject({ status: 200, responseBody: '{"success":', truncated: true });
     forwarder.close();
+  });
+
+  // A certificate made for this test alone (openssl, where it is installed): no key is kept in the repository.
+  const tlsDir = mkdtempSync(join(tmpdir(), 'watch-tls-'));
+  const openssl = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tlsDir, 'key.pem'), '-out', join(tlsDir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+  it.skipIf(openssl.status !== 0)('an https upstream: the same bytes, over TLS to the upstream', async () => {
+    const upstream = createHttpsServer({ key: readFileSync(join(tlsDir, 'key.pem')), cert: readFileSync(join(tlsDir, 'cert.pem')) }, (req, res) => res.end(`at ${req.url} for ${req.headers.host}`));
+    servers.push(upstream as unknown as Server);
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const port = (upstream.address() as AddressInfo).port;
+    const reported: WatchedExchange[] = [];
+    const forwarder = createForwarder({ kind: 'api', upstream: `https://localhost:${port}/api/integrations/v1`, upstreamCa: readFileSync(join(tlsDir, 'cert.pem')), onExchange: (e) => reported.push(e) });
+    const got = await send(`${await listenProxy(forwarder)}/api/integrations/v1/me`, 'GET', {}, '');
+    expect(got.body).toBe(`at /api/integrations/v1/me for localhost:${port}`);
+    forwarder.close();
+    expect(reported[0]).toMatchObject({ path: '/me', status: 200 });
   });
 });

@@ -16,7 +16,7 @@
  * in front of the partner's endpoint.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, rootCertificates } from 'node:tls';
 import { credentialOf } from './credential.ts';
 import type { ExchangeKind, WatchedExchange } from './exchange.ts';
 import { MessageReader, type Head } from './http-reader.ts';
@@ -59,6 +59,8 @@ export interface ForwarderOptions {
   judging?: JudgingQueue;
   /** Unix ms now (injected for tests). */
   now?(): number;
+  /** A CA the https upstream's certificate may chain to, beside the system's (tests; a deployment sets NODE_EXTRA_CA_CERTS). */
+  upstreamCa?: Buffer;
 }
 
 export interface Forwarder {
@@ -309,7 +311,7 @@ class Connection {
   private ensureUpstream(): Socket {
     if (this.upstream) return this.upstream;
     const { c } = this;
-    const socket = c.secure ? tlsConnect({ host: c.host, port: c.port, ...(isIP(c.host) ? {} : { servername: c.host }), ALPNProtocols: ['http/1.1'] }) : netConnect({ host: c.host, port: c.port });
+    const socket = c.secure ? tlsConnect({ host: c.host, port: c.port, ...(isIP(c.host) ? {} : { servername: c.host }), ALPNProtocols: ['http/1.1'], ...(c.options.upstreamCa ? { ca: [...rootCertificates, c.options.upstreamCa.toString('utf8')] } : {}) }) : netConnect({ host: c.host, port: c.port });
     socket.setNoDelay(true);
     this.upstream = socket;
     this.upstreamSpoke = false;
