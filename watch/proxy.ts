@@ -517,7 +517,8 @@ class Connection {
     if (this.closed || this.closing) return;
     const r = this.responses;
     if (r.opaque) {
-      // A tunnel, or bytes passed unread: the upstream's close is passed on.
+      // A tunnel, or bytes passed unread: the upstream's close is passed on (and nothing more goes up: no new connection).
+      this.closing = true;
       this.client.end();
       return;
     }
@@ -538,7 +539,10 @@ class Connection {
     }
     // An answer that ran to the close ends with it, as does a connection either side asked to close; an idle close
     // otherwise waits for the next request, which goes up on a new connection.
-    if (endedAtClose || this.clientEnded || this.lastCloses) this.client.end();
+    if (endedAtClose || this.clientEnded || this.lastCloses) {
+      this.closing = true;
+      this.client.end();
+    }
   }
 
   /** Writes a last answer and ends the client connection; what was in flight is reported as it stood. */
