@@ -6,8 +6,7 @@
  * watch/cli.ts exits the process.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { HELP, parseCommandLine, UsageError, usageErrorText } from '../cli/command-line.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { writeReports } from '../reports/write.ts';
@@ -15,9 +14,10 @@ import { findingLine, type Side } from './findings.ts';
 import { readHar, API_ROOT } from './har.ts';
 import { Judge } from './judge.ts';
 import { JsonlRecorder, readJsonl, RecordingError } from './jsonl.ts';
+import { JudgingQueue } from './judging-queue.ts';
 import { createForwarder } from './proxy.ts';
 import { watchReport } from './report.ts';
-import { answerWatchEndpoint, METRICS_PATH, STATUS_PATH } from './status-endpoints.ts';
+import { METRICS_PATH, STATUS_PATH, watchEndpoint } from './status-endpoints.ts';
 import { startOf, type WatchedExchange } from './exchange.ts';
 
 export const USAGE = `Usage: npm run watch -- --upstream URL [options]          (installed: partner-api watch …)
@@ -222,8 +222,11 @@ async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
   const recorder = o.record ? new JsonlRecorder(o.record, o.secrets) : undefined;
   let upstreamDown = false;
   let internalSaid = 0;
+  let unreadSaid = 0;
   const onExchange = (e: WatchedExchange) => {
-    // Judging never holds up or changes the traffic: it runs once the answer is complete, and its failures are counted.
+    // Judging never holds up or changes the traffic: it runs from the judging queue, after the bytes went on, and
+    // its failures are counted.
+    if (e.status !== null) upstreamDown = false;
     judge.observe(e);
     if (judge.internalErrors.count > internalSaid) {
       // Said at once the first time, then every hundredth: forwarding goes on whatever the judge does.
@@ -242,25 +245,32 @@ async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
     if (!upstreamDown) io.err(`watch: ${message} (answering 502; the exchange is recorded without an answer)\n`);
     upstreamDown = true;
   };
-  const api = createForwarder({ kind: 'api', upstream: o.upstream, onExchange, onUpstreamError });
-  const proxy = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    if (answerWatchEndpoint(req, res, judge, o.startedAt)) return;
-    upstreamDown = false;
-    api.handle(req, res);
+  const onUnread = (message: string) => {
+    // Said the first time, then every hundredth connection: such bytes are not HTTP/1.1 watch can follow.
+    unreadSaid += 1;
+    if (unreadSaid === 1 || unreadSaid % 100 === 0) io.err(`${message}${unreadSaid > 1 ? ` (${unreadSaid} connections so far)` : ''}\n`);
+  };
+  // One queue for both: a status answer judges every exchange still waiting, deliveries included.
+  const judging = new JudgingQueue();
+  const api = createForwarder({
+    kind: 'api', upstream: o.upstream, onExchange, onUpstreamError, onUnread, judging,
+    answerLocally: (target) => watchEndpoint(target, judge, o.startedAt, () => judging.flush()),
   });
+  const proxy = createServer({ allowHalfOpen: true }, (socket) => api.accept(socket));
   const servers: Server[] = [proxy];
-  const closers = [api.close];
+  const forwarders = [api];
   const origin = await listen(proxy, o.port, o.host, 'the API proxy');
   const addresses: { proxy: string; api: string; webhook?: string } = { proxy: origin, api: origin + new URL(o.upstream).pathname.replace(/\/$/, '') };
   if (o.webhookForward) {
-    const hooks = createForwarder({ kind: 'delivery', upstream: o.webhookForward, exactTarget: true, onExchange, onUpstreamError });
-    const webhook = createServer((req, res) => hooks.handle(req, res));
+    const hooks = createForwarder({ kind: 'delivery', upstream: o.webhookForward, exactTarget: true, onExchange, onUpstreamError, onUnread, judging });
+    const webhook = createServer({ allowHalfOpen: true }, (socket) => hooks.accept(socket));
     servers.push(webhook);
-    closers.push(hooks.close);
+    forwarders.push(hooks);
     try {
       addresses.webhook = await listen(webhook, o.webhookPort, o.host, 'the webhook forwarder');
     } catch (e) {
       proxy.close();
+      api.close();
       throw e;
     }
   }
@@ -268,14 +278,9 @@ async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
   io.out(`watch: point the partner at ${addresses.api} as its API root${addresses.webhook ? ` and register ${addresses.webhook} as its webhook` : ''}; status ${addresses.proxy}${STATUS_PATH}\n`);
   io.onListening?.(addresses);
   await (io.stopped ?? new Promise<void>(() => {}));
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-    s.closeIdleConnections();
-    s.close(() => resolve());
-    // Connections still busy after a second are cut: the reports must not wait on a slow client.
-    setTimeout(() => {
-      s.closeAllConnections();
-      resolve();
-    }, 1_000).unref();
-  })));
-  for (const close of closers) close();
+  for (const s of servers) s.close();
+  // Idle connections end now; busy ones get a second: the reports must not wait on a slow client. Then every
+  // exchange still waiting is judged.
+  await Promise.all(forwarders.map((f) => f.stop(1_000)));
+  judging.flush();
 }

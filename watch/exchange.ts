@@ -46,12 +46,12 @@ let lastStart = Number.NaN;
 
 /** Unix milliseconds by which the answer had begun (its status line; the end when that is not recorded). */
 export function answeredBy(e: WatchedExchange): number {
-  return Date.parse(e.at) + (e.answerMs ?? e.ms);
+  return startOf(e) + (e.answerMs ?? e.ms);
 }
 
 /** Unix milliseconds of the end of the answer. */
 export function endOf(e: WatchedExchange): number {
-  return Date.parse(e.at) + e.ms;
+  return startOf(e) + e.ms;
 }
 
 /** The body parsed as JSON, or undefined when it is empty or not JSON. */
@@ -66,9 +66,15 @@ export function jsonOf(text: string): any {
 
 /** The path without its query, and the query's parameters. */
 export function splitPath(path: string): { pathname: string; query: URLSearchParams } {
+  // Judging one exchange splits its path more than once: the last split is kept (the query is only read).
+  if (path === lastPath) return lastSplit;
   const i = path.indexOf('?');
-  return i < 0 ? { pathname: path, query: new URLSearchParams() } : { pathname: path.slice(0, i), query: new URLSearchParams(path.slice(i + 1)) };
+  lastSplit = i < 0 ? { pathname: path, query: new URLSearchParams() } : { pathname: path.slice(0, i), query: new URLSearchParams(path.slice(i + 1)) };
+  lastPath = path;
+  return lastSplit;
 }
+let lastPath: string | undefined;
+let lastSplit: { pathname: string; query: URLSearchParams } = { pathname: '', query: new URLSearchParams() };
 
 /** `GET /events?after_sequence=3 at 2026-…`: where an exchange was, for a finding's line. */
 export function whereOf(e: WatchedExchange): string {

@@ -5,8 +5,8 @@
  * `/__watch/metrics` (Prometheus text exposition format 0.0.4, the format
  * every dashboard reads). The API has no path under `/__watch/`.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Judge } from './judge.ts';
+import type { LocalAnswer } from './proxy.ts';
 
 export const STATUS_PATH = '/__watch/status';
 export const METRICS_PATH = '/__watch/metrics';
@@ -58,16 +58,26 @@ export function watchMetrics(judge: Judge): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Answers a watch endpoint; false when the request is not for one (it is then forwarded). */
-export function answerWatchEndpoint(req: IncomingMessage, res: ServerResponse, judge: Judge, startedAt: string): boolean {
-  const path = (req.url ?? '').split('?')[0];
+/**
+ * The answer to a request for a watch endpoint, made when its turn comes on its connection (`flush` first: the
+ * exchanges still waiting for the judge are judged, so the counts include every exchange answered before);
+ * undefined when the target is not one (it is forwarded).
+ */
+export function watchEndpoint(target: string, judge: Judge, startedAt: string, flush: () => void = () => {}): (() => LocalAnswer) | undefined {
+  // Most requests are the API's: one test says so without splitting the target.
+  if (!target.startsWith('/__watch/')) return undefined;
+  const path = target.split('?')[0];
   if (path === STATUS_PATH) {
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(`${JSON.stringify(watchStatus(judge, startedAt), null, 2)}\n`);
-    return true;
+    return () => {
+      flush();
+      return { status: 200, contentType: 'application/json', body: `${JSON.stringify(watchStatus(judge, startedAt), null, 2)}\n` };
+    };
   }
   if (path === METRICS_PATH) {
-    res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(watchMetrics(judge));
-    return true;
+    return () => {
+      flush();
+      return { status: 200, contentType: 'text/plain; version=0.0.4; charset=utf-8', body: watchMetrics(judge) };
+    };
   }
-  return false;
+  return undefined;
 }
