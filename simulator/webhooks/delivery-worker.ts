@@ -87,16 +87,21 @@ export class DeliveryWorker {
       });
       if (!begun) continue;
       const run = this.run(integration, begun)
-        // Stryker disable next-line all: storage failures (issue 17): the disk refused the outcome's write
-        .catch((e: unknown) => {
-          // Stryker disable next-line all: storage failures (issue 17)
-          if (!(e instanceof JournalFailedError)) throw e;
-          this.stalled.add(integration.id);
-        })
+        .catch(this.stallOn(integration.id))
         .finally(() => this.inFlight.delete(integration.id));
       this.inFlight.set(integration.id, run);
     }
   }
+
+  // Stryker disable all: storage failures (issue 17): runs only when the disk refused an attempt's write
+  /** What stops an integration's attempts when the disk refuses a write: its head goes back in the queue once it accepts. */
+  private stallOn(integrationId: number): (e: unknown) => void {
+    return (e) => {
+      if (!(e instanceof JournalFailedError)) throw e;
+      this.stalled.add(integrationId);
+    };
+  }
+  // Stryker restore all
 
   // Stryker disable all: how the staff plane's clock.advance drives the worker (settle, nextDue, advance): the control plane's own
   // plumbing, not the platform's; every attempt it starts is nextWork's and begin's, which stay mutated
@@ -190,9 +195,7 @@ export class DeliveryWorker {
       await this.deps.store.flush();
       const fresh = this.deps.store.get('integrations', String(integration.id)) ?? integration;
       const outcome = current.kind === 'probe'
-        // Stryker disable next-line StringLiteral: the kind only labels the staff plane's delivery journal
         ? await this.send(fresh, 'ping', null, pingBody(fresh, this.clock.now()))
-        // Stryker disable next-line StringLiteral: the kind only labels the staff plane's delivery journal
         : await this.send(fresh, 'event', current.event.sequence, current.event.body);
       step = this.deps.store.transaction((tx) => {
         const now = this.clock.now();
