@@ -284,7 +284,7 @@ export const validationChecks = [
   }),
   defineCheck({
     id: 'validation.domain-refusals', title: 'Archived property, unknown and inactive units are refused with their own codes, naming the field; a unit\'s own alias pins it; an inactive unit is never counted sellable', suite,
-    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14', '4.5.R6a', '7.C1', '2.4.R2'], level: 'normative', needs: ['write'],
+    clauses: ['4.5.Q33', '4.5.Q34', '4.5.Q35', '7.E12', '7.E13', '7.E14', '4.5.R6a', '7.C1', '2.4.R2', '4.5.Q6'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const known = await coveredProperties(ctx);
       const archived = known.find((p) => p.archived);
@@ -297,6 +297,10 @@ export const validationChecks = [
       const unknownUnit = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: 'no-such-unit' }] }));
       expectStatus(ctx, unknownUnit, 422, 'UNIT_NOT_MAPPED', '4.5.Q34', 'a create pinning an unknown unit alias');
       namesField(ctx, unknownUnit, 'units.0.external_unit_id', 'a create pinning an unknown unit alias');
+      // §4.5 units[].inventory_id pins a platform unit: one the property does not have is refused (4xx, nothing booked), named.
+      const noSuchUnit = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: 2_000_000_000 }] }));
+      expectStatus(ctx, noSuchUnit, 422, null, '4.5.Q6', 'a create pinning inventory_id 2000000000, no unit of the property');
+      namesField(ctx, noSuchUnit, 'units.0.inventory_id', 'a create pinning an unknown inventory_id');
       const inactive = withInactive.units.find((u) => !u.active)!;
       const onInactive = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: inactive.inventory_id }] }));
       expectStatus(ctx, onInactive, 422, 'UNIT_INACTIVE', '4.5.Q35', 'a create pinning an inactive unit');

