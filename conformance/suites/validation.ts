@@ -241,10 +241,11 @@ export const validationChecks = [
         if (res.status < 400 || res.body?.success !== false) ctx.fail('BadInputAccepted', `${describe(res)} for the body ${JSON.stringify(body).slice(0, 120)}`, '422 in the error envelope', '7.C1');
         fieldPaths(ctx, res, `the body ${JSON.stringify(body).slice(0, 120)}`);
       };
-      // The plainest bad inputs every run, whatever the property draws: truncated JSON, a wrong content type, and an array
-      // nested 100,000 levels deep after a string (a parser or walker that recurses per level overflows its stack on it).
+      // The plainest bad inputs every run, whatever the property draws: truncated JSON, a wrong content type, an array
+      // nested 100,000 levels deep after a string and an object as deep (a parser or walker that recurses per level overflows its stack on them).
       const deep = `["deep",${'['.repeat(100_000)}${']'.repeat(100_001)}`;
-      for (const example of [['{', 'application/json'], ['[1,2', 'application/json'], ['{}', 'text/plain'], [deep, 'application/json'], ['', 'application/json']] as [string, string][]) await refused(example);
+      const deepObject = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+      for (const example of [['{', 'application/json'], ['[1,2', 'application/json'], ['{}', 'text/plain'], [deep, 'application/json'], [deepObject, 'application/json'], ['', 'application/json']] as [string, string][]) await refused(example);
       // A create valid in every field but one byte: a guest name that is not UTF-8 is not JSON text (Conventions: bodies are
       // JSON, RFC 8259 §8.1), so it is refused, never stored with the byte replaced.
       const bytes = Buffer.from(JSON.stringify(bookingBody(ctx, { guest: { name: 'Conformance #', mobile: '9000000000' } })), 'utf8');
