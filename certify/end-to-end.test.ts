@@ -92,8 +92,10 @@ describe.concurrent('certification end to end', () => {
     const certify = tsx('certify/cli.ts', [
       // The simulator's port named too: with 0 the OS may hand it the port just found free for the partner.
       '--port', String(await freePort()), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
-      // Long enough for the crash drill (it needs 15 s when it starts, after the first drills), on a loaded machine too.
-      '--duration', '60', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
+      // Long enough for every drill (the crash drill needs 15 s when it starts, after the first drills) on a loaded
+      // machine too: at 60 s a clean-clone CI ran out before the two rotation drills while other test files spawned
+      // processes beside it. The run ends once everything is observed, so the margin costs time only when it is needed.
+      '--duration', '120', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
       '--partner-command', partnerCommand,
       '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-commit', '0a1b2c3d',
     ]);

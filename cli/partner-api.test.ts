@@ -15,8 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The command as a process. Asynchronous, so the tests of a block run several at a time (describe.concurrent):
- * each is a process of its own, and a test worker that waits on one child at a time leaves a core idle.
+ * The command as a process. One at a time: run several at once (describe.concurrent), their start-ups starved
+ * certify's real-time drills in the file beside them.
  */
 function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
@@ -56,7 +56,7 @@ function config(name: string, text: string): string {
 
 const SUBCOMMANDS = ['sim', 'conformance', 'certify', 'scenario', 'receiver', 'watch', 'spec'];
 
-describe.concurrent('partner-api <command> --help prints the command\'s usage and exits 0', () => {
+describe('partner-api <command> --help prints the command\'s usage and exits 0', () => {
   it.each(SUBCOMMANDS)('%s --help', async (command) => {
     const { code, out, err } = await partnerApi(command, '--help');
     expect(err).toBe('');
@@ -121,7 +121,7 @@ const TYPOS: [string, string[], string][] = [
   ['conformance: --bogus, nothing near', ['conformance', '--bogus'], 'error: unknown option --bogus'],
 ];
 
-describe.concurrent('misuse exits 2 with error: … naming the flag, and a pointer to --help instead of the usage table', () => {
+describe('misuse exits 2 with error: … naming the flag, and a pointer to --help instead of the usage table', () => {
   it.each(MISUSE)('%s', async (_what, args, named) => {
     const { code, out, err } = await partnerApi(...args);
     expect(err).toMatch(/^error: /);
@@ -144,7 +144,7 @@ describe.concurrent('misuse exits 2 with error: … naming the flag, and a point
   });
 });
 
-describe.concurrent('conformance --config is checked against its JSON Schema before anything runs', () => {
+describe('conformance --config is checked against its JSON Schema before anything runs', () => {
   it.each([
     ['a misspelt key (allowWrite)', 'typo.yaml', 'target: http://127.0.0.1:1/api/integrations/v1\napiKey: k\nallowWrite: true\n', 'unknown key "allowWrite" (did you mean allowWrites?)'],
     ['a key in the wrong case (apikey)', 'case.json', '{"target": "http://127.0.0.1:1/api/integrations/v1", "apikey": "k"}', 'unknown key "apikey" (did you mean apiKey?)'],
@@ -170,7 +170,7 @@ describe.concurrent('conformance --config is checked against its JSON Schema bef
   });
 });
 
-describe.concurrent('a report directory that cannot be written ends the command before the first check, before the run loads', () => {
+describe('a report directory that cannot be written ends the command before the first check, before the run loads', () => {
   it.each([
     ['conformance under /proc', ['conformance', '--report-dir', '/proc/reports'], 'conformance', /^error: --report-dir \/proc\/reports: cannot create \/proc\/reports \(.*ENOENT\)$/],
     ['conformance below a file', ['conformance', '--report-dir', '/dev/null/reports'], 'conformance', /^error: --report-dir \/dev\/null\/reports: \/dev\/null is a file, not a directory$/],
@@ -187,7 +187,7 @@ describe.concurrent('a report directory that cannot be written ends the command 
   });
 });
 
-describe.concurrent('partner-api spec: the bundled documents, found beside the code, not in the working directory', () => {
+describe('partner-api spec: the bundled documents, found beside the code, not in the working directory', () => {
   it.each([
     ['openapi', 'spec/openapi.yaml'],
     ['staff', 'spec/staff-openapi.yaml'],
