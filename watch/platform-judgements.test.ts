@@ -214,6 +214,15 @@ describe('platform judgements of traffic', () => {
     expect(judge.internalErrors.count).toBe(0);
   });
 
+  it('a read sent on a snapshot\'s heels, in the millisecond its answer began, is judged against its watermark (4.8.R7)', () => {
+    // Starts are whole milliseconds; the answer began 0.6 ms into the snapshot's. A fast proxy passes the answer on at
+    // once, so the next read can start in that same millisecond.
+    const t = new Traffic(0);
+    const snapshot = { ...t.api('GET', '/properties/101/rates?from=2026-11-01&to=2026-11-02', 200, { success: true, message: 'Snapshot.', data: { sequence: 3, property: { doorloom_id: 101, external_id: 'SEA-VIEW' }, window: { from: '2026-11-01', to: '2026-11-02' }, data: [] } }), ms: 0.8, answerMs: 0.6 };
+    const judge = judged([t.api('GET', '/me', 200, me()), t.delivery(envelope(1)), t.delivery(envelope(2)), snapshot, t.api('GET', '/me', 200, me(2))]);
+    expect(clausesOf(judge, 'platform.snapshot-watermark')).toEqual(['4.8.R7']);
+  });
+
   it('without a webhook secret the signature rule is not observed, never passed', () => {
     const t = new Traffic();
     const judge = judged([t.delivery(envelope(1))]);

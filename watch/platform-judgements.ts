@@ -366,7 +366,9 @@ function judgeSnapshot(j: Judgement): void {
 function judgeWatermarksAgainst(j: Judgement, latest: number): void {
   const start = startOf(j.e);
   for (const w of j.stream.watermarks) {
-    if (w.at <= start && latest < w.sequence) {
+    // Starts are whole milliseconds (an exchange's `at`), the answer's moment is not: a read sent on the answer's heels
+    // starts in the answer's millisecond, written below it. Compared by the millisecond, it counts as after.
+    if (Math.floor(w.at) <= start && latest < w.sequence) {
       j.breach('platform.snapshot-watermark', '4.8.R7', 'WatermarkAhead', `data.sequence ${w.sequence}, but the latest sequence read after it is ${latest}`, 'the sequence watermark read before the payload was built, never ahead', w.exchange);
       j.stream.watermarks = j.stream.watermarks.filter((x) => x !== w);
     }
