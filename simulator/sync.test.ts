@@ -108,6 +108,22 @@ describe('POST /sync', () => {
     expect((await h.api('post', '/sync')).status).toBe(202);
   });
 
+  it('§7, §8: the daily cap\'s Retry-After holds when the calls came together: counted from the call that must leave the rolling day, not the oldest', async () => {
+    const DAY_SECONDS = 24 * 60 * 60;
+    const h = makeHarness();
+    expect((await h.api('post', '/sync')).status).toBe(202);
+    await h.staff('post', '/clock/advance', { seconds: HOUR });
+    // Five refusals and the capped call, all an hour after the first: the oldest leaving (23 hours on) is not enough.
+    for (let i = 0; i < 5; i++) expect((await h.api('post', '/sync')).body.code).toBe('SYNC_TOO_SOON');
+    const capped = await h.api('post', '/sync');
+    expect(capped.body.code).toBe('RATE_LIMITED');
+    expect(capped.headers['retry-after']).toBe(String(DAY_SECONDS));
+    await h.staff('post', '/clock/advance', { seconds: DAY_SECONDS - 1 });
+    expect((await h.api('post', '/sync')).body.code).toBe('RATE_LIMITED');
+    await h.staff('post', '/clock/advance', { seconds: 1 });
+    expect((await h.api('post', '/sync')).status).toBe(202);
+  });
+
   it('§8 "six calls per day, refusals included", stated from the document: the sixth call is answered by the interval, the seventh is RATE_LIMITED', async () => {
     const SIX = 6;
     const h = makeHarness();
