@@ -177,9 +177,9 @@ export const watermarkChecks = [
       const from = addDays(dateAt(ctx.now()), 3);
       const to = addDays(from, 4);
       // §4.8: the id or the alias, nothing else. What a lenient number parser reads as the id (parseInt, Number) names no property,
-      // unless it is some property's alias here.
+      // unless it is some property's alias here; nor does a reference longer than an alias can be (128, §4.5): unknown, so 404, not 422.
       const aliases = new Set<string>(((await ctx.api.get('/properties', { query: { per_page: 200 } })).body?.data ?? []).map((p: any) => String(p.external_id)));
-      for (const ref of [`${property}abc`, `+${property}`, `0x${property.toString(16)}`, ` ${property}`, `${property}.0`].filter((r) => !aliases.has(r))) {
+      for (const ref of [`${property}abc`, `+${property}`, `0x${property.toString(16)}`, ` ${property}`, `${property}.0`, `${property}`.padEnd(129, 'x')].filter((r) => !aliases.has(r))) {
         const res = await ctx.api.get(`/properties/${encodeURIComponent(ref)}/availability`, { query: { from, to } });
         expectStatus(ctx, res, 404, 'NOT_FOUND', '4.8.R3', `a snapshot of property ${JSON.stringify(ref)}, neither the id ${property} nor an alias`);
       }

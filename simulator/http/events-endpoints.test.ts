@@ -66,6 +66,14 @@ describe('snapshots', () => {
     expectConformingResponses(h);
   });
 
+  it.each(['availability', 'rates', 'restrictions'])('§4.8: a %s snapshot of a property reference longer than any alias (129 characters) is 404 NOT_FOUND, an unknown property, not 422', async (kind) => {
+    const h = makeHarness();
+    const res = await h.api('get', `/properties/${'p'.repeat(129)}/${kind}?from=2026-10-01&to=2026-10-02`);
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('NOT_FOUND');
+    expectConformingResponses(h);
+  });
+
   it.each(['availability', 'rates', 'restrictions'])('§4.8: %s window over 92 nights and `to` beyond 730 days are 422 against `to`', async (kind) => {
     const h = makeHarness();
     const p = h.fixtures.integrations[0]!.properties[0]!.doorloom_id;

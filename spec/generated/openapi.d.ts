@@ -1010,7 +1010,7 @@ export interface components {
          *     hours. Missing or unusable: 422 IDEMPOTENCY_KEY_REQUIRED.
          */
         IdempotencyKey: string;
-        /** @description A platform property id (doorloom_id) or the partner alias (external_id). */
+        /** @description A platform property id (doorloom_id) or the partner alias (external_id). No length limit here: a reference longer than an alias can be (128, §4.5) names no property, and an unknown property is 404 NOT_FOUND (§4.8), not a 422. */
         PropertyRef: string;
         /** @description First night, inclusive (YYYY-MM-DD). */
         WindowFrom: string;
@@ -1344,7 +1344,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A platform property id (doorloom_id) or the partner alias (external_id). */
+                /** @description A platform property id (doorloom_id) or the partner alias (external_id). No length limit here: a reference longer than an alias can be (128, §4.5) names no property, and an unknown property is 404 NOT_FOUND (§4.8), not a 422. */
                 property: components["parameters"]["PropertyRef"];
             };
             cookie?: never;
@@ -1384,7 +1384,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A platform property id (doorloom_id) or the partner alias (external_id). */
+                /** @description A platform property id (doorloom_id) or the partner alias (external_id). No length limit here: a reference longer than an alias can be (128, §4.5) names no property, and an unknown property is 404 NOT_FOUND (§4.8), not a 422. */
                 property: components["parameters"]["PropertyRef"];
             };
             cookie?: never;
@@ -1424,7 +1424,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A platform property id (doorloom_id) or the partner alias (external_id). */
+                /** @description A platform property id (doorloom_id) or the partner alias (external_id). No length limit here: a reference longer than an alias can be (128, §4.5) names no property, and an unknown property is 404 NOT_FOUND (§4.8), not a 422. */
                 property: components["parameters"]["PropertyRef"];
             };
             cookie?: never;
