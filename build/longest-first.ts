@@ -12,27 +12,31 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { relative } from 'node:path';
 
 /**
- * The slowest files, slowest first: wall time of each alone in a whole run
- * (vitest --reporter=json), most of it waiting on real time (certify's
+ * The slowest files, slowest first: wall time of each in a whole run (four
+ * workers on two cores, 2026-11-27), most of it waiting on real time (certify's
  * drills and the reference partner's minute timers, the docs pages and CI
  * recipes as processes) or whole catalogue runs.
  */
 export const LONGEST_FIRST = [
   'certify/end-to-end.test.ts',
+  'conformance/live-mutants.test.ts',
   'docs/examples.test.ts',
   'docs/ci-recipes.test.ts',
-  'conformance/live-mutants.test.ts',
-  'certify/partners.test.ts',
-  'conformance/runner.test.ts',
+  'build/installed-package.test.ts',
   'conformance/live-control.test.ts',
-  'conformance/cli.test.ts',
-  'cli/partner-api.test.ts',
-  'conformance/live.test.ts',
-  'conformance/live-faults.test.ts',
+  'conformance/runner.test.ts',
   'conformance/readings.test.ts',
+  'conformance/live.test.ts',
+  'certify/partners.test.ts',
+  'watch/conformance-through-watch.test.ts',
+  'conformance/live-faults.test.ts',
+  'watch/reference-partner.test.ts',
+  'simulator/store/crash.test.ts',
+  'cli/partner-api.test.ts',
+  'conformance/suites/supersession.test.ts',
+  'conformance/cli.test.ts',
   'simulator/store/data-dir-cli.test.ts',
   'conformance/preflight.test.ts',
-  'simulator/store/crash.test.ts',
 ] as const;
 
 export class LongestFirstSequencer extends BaseSequencer {

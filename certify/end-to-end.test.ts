@@ -22,8 +22,11 @@ import { REQUIREMENTS } from './requirements.ts';
 import { runCertification } from './run.ts';
 import { freePort } from './test-support.ts';
 import type { CertReport, Certificate } from './types.ts';
+import { nodeArgs, nodeCommandLine } from '../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The reference partner's command line, for certify's --partner-command (run from ROOT). */
+const REFERENCE_PARTNER = nodeCommandLine('certify/reference-partner-cli.ts');
 const dir = mkdtempSync(join(tmpdir(), 'certify-e2e-'));
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -34,8 +37,9 @@ afterAll(() => {
 /** What the reference partner cannot show in a run this short: it learns of a withheld webhook from GET /me (once a minute) and polls bookings only on a cold start. */
 const SLOW_TO_SHOW = ['recovery.outage-replay', 'usage.updated-since'];
 
-function tsx(script: string, args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** One of the clone's commands as its own process (build/node-command.ts). */
+function command(script: string, args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number> } {
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
@@ -56,12 +60,12 @@ async function until(done: () => boolean, what: string, ms = 30_000): Promise<vo
 }
 
 function referencePartner(credentials: string, port: number, statePort: number, breakages: string[] = [], extra: string[] = []) {
-  return tsx('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b]), ...extra]);
+  return command('certify/reference-partner-cli.ts', ['--credentials', credentials, '--port', String(port), '--state-port', String(statePort), ...breakages.flatMap((b) => ['--breakage', b]), ...extra]);
 }
 
 /** The reference partner as certify starts it (--partner-command), its state kept in `stateDir` across the crash drill's restart. */
 function referencePartnerCommand(port: number, statePort: number, stateDir: string, extra: string[] = []): string {
-  return `cd "${ROOT}" && exec "${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${stateDir}" ${extra.join(' ')}`;
+  return `cd "${ROOT}" && exec ${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${stateDir}" ${extra.join(' ')}`;
 }
 
 function expectCertifiedReference(report: CertReport): void {
@@ -88,8 +92,8 @@ describe.concurrent('certification end to end', () => {
 
     // Certify starts the reference partner itself and must stop it: `exec` makes the printed pid the partner's.
     // Its state on disk (--state-dir), so the crash drill's restart continues where the killed process was.
-    const partnerCommand = `echo "pid $$"; exec "${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, 'cli-partner-state')}"`;
-    const certify = tsx('certify/cli.ts', [
+    const partnerCommand = `echo "pid $$"; exec ${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, 'cli-partner-state')}"`;
+    const certify = command('certify/cli.ts', [
       // The simulator's port named too: with 0 the OS may hand it the port just found free for the partner.
       '--port', String(await freePort()), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
       // Long enough for every drill (the crash drill needs 15 s when it starts, after the first drills) on a loaded
@@ -138,7 +142,7 @@ describe.concurrent('certification end to end', () => {
     expect(certificate.body.results.map((r) => r.id)).toEqual(REQUIREMENTS.map((r) => r.id));
 
     const verify = async (args: string[]) => {
-      const run = tsx('certify/cli.ts', ['--verify', ...args]);
+      const run = command('certify/cli.ts', ['--verify', ...args]);
       return { code: await run.exited, out: run.out() };
     };
     // The run's verdict: certified, or certified-with-gaps when the partner's minute timers did not show in 30 s.
@@ -195,7 +199,7 @@ describe.concurrent('certification end to end', () => {
     writeFileSync(platformKey, platform.privateKey.export({ type: 'pkcs8', format: 'pem' }));
     writeFileSync(platformPublic, platform.publicKey.export({ type: 'spki', format: 'pem' }));
     const regrade = async (bundle: string, out: string) => {
-      const run = tsx('certify/cli.ts', ['--regrade', bundle, '--sign-key', platformKey, '--out', out]);
+      const run = command('certify/cli.ts', ['--regrade', bundle, '--sign-key', platformKey, '--out', out]);
       return { code: await run.exited, out: run.out() };
     };
     const platformCertificate = join(dir, 'platform-certificate.json');
@@ -220,7 +224,7 @@ describe.concurrent('certification end to end', () => {
     const flipped = join(dir, 'evidence-flipped.json');
     writeFileSync(flipped, JSON.stringify({ ...evidence, results: evidence.results.map((r, i) => (i === 0 ? { ...r, outcome: 'fail' } : r)) }));
     const regradeWith = async (bundle: string, out: string) => {
-      const run = tsx('certify/cli.ts', ['--regrade', bundle, '--sign-key', platformKey, '--out', out, '--certificate', certificatePath]);
+      const run = command('certify/cli.ts', ['--regrade', bundle, '--sign-key', platformKey, '--out', out, '--certificate', certificatePath]);
       return { code: await run.exited, out: run.out() };
     };
     // Not beside its certificate and none named: nothing binds it.
@@ -329,7 +333,7 @@ describe.concurrent('certification end to end', () => {
   ])('the clean reference partner %s is certified', async (_mode, extra, restartDuringOutage) => {
     const [port, statePort] = [await freePort(), await freePort()];
     const name = `mode-${extra.join('') }-${restartDuringOutage}`.replace(/[^a-z0-9-]/gi, '');
-    const partner = `"${process.execPath}" --import tsx certify/reference-partner-cli.ts --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, `${name}-state`)}" ${extra.join(' ')}`;
+    const partner = `${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, `${name}-state`)}" ${extra.join(' ')}`;
     const lines: string[] = [];
     const kills: number[] = [];
     const log = (l: string) => {
@@ -379,8 +383,9 @@ describe.concurrent('certification end to end', () => {
     const { report } = await runCertification({
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
-      // Long enough for the drill to start after the first drills and give a restarted partner its whole replay wait.
-      durationSeconds: 70,
+      // Long enough for the drill to start after the first drills and give a restarted partner its whole replay wait, with room
+      // for a machine that other test files share (at 70 s the drills were seen running out on two cores and four workers).
+      durationSeconds: 100,
       seed: 78,
       reportDir: null,
       credentialsOut: join(dir, `crash-${breakage}.json`),
@@ -395,7 +400,7 @@ describe.concurrent('certification end to end', () => {
 
   it('against a simulator already running (npm start): the receiver is graded, usage is not observed (the journal is in that process), nothing fails', async () => {
     const fixtures = join(dir, 'running-sim.json');
-    const sim = tsx('simulator/cli.ts', ['--port', '0', '--memory', '--fixtures-out', fixtures]);
+    const sim = command('simulator/cli.ts', ['--port', '0', '--memory', '--fixtures-out', fixtures]);
     await until(() => existsSync(fixtures) && sim.out().includes('base URL'), 'the simulator');
     const { baseUrl, staffToken } = JSON.parse(readFileSync(fixtures, 'utf8')) as { baseUrl: string; staffToken: string };
     const port = await freePort();
@@ -405,7 +410,8 @@ describe.concurrent('certification end to end', () => {
         webhookUrl: `http://127.0.0.1:${port}/webhook`,
         stateUrl: `http://127.0.0.1:${port}/state`,
         running: { baseUrl, staffToken },
-        durationSeconds: 40,
+        // The run ends once everything is observed (about 20 s alone); the rest is room for a shared machine.
+        durationSeconds: 90,
         seed: 5,
         reportDir: null,
         credentialsOut: join(dir, 'running-credentials.json'),
@@ -460,7 +466,7 @@ describe.concurrent('certification end to end', () => {
       [['--webhook-url', 'http://127.0.0.1:1/w', '--bundle', join(dir, 'evidence.json')], /^error: --bundle goes with --verify/],
       [['--webhook-url', 'http://127.0.0.1:1/w', '--certificate', join(dir, 'certificate.json')], /^error: --certificate goes with --regrade/],
     ] as Array<[string[], RegExp]>) {
-      const run = tsx('certify/cli.ts', args);
+      const run = command('certify/cli.ts', args);
       expect(await run.exited, run.out()).toBe(2);
       expect(run.out()).toMatch(says);
       // Refused before any drill: no simulator, no integration, no certification file.

@@ -6,11 +6,12 @@
  * directory that cannot be written ends the command as fast as its --help.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { builtModule, nodeArgs } from '../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -31,7 +32,7 @@ function run(args: string[]): Promise<{ code: number | null; out: string; err: s
 }
 
 function partnerApi(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return run(['--import', 'tsx', 'cli/partner-api.ts', ...args]);
+  return run([...nodeArgs('cli/partner-api.ts'), ...args]);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'partner-api-cli-'));
@@ -43,7 +44,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  * here: on a busy machine loading the command alone can take seconds.
  */
 async function refusal(...args: string[]): Promise<{ code: number | null; out: string; err: string; loaded: string[] }> {
-  const res = await run(['--import', 'tsx', '--import', './cli/load-probe.mjs', 'cli/partner-api.ts', ...args]);
+  const res = await run(['--import', './cli/load-probe.mjs', ...nodeArgs('cli/partner-api.ts'), ...args]);
   const lines = res.err.split('\n');
   return { code: res.code, out: res.out, err: lines.filter((l) => !l.startsWith('load-probe: ')).join('\n'), loaded: lines.filter((l) => l.startsWith('load-probe: ')) };
 }
@@ -195,7 +196,10 @@ describe('partner-api spec: the bundled documents, found beside the code, not in
   ])('spec path %s is %s', async (name, file) => {
     const { code, out } = await partnerApi('spec', 'path', name);
     expect(code).toBe(0);
-    expect(out.trim()).toBe(fileURLToPath(new URL(`../${file}`, import.meta.url)));
+    // The document beside the code that ran: the clone's, or its copy in the test build (build/test-build.ts).
+    const beside = builtModule(file) ?? fileURLToPath(new URL(`../${file}`, import.meta.url));
+    expect(out.trim()).toBe(beside);
+    expect(readFileSync(out.trim(), 'utf8')).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
   });
 
   it('scenario --list prints a header row, then one row per scenario with its number, name, live column and story', async () => {

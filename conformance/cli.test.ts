@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sampleReport } from '../reports/sample-report.ts';
 import { writeReports } from '../reports/write.ts';
+import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function run(...args: string[]) {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   return { code: res.status, out: res.stdout, err: res.stderr };
 }
 

@@ -15,6 +15,7 @@ import { afterAll, expect, it } from 'vitest';
 import { addDays, dateAt } from '../protocol/calendar.ts';
 import { LIVE_BOOKING_RUNS } from './check.ts';
 import { runConformance } from './runner.ts';
+import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -46,7 +47,7 @@ afterAll(() => {
 it('a live run against a simulator accepting a 129-character external_booking_id, short of free nights, exits 1 naming the breach', async () => {
   const seed = await seedDrawing129();
   const file = join(tempDir(), 'fixtures.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--memory', '--port', '0', '--fault', 'external-id-129-accepted', '--enable-faults', '--fixtures-out', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--memory', '--port', '0', '--fault', 'external-id-129-accepted', '--enable-faults', '--fixtures-out', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (s) => (out += s));
@@ -68,7 +69,7 @@ it('a live run against a simulator accepting a 129-character external_booking_id
   }
 
   const run = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', '--target', fixtures.baseUrl, '--property', String(property), '--allow-writes',
+    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), '--target', fixtures.baseUrl, '--property', String(property), '--allow-writes',
       '--check', 'validation.body-violation-refused', '--runs', '25', '--seed', String(seed), '--report-dir', tempDir()],
     { cwd: ROOT, env: { ...process.env, PARTNER_API_KEY: fixtures.integrations[0]!.apiKey }, timeout: 240_000 }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out: stdout, err: stderr });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, type ConformanceOptions } from './runner.ts';
 import type { RunReport } from './types.ts';
+import { nodeArgs, nodeCommandLine } from '../build/node-command.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -30,7 +31,7 @@ interface Fixtures {
 /** `npm start` as a separate process, resolved once its fixtures file is written. */
 async function startSimulator(args: string[]): Promise<{ fixtures: Fixtures; stop: () => Promise<void> }> {
   const file = join(tempDir(), 'fixtures.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', '--fixtures-out', file, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--port', '0', '--fixtures-out', file, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (s) => (out += s));
@@ -49,7 +50,7 @@ async function startSimulator(args: string[]): Promise<{ fixtures: Fixtures; sto
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 }, (error, out, err) => {
+    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
     });
   });
@@ -136,12 +137,12 @@ describe('replay commands', () => {
       expect(replay).toContain('--api-key "$PARTNER_API_KEY"');
       expect(replay).not.toContain(f.integrations[0]!.apiKey);
       // Run by a shell exactly as printed (with the CLI in place of npm's wrapper around it).
-      const again = await shell(`${replay!.replace(/^npm run conformance -- /, `'${process.execPath}' --import tsx conformance/cli.ts `)} --report-dir '${dir}'`, env);
+      const again = await shell(`${replay!.replace(/^npm run conformance -- /, `${nodeCommandLine('conformance/cli.ts')} `)} --report-dir '${dir}'`, env);
       expect(again.code, again.err).toBe(1);
       const failure = (out: string) => /Received: +(.*)\n +Documented: +(.*)/.exec(out)?.slice(1).map((s) => s.replace(/booking \d+/g, 'booking N'));
       expect(failure(again.out)).toEqual(failure(first.out));
       // Unset, the variable is named: the run refuses the empty flag instead of running without the key.
-      const unset = await shell(replay!.replace(/^npm run conformance -- /, `'${process.execPath}' --import tsx conformance/cli.ts `), { PARTNER_API_KEY: '' });
+      const unset = await shell(replay!.replace(/^npm run conformance -- /, `${nodeCommandLine('conformance/cli.ts')} `), { PARTNER_API_KEY: '' });
       expect(unset.code).toBe(2);
       expect(unset.err).toContain('--api-key is empty');
       // The failing request's curl, pasted into a shell with the key's variable set, gets the answer the check judged.

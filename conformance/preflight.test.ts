@@ -15,13 +15,14 @@ import { serveSimulator } from './served-simulator.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
 /** The CLI in a child process (asynchronously: the servers it talks to live in this process). */
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (error, out, err) => {
+    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
     });
   });

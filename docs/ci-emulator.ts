@@ -25,7 +25,7 @@
  * or dist/cli/partner-api.js); and the install line must name that tarball
  * (the registry is refused: the package is not published) and makes
  * `node_modules/.bin/partner-api` a shim that runs this clone's
- * `cli/partner-api.ts` through tsx, which is where `npm install` would put
+ * `cli/partner-api.ts` (built for the test run, build/test-build.ts), which is where `npm install` would put
  * the command. build/installed-package.test.ts packs, installs and runs the
  * real package.
  */
@@ -33,9 +33,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { XMLValidator } from 'fast-xml-parser';
 import { parse as parseYaml } from 'yaml';
+import { nodeArgsFromAnywhere, nodeCommandLine } from '../build/node-command.ts';
 import { keepWriteTrace } from '../build/write-trace.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -187,12 +187,10 @@ function suiteLine(line: string, workdir: string, env: Vars, label: string): str
   return `(emulated) ${text}\n`;
 }
 
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist');
-
-/** The `partner-api` command at `path`: a shell shim that runs this clone's CLI through tsx. */
+/** The `partner-api` command at `path`: a shell shim that runs this clone's CLI (the run's build of it, or the source through tsx). */
 function putCommand(path: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `#!/bin/sh\nexec "${process.execPath}" --require "${join(TSX, 'preflight.cjs')}" --import "${pathToFileURL(join(TSX, 'loader.mjs')).href}" "${join(ROOT, 'cli', 'partner-api.ts')}" "$@"\n`);
+  writeFileSync(path, `#!/bin/sh\nexec ${nodeCommandLine('cli/partner-api.ts')} "$@"\n`);
   chmodSync(path, 0o755);
 }
 
@@ -471,7 +469,7 @@ async function localAction(step: GithubStep, workdir: string, env: Vars, outer: 
       if (cwd !== actionPath || !holdsSuite(actionPath)) throw new RecipeFailure(`${stepLabel}: the action builds in its own checkout`);
       // What npm run build leaves there for the next step: dist/cli/partner-api.js, here a module that runs this clone's CLI.
       mkdirSync(join(actionPath, 'dist', 'cli'), { recursive: true });
-      writeFileSync(join(actionPath, 'dist', 'cli', 'partner-api.js'), `import { spawnSync } from 'node:child_process';\nconst r = spawnSync(${JSON.stringify(process.execPath)}, ['--require', ${JSON.stringify(join(TSX, 'preflight.cjs'))}, '--import', ${JSON.stringify(pathToFileURL(join(TSX, 'loader.mjs')).href)}, ${JSON.stringify(join(ROOT, 'cli', 'partner-api.ts'))}, ...process.argv.slice(2)], { stdio: 'inherit' });\nprocess.exit(r.status ?? 1);\n`);
+      writeFileSync(join(actionPath, 'dist', 'cli', 'partner-api.js'), `import { spawnSync } from 'node:child_process';\nconst r = spawnSync(${JSON.stringify(process.execPath)}, [...${JSON.stringify(nodeArgsFromAnywhere('cli/partner-api.ts'))}, ...process.argv.slice(2)], { stdio: 'inherit' });\nprocess.exit(r.status ?? 1);\n`);
       output += `(emulated) ${s.run.trim()} in the action's checkout\n`;
       continue;
     }

@@ -9,7 +9,7 @@
  * This repository's own action (action.yml) is run, step by step, from the
  * suite's checkout. Getting the suite (its repository checked out at the
  * tag of this version, packed, the tarball installed) is emulated: `npx
- * partner-api` is this clone's CLI through tsx, put where the install line
+ * partner-api` is this clone's CLI (the test run's build of it), put where the install line
  * would put the command; cheaper than packing and installing, which
  * build/installed-package.test.ts proves on its own.
  */

@@ -33,14 +33,18 @@
  *   never run. Any other block fails the test, so nothing escapes unlabelled.
  *
  * Where it runs: each page in its own temporary directory. For the README
- * and the pages about the clone's commands, a clone: the checkout's sources,
+ * and the pages about the clone's commands, a clone: `npm start` and `npm
+ * run NAME` of the scripts that are `node --import tsx FILE.ts` run the test
+ * run's build of FILE, as npm runs the script (docs/npm-run-shim.ts; it
+ * saves npm's and tsx's start-up), every other npm command is npm's; the
+ * checkout's sources,
  * package.json and tsconfig linked in, node_modules linked from the checkout
  * (the install `npm ci` made), `reports/` a real directory of its own. For
  * docs/library.md, a project that installed the package: its node_modules
- * holds `partner-api-conformance` linked to this checkout's library sources
- * (loaded through tsx: NODE_OPTIONS=--import=tsx, the only difference from an
- * installed tarball, which build/installed-package.test.ts covers) and a
- * `partner-api` bin. Nothing is written into the work tree.
+ * holds `partner-api-conformance` linked to the test run's build of this
+ * checkout's library (build/test-build.ts: the sources as .js, laid out as
+ * dist/; without it the sources, loaded through tsx) and a `partner-api`
+ * bin; build/installed-package.test.ts covers the packed tarball. Nothing is written into the work tree.
  *
  * Ports: the pages use fixed ports (PAGE_PORTS: the simulator's default 4010,
  * the receiver's 4020, 4011, 4030, 8787, 8788), which may be busy on this
@@ -56,14 +60,16 @@
  * and every command's output to read.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtModule } from '../build/node-command.ts';
+import { freePort } from '../conformance/served-simulator.ts';
 import { keepWriteTrace } from '../build/write-trace.ts';
 import { codeBlocks, splitComment } from './doc-page.ts';
+import { writeNpmRunShim } from './npm-run-shim.ts';
 import { pageScript } from './example-script.ts';
 import { PAGE_PORTS, planPage, type PagePlan } from './example-steps.ts';
 
@@ -96,6 +102,7 @@ const CLONE_ENTRIES = ['package.json', 'package-lock.json', 'tsconfig.json', 'ts
 const PAGE_TIMEOUT_MS = 360_000;
 
 const work = mkdtempSync(join(tmpdir(), 'docs-examples-'));
+const npmShim = writeNpmRunShim(join(work, 'npm-shim'), join(ROOT, 'package.json'));
 const children: ChildProcess[] = [];
 const ports = new Map<string, Map<number, number>>();
 
@@ -103,18 +110,15 @@ function read(file: string): string {
   return readFileSync(join(ROOT, file), 'utf8');
 }
 
-/** Free ports for every page at once (held together, so no two pages get the same one), then released. */
+/**
+ * Free ports for every page, all different, chosen below the kernel's ephemeral range (conformance/served-simulator.ts):
+ * a page binds its ports long after they are taken, and a port from that range (what listening on port 0 gives) may be
+ * handed to any outgoing connection meanwhile (seen: a page's partner failing with EADDRINUSE, four test files running).
+ */
 async function takePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  const taken: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const server = createServer();
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    servers.push(server);
-    taken.push((server.address() as { port: number }).port);
-  }
-  await Promise.all(servers.map((s) => new Promise((ok) => s.close(ok))));
-  return taken;
+  const taken = new Set<number>();
+  while (taken.size < count) taken.add(await freePort());
+  return [...taken];
 }
 
 function cloneDirectory(dir: string): void {
@@ -122,7 +126,12 @@ function cloneDirectory(dir: string): void {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
 }
 
-/** A project whose node_modules holds the checkout's dependencies and the package, linked to its sources. */
+/** What the project's package links to: the run's build of a source (build/test-build.ts), or the source itself, then loaded through tsx. */
+function packageModule(script: string): string {
+  return pathToFileURL(builtModule(script) ?? join(ROOT, script)).href;
+}
+
+/** A project whose node_modules holds the checkout's dependencies and the package, linked to its built code (or its sources). */
 function projectDirectory(dir: string): void {
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'docs-example-project', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
   const modules = join(dir, 'node_modules');
@@ -135,9 +144,9 @@ function projectDirectory(dir: string): void {
   const pkg = join(modules, 'partner-api-conformance');
   mkdirSync(pkg);
   writeFileSync(join(pkg, 'package.json'), `${JSON.stringify({ name: 'partner-api-conformance', type: 'module', bin: { 'partner-api': 'partner-api.js' }, exports: { '.': './index.js', './vitest': './vitest.js' } }, null, 2)}\n`);
-  writeFileSync(join(pkg, 'index.js'), `export * from ${JSON.stringify(pathToFileURL(join(ROOT, 'library', 'index.ts')).href)};\n`);
-  writeFileSync(join(pkg, 'vitest.js'), `export * from ${JSON.stringify(pathToFileURL(join(ROOT, 'library', 'vitest.ts')).href)};\n`);
-  writeFileSync(join(pkg, 'partner-api.js'), `#!/usr/bin/env node\nawait import(${JSON.stringify(pathToFileURL(join(ROOT, 'cli', 'partner-api.ts')).href)});\n`);
+  writeFileSync(join(pkg, 'index.js'), `export * from ${JSON.stringify(packageModule('library/index.ts'))};\n`);
+  writeFileSync(join(pkg, 'vitest.js'), `export * from ${JSON.stringify(packageModule('library/vitest.ts'))};\n`);
+  writeFileSync(join(pkg, 'partner-api.js'), `#!/usr/bin/env node\nawait import(${JSON.stringify(packageModule('cli/partner-api.ts'))});\n`);
   chmodSync(join(pkg, 'partner-api.js'), 0o755);
   symlinkSync('../partner-api-conformance/partner-api.js', join(modules, '.bin', 'partner-api'));
 }
@@ -148,11 +157,13 @@ function environment(setup: 'clone' | 'project'): NodeJS.ProcessEnv {
     if (/^(PARTNER_|CERTIFY_|VITEST|npm_)/i.test(k) || ['API_ROOT', 'NODE_OPTIONS', 'INIT_CWD', 'TEST'].includes(k)) continue;
     env[k] = v;
   }
+  // A clone's `npm start` and `npm run NAME` run the test build's code (docs/npm-run-shim.ts); everything else is npm's.
+  if (setup === 'clone') env.PATH = `${npmShim}:${env.PATH ?? ''}`;
   env.NO_COLOR = '1';
   env.npm_config_update_notifier = 'false';
   env.npm_config_fund = 'false';
   // The work-tree guard's trace (build/write-trace.ts) stays on: a page's Node commands reach the clone through its links.
-  Object.assign(env, keepWriteTrace(setup === 'project' ? '--import=tsx' : undefined));
+  Object.assign(env, keepWriteTrace(setup === 'project' && builtModule('library/index.ts') === null ? '--import=tsx' : undefined));
   return env;
 }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks } from './doc-page.ts';
+import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'first-live-run-'));
@@ -30,14 +31,14 @@ function sampleLines(page: string): string[] {
 
 beforeAll(async () => {
   const fixtures = join(dir, 'fixtures.json');
-  simulator = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--memory', '--port', '0', '--fixtures-out', fixtures], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  simulator = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--memory', '--port', '0', '--fixtures-out', fixtures], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   simulator.stdout!.on('data', (s) => (out += s));
   for (let i = 0; i < 300 && !/base URL/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
   const f = JSON.parse(readFileSync(fixtures, 'utf8')) as { baseUrl: string; integrations: { apiKey: string }[] };
   // The README's command: the base URL and the first demo key, nothing allowed.
   printed = await new Promise<string>((done, fail) => {
-    execFile(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', '--target', f.baseUrl, '--api-key', f.integrations[0]!.apiKey, '--report-dir', join(dir, 'reports')], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), '--target', f.baseUrl, '--api-key', f.integrations[0]!.apiKey, '--report-dir', join(dir, 'reports')], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
       if (error && error.code !== 0) fail(new Error(`the run failed: ${stderr}${stdout}`));
       else done(stdout);
     });

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { flagTable, routeTable } from './doc-page.ts';
+import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROBE = fileURLToPath(new URL('parse-args-probe.mjs', import.meta.url));
@@ -37,7 +38,8 @@ async function node(args: string[]): Promise<string> {
 
 /** The flags the command's parseArgs call is given. */
 async function cliFlags(argv: readonly string[]): Promise<Set<string>> {
-  const out = await node(['--import', 'tsx', '--import', PROBE, ...argv]);
+  const [script, ...rest] = argv;
+  const out = await node(['--import', PROBE, ...nodeArgs(script!), ...rest]);
   const line = /^parse-args-probe (.*)$/m.exec(out);
   if (!line) throw new Error(`${argv.join(' ')} printed no option table:\n${out}`);
   return new Set(JSON.parse(line[1]!) as string[]);
@@ -59,7 +61,7 @@ describe('every flag of every command is on its page', () => {
   }, 60_000);
 
   it('partner-api: each flag its --help shows is in the README', async () => {
-    const help = await node(['--import', 'tsx', 'cli/partner-api.ts', '--help']);
+    const help = await node([...nodeArgs('cli/partner-api.ts'), '--help']);
     const flags = new Set([...help.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*)/g)].map((m) => m[1]!));
     expect(flags.size).toBeGreaterThan(0);
     const documented = flagTable(page('README.md'), 'partner-api');

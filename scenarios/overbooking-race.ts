@@ -29,6 +29,7 @@ export const scenario = defineScenario({
     const checkIn = await s.findStay(property, 25, 200, 2, (n) => n === 1);
     if (!s.live) await s.staff.setCreateLatency(200);
 
+    const before = s.partner.state.properties[String(property.doorloom_id)]?.nights.availability[checkIn]?.sequence ?? 0;
     s.step('two guests ask for the same two nights at the same moment');
     const [a, b] = await Promise.all([
       s.partner.createBooking(s.booking('R-A', { property, checkIn })),
@@ -38,7 +39,9 @@ export const scenario = defineScenario({
     const placed = [a, b].filter((r) => r.status === 'placed');
     s.check(placed.length === 1, 'exactly one create won', `${a.external_booking_id}: ${a.status}, ${b.external_booking_id}: ${b.status}`);
     const held = s.partner.state.properties[String(property.doorloom_id)]!.nights.availability[checkIn]!;
-    s.check(held.value.available_units === 1, 'the partner wrote no 409 body (it has no sequence) into its copy; the winner\'s event brings the change', `held: ${held.value.available_units} as of #${held.sequence}`);
+    // Live, the winner's availability.changed may reach the partner before the loser's 409 does: a change then comes with
+    // that event's sequence. A 409 body written into the copy would change it without one.
+    s.check(held.value.available_units === 1 || held.sequence > before, 'the partner wrote no 409 body (it has no sequence) into its copy; the winner\'s event brings the change', `held: ${held.value.available_units} as of #${held.sequence} (before the race: #${before})`);
     await s.deliver();
 
     const loser = a.status === 'placed' ? b : a;

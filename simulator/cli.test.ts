@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from './domain/model.ts';
 import type { Fixtures } from './demo-world.ts';
+import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Hang guards, not speed targets: on a machine loaded many times over its cores a start alone can take 20 s. */
@@ -35,7 +36,7 @@ function tempDir(): string {
 
 /** Spawns the CLI; `track` hands the child to afterEach to kill (concurrent tests kill their own). */
 function launch(args: string[], track = true): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   if (track) children.push(child);
   const run: Running = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));

@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Fixtures } from '../demo-world.ts';
 import { readDataDir } from './file-store.ts';
+import { nodeArgs } from '../../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = Number(process.env.CRASH_SEED ?? 20260915);
@@ -58,7 +59,7 @@ interface Child {
 }
 
 function spawnCli(dir: string, fixturesFile: string): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', '--data', dir, '--fixtures-out', fixturesFile], {
+  const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--port', '0', '--data', dir, '--fixtures-out', fixturesFile], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SIMULATOR_COMPACT_AFTER_BYTES: String(64 * 1024) },
   });
   let out = '';

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Hang guards, not speed targets: on a machine loaded many times over its cores a start alone can take 20 s. */
@@ -26,7 +27,7 @@ const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 function launch(dir: string, ...flags: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', '--data', dir, ...flags], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--port', '0', '--data', dir, ...flags], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const run: Run = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
