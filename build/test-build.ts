@@ -42,8 +42,7 @@ function sourcesOf(root: string): string[] {
       // The mutation run's tools find the clone's files relative to themselves; dist/ leaves them out too.
       if (entry.isDirectory()) {
         if (path !== join('conformance', 'mutation')) walk(path);
-      }
-      else if (entry.isFile() && !/\.test\.ts$/.test(entry.name)) files.push(path);
+      } else if (entry.isFile() && !/\.test\.ts$/.test(entry.name)) files.push(path);
     }
   };
   for (const folder of BUILT_FOLDERS) if (existsSync(join(root, folder))) walk(folder);
