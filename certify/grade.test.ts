@@ -170,6 +170,10 @@ const cases: Case[] = [
   ['the order never placed', { id: 'usage.unavailable-final', given: { unavailable: { issuedAt: T0, afterN: 1_000_000 }, journal: [] }, want: 'not_observed' }],
   // recovery
   ['the outage replayed', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 300 }, journal: [events(100, 9, 109, true), events(120, 109, 209, true), events(140, 209, 221, false)] }, want: 'pass' }],
+  // Under load the platform's delivery lags: events written before the pause may reach the partner by its own GET /events
+  // before they are pushed, so the drill's "before" sequence is below what the partner already read (seen in CI, four workers).
+  ['events the partner read by GET /events just before the pause need no second read', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0 + 1_000, resumedAt: T0 + 80_000, before: 9, latest: 221, propertyId: 101, waitedMs: 75_000 }, journal: [events(500, 9, 50, false), events(2_000, 50, 221, false)] }, want: 'pass' }],
+  ['a read after the outage ended covers nothing of it', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0 + 1_000, resumedAt: T0 + 80_000, before: 9, latest: 221, propertyId: 101, waitedMs: 75_000 }, journal: [events(2_000, 50, 221, false), events(81_000, 9, 50, false)] }, want: 'fail', says: /sequence 10/ }],
   ['replayed only part, given long enough', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 80_000, before: 9, latest: 221, propertyId: 101, waitedMs: 75_000 }, journal: [events(100, 221, 221, false)] }, want: 'fail', says: /sequence 10/ }],
   ['crash: restarted at its cursor, nothing lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(5020), journal: [events(14_700, 58, 60, false)] }, want: 'pass' }],
   ['crash: an acknowledged event lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(4000), journal: [events(14_700, 58, 60, false)] }, want: 'fail', says: /answered 2xx before the SIGKILL are missing/ }],

@@ -732,7 +732,9 @@ function outageReplay(o: Observations): Graded {
   if (d === null) return result(id, 'not_observed', 'The webhook outage drill did not run.');
   if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
   const gap = probes(o, 'gap-delivery');
-  const pages = o.journal.filter((e) => e.operation === 'listEvents' && e.cursor && e.status === 200 && e.at >= d.pausedAt && e.at <= d.resumedAt
+  // Reads before the pause count too: an event written before it may reach the partner by GET /events before its push does (delivery
+  // lags under load), and what the partner already read it need not read again. After the resume, delivery covers the gap instead.
+  const pages = o.journal.filter((e) => e.operation === 'listEvents' && e.cursor && e.status === 200 && e.at <= d.resumedAt
     && [undefined, String(d.propertyId)].includes(query(e, 'property_id'))
     && (query(e, 'types') ?? query(e, 'types[]') ?? 'rates.changed').split(',').includes('rates.changed'));
   const covered = (s: number) => pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence);

@@ -700,9 +700,10 @@ async function outageDrill(c: Ctx): Promise<void> {
     `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} over ${ratesWindow.from}..${ratesWindow.to} first, then the filler nights, then ${rateY} over the same window: the first superseded, more than a page away); the partner's state is read before each GET /events it sends; unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
     'Replay GET /events from the stored cursor, walking next_after_sequence through the newest sequence, without applying the superseded event (§6.8, §4.6, §3.3).');
   await drained(c, 5_000);
-  const before = (await integration(c)).webhook.last_sequence;
   await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
   const pausedAt = c.stage.now();
+  // Read once paused: on a loaded machine delivery may not have drained in time, and what was pushed up to the pause is not withheld.
+  const before = (await integration(c)).webhook.last_sequence;
   const put = (from: string, to: string, base_rate: number) => c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from, to, base_rate });
   // §3.3: X first and Y second-to-last, the filler nights between them: more than a page apart at any limit (§4.6: at most
   // 200), so a partner that applies superseded rows in sequence order holds X between pages, however soon Y repairs it.
@@ -729,7 +730,8 @@ async function outageDrill(c: Ctx): Promise<void> {
   const budget = c.stage.kind === 'running' ? Math.min(5_000, remaining(c)) : Math.max(2_000, Math.min(OUTAGE_WAIT_MS, remaining(c) - RESERVE_MS));
   const covered = () => {
     if (c.stage.kind === 'running') return false;
-    const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.cursor && e.at >= pausedAt);
+    // Pages read before the pause count too, as in the grading (certify/grade.ts, outageReplay).
+    const pages = journal(c).filter((e) => e.operation === 'listEvents' && e.cursor);
     for (let s = before + 1; s <= latest; s++) if (!pages.some((e) => s > e.cursor!.after_sequence && s <= e.cursor!.next_after_sequence)) return false;
     return true;
   };
