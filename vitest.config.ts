@@ -5,12 +5,11 @@ export default defineConfig({
   test: {
     include: ['{protocol,spec,simulator,conformance,scenarios,reports,certify,bench,cli,library,build,docs,watch}/**/*.test.ts'],
     testTimeout: 120_000,
-    // Four files at a time on CI's two cores. The slowest files (certify's drills, the docs pages, live runs) mostly
+    // Two files at a time on CI's two cores. The slowest files (certify's drills, the docs pages, live runs) mostly
     // wait on timers and child processes in real time: they start first (build/longest-first.ts) and the CPU-bound
-    // files fill the cores meanwhile. With two workers half of the two cores stood idle (npm test took 10 min on
-    // 9 minutes of CPU); four became possible once the tests' own processes stopped paying tsx's start-up
-    // (build/test-build.ts), which had kept the cores too busy for certify's real-time drills.
-    maxWorkers: 4,
+    // files fill the other core meanwhile. Four workers took npm test to 5 min 47 s, but two of four runs then went
+    // red on real-time judgements (a certify drill, a CI recipe's control-plane check): not until those hold under load.
+    maxWorkers: 2,
     sequence: { sequencer: LongestFirstSequencer },
     // A worker keeps the modules it loaded from one file to the next: the contract, its compiled validators
     // and the simulator are loaded once per worker instead of once per file (about 40% of the CPU time of the
