@@ -291,7 +291,7 @@ export const validationChecks = [
       const archived = known.find((p) => p.archived);
       const withInactive = known.find((p) => !p.archived && p.units.some((u) => !u.active));
       if (!archived || !withInactive) throw new NotApplicable('needs a covered archived property and a covered property with an inactive unit (none among the named properties or GET /properties)');
-      const body = (overrides: object) => ({ external_booking_id: ctx.uniqueId('bk'), units: [{ adults: 1 }], ...farStay(ctx), guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 }, ...overrides });
+      const body = (overrides: object, stay = farStay(ctx)) => ({ external_booking_id: ctx.uniqueId('bk'), units: [{ adults: 1 }], ...stay, guest: { name: 'Conformance', mobile: '9000000000' }, pricing: { total: 1 }, ...overrides });
       const onArchived = await createBooking(ctx, body({ property: { doorloom_id: archived.doorloom_id } }));
       expectStatus(ctx, onArchived, 422, 'PROPERTY_ARCHIVED', '4.5.Q33', 'a create on an archived property');
       namesField(ctx, onArchived, 'property', 'a create on an archived property');
@@ -325,8 +325,16 @@ export const validationChecks = [
       // The same alias on its own property is that property's unit: pinned and booked (§4.5 rule 6), not refused as
       // unknown. Only where the run may write on that property (live: a named --property).
       if (!ctx.target.properties.some((p) => p.doorloom_id === other.doorloom_id && !p.archived)) return;
-      const own = await createBooking(ctx, body({ property: { doorloom_id: other.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] }));
-      if (own.status === 409) throw new NotApplicable(`the unit ${alias} of property ${other.doorloom_id} was taken on the stay tried (409 UNAVAILABLE)`);
+      // The planner counts free units, not which: a night with every active unit free is one where the pinned unit is.
+      const ownUnits = other.units.filter((u) => u.active).length;
+      const stay = ctx.stays.take('far', 1, ownUnits) ?? farStay(ctx);
+      const own = await createBooking(ctx, body({ property: { doorloom_id: other.doorloom_id }, units: [{ adults: 1, external_unit_id: alias }] }, stay));
+      if (own.status === 409) {
+        // Read again: a world shared with guests may have filled the night since. With every active unit still free, the 409 refused a free pinned unit (§4.5 rule 6).
+        const now = await ctx.api.get(`/properties/${other.doorloom_id}/availability`, { query: { from: stay.check_in, to: stay.check_in } });
+        const free = now.status === 200 ? now.body?.data?.data?.dates?.[0]?.available_units : undefined;
+        if (typeof free !== 'number' || free < ownUnits) throw new NotApplicable(`the unit ${alias} of property ${other.doorloom_id} was taken on the stay tried (409 UNAVAILABLE; ${free ?? 'unread'} of ${ownUnits} active units free now)`);
+      }
       expectStatus(ctx, own, 201, null, '4.5.R6a', `a create on property ${other.doorloom_id} pinning its own unit alias ${alias}`);
     },
   }),
