@@ -105,9 +105,10 @@ export const integrationRecordChecks = [
       const before = narrowed.last_sequence as number;
       // The unsubscribed changes first: by the time the subscribed one is recorded, the others would be too. A booking made
       // (where writes are allowed) changes the booking and its nights: booking.changed and availability.changed, neither subscribed.
+      // A booking refused here (no free night left, a 429) only leaves the restrictions change as the unsubscribed one: the check goes on.
       if (ctx.target.capabilities.includes('write')) {
-        const made = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx)));
-        if (made.status !== 201) throw new NotApplicable(`the booking meant to change while narrowed was answered ${describe(made)}`);
+        const stay = ctx.stays.ready ? ctx.stays.take('horizon', 1) : horizonStay(ctx);
+        if (stay) await createBooking(ctx, bookingBody(ctx, { ...stay }));
       }
       await ctx.control!.setRestrictions(w.property, { from: w.from, to: w.to, stop_sell: false });
       await changeRates(ctx, w.property, w.from, w.to, 4500 + Math.floor(ctx.random() * 100));
