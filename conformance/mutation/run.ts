@@ -12,23 +12,29 @@
  * and Stryker's incremental file, conformance/mutation/stryker-incremental.json.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
+import { equivalentSeed } from './recorded-equivalents.ts';
 import { REPORT_DIR } from './settings.ts';
-import { parseEquivalents, summarise, summaryMarkdown, type StrykerReport } from './summary.ts';
+import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type StrykerReport } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LAST = new URL('./last-summary', import.meta.url);
+/** stryker.config.mjs's incrementalFile: the last whole run's results, committed. */
+const INCREMENTAL = join(ROOT, 'conformance/mutation/stryker-incremental.json');
 
-const USAGE = `usage: npm run mutation [-- --incremental] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
+const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
 
   (no flag)        every mutant of stryker.config.mjs (simulator/domain, http, webhooks); refreshes
-                   the incremental file and the committed summary (conformance/mutation/)
+                   the incremental file and the committed summary (conformance/mutation/). A mutant
+                   the last whole run recorded equivalent keeps its result while its code and every
+                   check reaching it are unchanged (recorded-equivalents.ts); all else runs afresh
+  --with-equivalents  the same, with the recorded equivalents run again too
   --incremental    rerun only what changed since the incremental file (code or a covering check)
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
@@ -45,6 +51,7 @@ async function main(): Promise<number> {
         incremental: { type: 'boolean', default: false },
         mutate: { type: 'string' },
         concurrency: { type: 'string' },
+        'with-equivalents': { type: 'boolean', default: false },
         'summary-only': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -68,30 +75,38 @@ async function main(): Promise<number> {
   }
   const started = Date.now();
   const full = args.mutate === undefined;
+  let seeded: number | undefined;
   if (!args['summary-only']) {
     // The package exports no bin path: take its `bin` from beside its package.json.
     const manifest = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
     const stryker = join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { stryker: string } }).bin.stryker);
-    // A full run always writes the incremental file (--force runs every mutant); a partial run must not overwrite it with a part.
-    const flags = full ? ['--incremental', ...(args.incremental ? [] : ['--force'])] : ['--mutate', args.mutate!];
+    // A full run always writes the incremental file; a partial run must not overwrite it with a part. A whole run starts from
+    // the recorded equivalents alone (Stryker reuses those unchanged), or with --with-equivalents from nothing (--force).
+    const seed = full && !args.incremental && !args['with-equivalents'] ? writeSeed() : undefined;
+    seeded = seed?.seeded;
+    const flags = !full ? ['--mutate', args.mutate!]
+      : args.incremental ? ['--incremental']
+        : seed ? ['--incremental', '--incrementalFile', seed.file]
+          : ['--incremental', '--force'];
     if (args.concurrency) flags.push('--concurrency', args.concurrency);
     const ran = spawnSync(process.execPath, [stryker, 'run', ...flags], { cwd: ROOT, stdio: 'inherit' });
     if (ran.status !== 0) {
       process.stderr.write(`error: stryker exited ${ran.status ?? ran.signal}\n`);
       return 1;
     }
+    // Stryker wrote the whole run's results over the seed: they are the next incremental file.
+    if (seed) copyFileSync(seed.file, INCREMENTAL);
   }
   const dir = new URL(`../../${REPORT_DIR}/`, import.meta.url);
   mkdirSync(dir, { recursive: true });
   // What ran: a --summary-only later keeps the figures of the run it summarises.
   const ranFile = new URL('run.json', dir);
-  const ran: { minutes?: number; command: string; when: string } = args['summary-only']
+  const ran: { minutes?: number; command: string; when: string; seeded?: number } = args['summary-only']
     ? (existsSync(ranFile) ? JSON.parse(readFileSync(ranFile, 'utf8')) : { command: 'npm run mutation -- --summary-only', when: new Date().toISOString().slice(0, 10) })
-    : { minutes: Math.round((Date.now() - started) / 6000) / 10, command: `npm run mutation${args.incremental ? ' -- --incremental' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10) };
+    : { minutes: Math.round((Date.now() - started) / 6000) / 10, command: `npm run mutation${args.incremental ? ' -- --incremental' : ''}${args['with-equivalents'] ? ' -- --with-equivalents' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), ...(seeded !== undefined ? { seeded } : {}) };
   if (!args['summary-only']) writeFileSync(ranFile, `${JSON.stringify(ran)}\n`);
   const report = JSON.parse(readFileSync(new URL('mutation.json', dir), 'utf8')) as StrykerReport;
-  const equivalents = parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'conformance/mutation/equivalent-mutants.yaml');
-  const summary = summarise(report, catalogue(), equivalents);
+  const summary = summarise(report, catalogue(), readEquivalents());
   const t = summary.totals;
   // Every check's world is the simulator Stryker switches mutants in: a run that killed nothing ran the checks against something else.
   if (t.killed === 0 && t.mutants - t.ignored > 0) {
@@ -111,6 +126,21 @@ async function main(): Promise<number> {
   process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${ran.minutes !== undefined ? ` in ${ran.minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
   return 0;
+}
+
+/** The committed incremental file cut down to the recorded equivalents (recorded-equivalents.ts), beside the reports. */
+function writeSeed(): { file: string; seeded: number } {
+  const last = existsSync(INCREMENTAL) ? (JSON.parse(readFileSync(INCREMENTAL, 'utf8')) as StrykerReport) : { files: {} };
+  const { seed, seeded } = equivalentSeed(last, readEquivalents());
+  const file = join(ROOT, REPORT_DIR, 'incremental-seed.json');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(seed));
+  process.stdout.write(`${seeded} recorded equivalent(s) may keep their last result (Stryker reruns any whose code or checks changed; --with-equivalents reruns all)\n`);
+  return { file, seeded };
+}
+
+function readEquivalents(): Equivalent[] {
+  return parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'conformance/mutation/equivalent-mutants.yaml');
 }
 
 /** The `mutate` list of stryker.config.mjs, as Stryker records it in its report. */

@@ -105,6 +105,11 @@ export function originalText(source: string, location: StrykerMutant['location']
   return [lines[start.line - 1]?.slice(start.column - 1) ?? '', ...lines.slice(start.line, end.line - 1), lines[end.line - 1]?.slice(0, end.column - 1) ?? ''].join('\n');
 }
 
+/** The entry a mutant matches: by file, mutator, the code it replaces and the replacement, not by line. */
+export function recordedEntry(equivalents: Equivalent[], file: string, original: string, m: Pick<StrykerMutant, 'mutatorName' | 'replacement'>): Equivalent | undefined {
+  return equivalents.find((e) => e.file === file && e.mutator === m.mutatorName && e.replacement === (m.replacement ?? '') && e.original === original);
+}
+
 type Judged = Omit<StrykerMutant, 'status'> & { status: StrykerMutant['status'] | 'Equivalent' };
 
 function counts(mutants: Judged[]): Counts {
@@ -138,8 +143,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
   const used = new Set<Equivalent>();
   const judge = (file: string, source: string | undefined, m: StrykerMutant): Judged & { file: string; reason?: string } => {
     if (m.status !== 'Survived' && m.status !== 'NoCoverage') return { ...m, file };
-    const original = source === undefined ? undefined : originalText(source, m.location);
-    const match = equivalents.find((e) => e.file === file && e.mutator === m.mutatorName && e.replacement === (m.replacement ?? '') && e.original === original);
+    const match = source === undefined ? undefined : recordedEntry(equivalents, file, originalText(source, m.location), m);
     if (!match) return { ...m, file };
     used.add(match);
     return { ...m, file, status: 'Equivalent', reason: match.reason };
@@ -192,12 +196,13 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
 const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
 
 /** The summary as a page: headline, files, checks, clauses, then every mutant that lived. */
-export function summaryMarkdown(s: MutationSummary, about: { when: string; minutes?: number; command: string }): string {
+export function summaryMarkdown(s: MutationSummary, about: { when: string; minutes?: number; command: string; seeded?: number }): string {
   const t = s.totals;
   const out: string[] = [
     '# Mutation testing: last run',
     '',
     `Written by \`${about.command}\` on ${about.when}${about.minutes !== undefined ? ` (${about.minutes} minutes)` : ''}. Mutated: ${s.mutate.map((p) => `\`${p}\``).join(', ')}.`,
+    ...(about.seeded === undefined ? [] : ['', `The run started from the ${about.seeded} mutants the last whole run recorded equivalent: each kept its result where its code and every check reaching it were unchanged, and everything else was tested afresh (\`npm run mutation -- --with-equivalents\` reruns them too).`]),
     'Only the conformance suite may kill a mutant (each check one vitest test, in-process); see docs/conformance.md, "Mutation testing with StrykerJS".',
     '',
     `**Score: ${pct(t.score)}** of ${t.killed + t.timeout + t.survived + t.noCoverage} mutants detected (${t.killed} killed, ${t.timeout} timed out; ${t.survived} survived, ${t.noCoverage} not reached by any check); ${pct(t.scoreCovered)} of those a check reached. Out of the score: ${t.equivalent} recorded equivalent (conformance/mutation/equivalent-mutants.yaml), ${t.ignored} ignored with a reason, ${t.errors} not valid code.`,

@@ -1,0 +1,56 @@
+/**
+ * A whole run starts from the recorded equivalents only: the seed keeps the
+ * last results of the mutants equivalent-mutants.yaml names (survived or not
+ * reached), and nothing else, so every other mutant is tested afresh.
+ */
+import { describe, expect, it } from 'vitest';
+import { equivalentSeed } from './recorded-equivalents.ts';
+import { summarise, summaryMarkdown, type Equivalent, type StrykerMutant, type StrykerReport } from './summary.ts';
+
+const FILE = 'simulator/domain/x.ts';
+const SOURCE = "if (a === 'p') go();\nif (b === 'q') stop();\n";
+
+function m(id: string, status: StrykerMutant['status'], line: number, replacement: string): StrykerMutant {
+  return { id, status, mutatorName: 'EqualityOperator', replacement, location: { start: { line, column: 5 }, end: { line, column: 14 } } };
+}
+
+const recorded: Equivalent[] = [
+  { file: FILE, mutator: 'EqualityOperator', original: "a === 'p'", replacement: "a !== 'p'", reason: 'a is always p' },
+  { file: FILE, mutator: 'EqualityOperator', original: "b === 'q'", replacement: "b !== 'q'", reason: 'b is always q' },
+];
+
+const last: StrykerReport & { schemaVersion: string } = {
+  schemaVersion: '2',
+  testFiles: { 'conformance/mutation/catalogue.mutation.ts': { tests: [{ id: '0', name: 'conformance check a [00000000]' }] } },
+  files: {
+    [FILE]: { source: SOURCE, mutants: [m('1', 'Survived', 1, "a !== 'p'"), m('2', 'Killed', 2, "b !== 'q'"), m('3', 'Survived', 2, 'true')] },
+    'simulator/domain/y.ts': { source: 'x', mutants: [m('4', 'Survived', 1, 'false')] },
+  },
+};
+
+describe('recorded-equivalents: the seed of a whole run', () => {
+  it('keeps only the survivors and unreached mutants the equivalents file names, with the rest of the report', () => {
+    const { seed, seeded } = equivalentSeed(last, recorded);
+    expect(seeded).toBe(1);
+    expect(seed.files[FILE]!.mutants.map((x) => x.id)).toEqual(['1']);
+    expect(seed.files['simulator/domain/y.ts']!.mutants).toEqual([]);
+    expect(seed.files[FILE]!.source).toBe(SOURCE);
+    expect(seed.testFiles).toEqual(last.testFiles);
+    expect(seed.schemaVersion).toBe('2');
+  });
+
+  it('a recorded mutant that was killed is not seeded: it runs again (the entry is wrong, or the check got better)', () => {
+    expect(equivalentSeed(last, recorded).seed.files[FILE]!.mutants.some((x) => x.id === '2')).toBe(false);
+  });
+
+  it('with no equivalents file entry nothing is seeded', () => {
+    expect(equivalentSeed(last, []).seeded).toBe(0);
+  });
+
+  it('the summary page says the run started from them, and how to rerun them', () => {
+    const page = summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation', seeded: 1 });
+    expect(page).toContain('The run started from the 1 mutants the last whole run recorded equivalent');
+    expect(page).toContain('npm run mutation -- --with-equivalents');
+    expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('started from');
+  });
+});
