@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { builtScript, testBuild, withJsSpecifiers } from './test-build.ts';
+import { builtScript, prune, testBuild, withJsSpecifiers } from './test-build.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'test-build-'));
@@ -69,5 +69,19 @@ describe('test-build: the sources as .js for the commands tests start', () => {
     const second = testBuild(root);
     expect(second).not.toBe(first);
     expect(execFileSync(process.execPath, [builtScript(second, 'simulator/cli.ts')], { encoding: 'utf8' })).toBe('two\n');
+  });
+  it('prunes the builds past the newest four once an hour old, and a half-written build of a run that died; keeps the one in use and anything younger', () => {
+    const cache = mkdtempSync(join(work, 'cache-'));
+    const hourAgo = Date.now() - 3_700_000;
+    const make = (name: string, at: number) => {
+      mkdirSync(join(cache, name));
+      utimesSync(join(cache, name), at / 1000, at / 1000);
+    };
+    for (let i = 0; i < 6; i++) make(`test-build-${i}`, hourAgo - i * 1000);
+    make('test-build-young.1.2.tmp', Date.now());
+    make('test-build-dead.1.2.tmp', hourAgo);
+    make('test-build-old-in-use', hourAgo - 10_000);
+    prune(cache, join(cache, 'test-build-old-in-use'));
+    expect(readdirSync(cache).sort()).toEqual(['test-build-0', 'test-build-1', 'test-build-2', 'test-build-3', 'test-build-old-in-use', 'test-build-young.1.2.tmp']);
   });
 });

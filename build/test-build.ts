@@ -104,14 +104,15 @@ export function testBuild(root: string): string {
 
 /**
  * Keeps the newest builds, and any made in the last hour: work trees that link this node_modules have their own, and a
- * run in one of them may still be using its build.
+ * run in one of them may still be using its build. A half-written build (`.tmp`) an hour old is one whose run died.
  */
-function prune(cache: string, keep: string): void {
-  const builds = readdirSync(cache)
-    .filter((name) => name.startsWith('test-build-') && !name.endsWith('.tmp'))
-    .map((name) => ({ path: join(cache, name), at: statSync(join(cache, name)).mtimeMs }))
-    .sort((a, b) => b.at - a.at);
-  for (const old of builds.slice(KEEP)) if (old.path !== keep && old.at < Date.now() - 3_600_000) rmSync(old.path, { recursive: true, force: true });
+export function prune(cache: string, keep: string, now = Date.now()): void {
+  const entries = readdirSync(cache)
+    .filter((name) => name.startsWith('test-build-'))
+    .map((name) => ({ path: join(cache, name), at: statSync(join(cache, name)).mtimeMs, partial: name.endsWith('.tmp') }));
+  const builds = entries.filter((e) => !e.partial).sort((a, b) => b.at - a.at);
+  const stale = [...builds.slice(KEEP), ...entries.filter((e) => e.partial)];
+  for (const old of stale) if (old.path !== keep && old.at < now - 3_600_000) rmSync(old.path, { recursive: true, force: true });
 }
 
 /** `script` (a path from the clone's root, `simulator/cli.ts`) as its built module in `build`. */
