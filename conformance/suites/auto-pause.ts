@@ -8,7 +8,7 @@
  */
 import { control } from '../control.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
-import { advance, bookingBody, createBooking, describe, horizonStay } from './support.ts';
+import { advance, bookingBody, createBooking, expectCreated, horizonStay } from './support.ts';
 import { deliveryBreach, ensureDelivered, receiverFor } from './receiver.ts';
 
 const suite = 'webhooks';
@@ -39,12 +39,12 @@ export const autoPauseChecks = [
       // A success first, so "no success for six hours" reads the same whether it counts from that success or from
       // the first failure after it (clause 3.1.T1 note): the check holds under either reading.
       const first = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
-      if (first.status !== 201) throw new NotApplicable(`the create that makes a delivered event answered ${describe(first)}`);
+      expectCreated(ctx, first, 'the create that makes a delivered event');
       await ensureDelivered(ctx, receiver, 'the first create must be delivered while the receiver answers 200, so that the failure run starts right after a success');
       receiver.setMode('fail');
       ctx.cleanup.unshift(async () => receiver.setMode('ok'));
       const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
-      if (created.status !== 201) throw new NotApplicable(`the create that makes the event to fail answered ${describe(created)}`);
+      expectCreated(ctx, created, 'the create that makes the event to fail');
       const started = ctx.now();
 
       // Until six hours have passed since the first failure, no count of failures may pause delivery.

@@ -8,7 +8,7 @@
  */
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
-import { allEvents, bookingBody, coveringRow, createBooking, describe } from './support.ts';
+import { allEvents, bookingBody, coveringRow, createBooking, expectCreated, } from './support.ts';
 import { deliveryBreach, drained, notDelivered, partnerReceiver, type PartnerReceiver } from './receiver.ts';
 import { createdPair } from './webhooks.ts';
 
@@ -61,7 +61,7 @@ export async function makeSupersession(ctx: CheckContext): Promise<MadeSupersess
   });
   const firstBody = bookingBody(ctx, { ...stay, property: { doorloom_id: property } });
   const firstRes = await createBooking(ctx, firstBody);
-  if (firstRes.status !== 201) throw new NotApplicable(`the first create on ${night} answered ${describe(firstRes)}; the snapshot showed two free units`);
+  expectCreated(ctx, firstRes, `the first create on ${night}, where the snapshot showed two free units`);
   const [first] = createdPair(await allEvents(ctx, { include_superseded: true }, before), firstBody, firstRes.body.data.id);
   if (first?.event.type !== 'availability.changed') ctx.fail('CreateEventsMissing', `no availability.changed for ${night} after sequence ${before}`, 'a create emits availability.changed for its nights', '6.R5');
   target = first.sequence;

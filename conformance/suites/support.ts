@@ -55,6 +55,19 @@ export function createBooking(ctx: CheckContext, body: unknown, key: string | nu
   return ctx.api.post('/bookings', { body, headers: key === null ? {} : { 'Idempotency-Key': key } });
 }
 
+/**
+ * A create the check needs made. A live world may have filled the nights since they were read (409 UNAVAILABLE) or
+ * throttled the key past the client's one wait (429): then nothing is judged. Any other answer to a valid create on
+ * nights read free is the breach (§4.5: success is 201), never "not applicable".
+ */
+export function expectCreated(ctx: CheckContext, res: Response, what: string): void {
+  if (res.status === 201) return;
+  if ((res.status === 409 && res.body?.code === 'UNAVAILABLE') || (res.status === 429 && res.body?.code === 'RATE_LIMITED')) {
+    throw new NotApplicable(`${what} answered ${describe(res)}: nothing was judged`);
+  }
+  ctx.fail('ValidCreateRefused', `${describe(res)} for ${what}`, `201 for ${what}: a valid create on nights read free succeeds`, '4.5.R8');
+}
+
 export function describe(res: Response): string {
   return `${res.status}${res.body?.code ? ` ${res.body.code}` : ''}`;
 }
