@@ -109,6 +109,16 @@ export class ControlClient {
     return (await this.call('booking.status', 'POST', `/bookings/${booking}/status`, { status })) as { revision?: number };
   }
 
+  /** Moves a booking's stay (staff); false when the control plane answers 409, the new nights cannot be held (nothing changed). */
+  async setBookingDates(booking: number, checkIn: string, checkOut: string): Promise<boolean> {
+    if (!this.offers('booking.dates')) throw new ControlError('the control plane does not offer booking.dates');
+    const path = `/bookings/${booking}/dates`;
+    const res = await this.http.request('POST', path, { body: { check_in: checkIn, check_out: checkOut } });
+    if (res.status === 409) return false;
+    if (res.status < 200 || res.status > 299) throw new ControlError(`control booking.dates (POST ${path}) answered ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}: ${res.text.slice(0, 200)}`);
+    return true;
+  }
+
   /** Moves the platform's clock; everything due on the way happens (retries, expiry). */
   async advanceClock(seconds: number): Promise<void> {
     const data = (await this.call('clock.advance', 'POST', '/clock/advance', { seconds })) as { epoch_ms?: unknown };

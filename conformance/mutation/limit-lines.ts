@@ -33,7 +33,7 @@ export const LIMIT_LINES: LimitLine[] = [
   { what: '§8 auto-pause: five consecutive failures with no success for six hours', file: 'simulator/domain/delivery.ts', anchors: ['const MINUTE = 60 * SECOND', 'const HOUR = 60 * MINUTE', 'AUTO_PAUSE_FAILURES = 5', 'AUTO_PAUSE_AFTER_MS = 6 * HOUR', 'return AUTO_PAUSE_AFTER_MS', 'const failures = w.consecutive_failures + 1', 'failures >= AUTO_PAUSE_FAILURES && (now - noSuccessSince >= autoPauseAfterMs(faults)'] },
   { what: '§8 previous webhook secret validity: 24 hours', file: 'simulator/domain/integrations.ts', anchors: ['HOUR_MS = 3_600_000', 'PREVIOUS_SECRET_MS = 24 * HOUR_MS', 'const validity = PREVIOUS_SECRET_MS', 'expires_at: deps.now + validity', 'prev.expires_at > now'] },
   { what: '§4.5 units[].children: default 0', file: 'simulator/domain/bookings.ts', anchors: ["children: u.children ?? (ctx.faults?.has('children-default-1')"] },
-  { what: '§4.5 guest.phone_code: default `+91`', file: 'simulator/domain/bookings.ts', anchors: ["phone_code: input.guest.phone_code ?? ("] },
+  { what: '§4.5 guest.phone_code: default `+91`', file: 'simulator/domain/bookings.ts', anchors: ["input.guest.phone_code ?? ("] },
   { what: '§4.5 status: default `confirmed`', file: 'simulator/domain/bookings.ts', anchors: ["status: input.status ?? (ctx.faults?.has('status-default-pending')"] },
   { what: '§4.7 types: default all five', file: 'simulator/domain/sync.ts', anchors: ['if (!types) return [...SYNC_TYPES]'] },
 ];

@@ -173,8 +173,8 @@ export const bookingChecks = [
     },
   }),
   defineCheck({
-    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written; each unit booked holds a unit of its own', suite,
-    clauses: ['4.5.R6', '4.5.R6a', '4.5.R6b', '4.5.Q6'], level: 'normative', needs: ['write'],
+    id: 'booking.pinned-never-swapped', title: 'A free unit is allocated when none is pinned; a pinned unit that is taken is 409 UNAVAILABLE, never swapped, nothing written, even beside an unpinned entry; each unit booked holds a unit of its own, one unit pinned twice is refused, and a stay no one unit is free for is 409', suite,
+    clauses: ['4.5.R6', '4.5.R6a', '4.5.R6b', '4.5.Q6', '4.5.Q5', '4.5.R7'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const { property, night } = await twoFreeUnits(ctx);
       const entry = async () => (await snapshotDates(ctx, property, night, night) as any[])[0];
@@ -220,6 +220,7 @@ export const bookingChecks = [
           if (again.status === 201) ctx.fail('PinnedUnitSwapped', `201 pinning unit ${other} on ${next.check_in}, which booking ${pinnedFree.body.data.id} pinned there`, '409 UNAVAILABLE: the pinned unit is the one booked, and taken', '4.5.R6');
         }
       }
+      await refusalsBesideFreeUnits(ctx, property, night, unit);
     },
   }),
   defineCheck({
@@ -303,3 +304,48 @@ export const bookingChecks = [
     },
   }),
 ];
+
+/**
+ * §4.5 rules 6 and 7 where other units are free: a taken pinned unit beside an unpinned entry refuses the whole create;
+ * one unit pinned twice is not two units booked; a stay no single unit is free for is refused although every night of
+ * it has a free unit ("no free unit for the whole stay").
+ */
+async function refusalsBesideFreeUnits(ctx: CheckContext, property: number, night: string, taken: number): Promise<void> {
+  const described = ctx.target.properties.find((p) => p.doorloom_id === property);
+  const active = (described?.units ?? []).filter((u) => u.active).map((u) => u.inventory_id);
+  // Rule 6: the pinned unit is taken, so nothing is booked, although a free unit could take the unpinned entry. On a
+  // night of its own where the units are free, so the unpinned entry finds one (the taken unit is pinned there first).
+  const own = addDays(night, 9);
+  const pin = active.find((id) => id !== taken) ?? taken;
+  const first = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: own, check_out: addDays(own, 1), units: [{ adults: 1, inventory_id: pin }] }));
+  const mixedNight = first.status === 201 ? own : night;
+  const mixedUnit = first.status === 201 ? pin : taken;
+  const mixedBody = bookingBody(ctx, { property: { doorloom_id: property }, check_in: mixedNight, check_out: addDays(mixedNight, 1), units: [{ adults: 1, inventory_id: mixedUnit }, { adults: 1 }] });
+  const mixed = await createBooking(ctx, mixedBody);
+  if (mixed.status === 201) ctx.fail('PinnedUnitSwapped', `201 with units ${JSON.stringify(mixed.body.data.units)} for a create pinning unit ${mixedUnit}, taken on ${mixedNight}, beside one unit unpinned`, '409 UNAVAILABLE: a pinned unit that is taken is never swapped, and nothing is written', '4.5.R6');
+  expectStatus(ctx, mixed, 409, 'UNAVAILABLE', '4.5.R6', `a create pinning unit ${mixedUnit}, taken on ${mixedNight}, beside one unit unpinned`);
+  const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(mixedBody.external_booking_id)}`);
+  if (written.status !== 404) ctx.fail('RefusalWrote', `${describe(written)} for the refused create's external id`, 'nothing written on 409', '4.5.R6');
+  // §4.5 units: one entry per unit booked, and inventory_id pins a platform unit: one unit pinned by two entries is not
+  // two units booked (refused, 409 or 422, whichever the platform reads it as; never a booking).
+  const free = active.find((id) => id !== taken);
+  if (free !== undefined) {
+    const twiceBody = bookingBody(ctx, { property: { doorloom_id: property }, check_in: addDays(night, 3), check_out: addDays(night, 4), units: [{ adults: 1, inventory_id: free }, { adults: 1, inventory_id: free }] });
+    const twice = await createBooking(ctx, twiceBody);
+    if (twice.status < 400 || twice.status >= 500) ctx.fail('UnitBookedTwice', `${describe(twice)} for a create whose two entries both pin unit ${free}`, 'a refusal (409 or 422): each entry of units is one unit booked, and one unit cannot be two', '4.5.Q5');
+  }
+  // Rule 7, "for the whole stay": every active unit held on one of two nights, each night with a unit free. Only where
+  // every active unit is known (the snapshot's total_units agrees), so no unit the check cannot see is free all stay.
+  const [one, two] = [addDays(night, 6), addDays(night, 7)];
+  const snap = await ctx.api.get(`/properties/${property}/availability`, { query: { from: one, to: two } });
+  const dates = snap.status === 200 ? snap.body?.data?.data?.dates : undefined;
+  if (active.length < 2 || active.length > 4 || snap.body?.data?.data?.total_units !== active.length || !Array.isArray(dates) || dates.some((d: any) => d.available_units !== active.length)) return;
+  const holds = active.map((id, i) => ({ id, on: i === 0 ? two : one }));
+  for (const h of holds) {
+    const held = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: h.on, check_out: addDays(h.on, 1), units: [{ adults: 1, inventory_id: h.id }] }));
+    if (held.status !== 201) return;
+  }
+  const across = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: one, check_out: addDays(two, 1), units: [{ adults: 1 }] }));
+  if (across.status === 201) ctx.fail('StaySplitAcrossUnits', `201 with units ${JSON.stringify(across.body.data.units)} for ${one} to ${two}, with unit ${holds[0]!.id} held on ${two} and the other units on ${one}`, '409 UNAVAILABLE: no unit is free for the whole stay', '4.5.R7');
+  expectStatus(ctx, across, 409, 'UNAVAILABLE', '4.5.R7', `an unpinned create of ${one} to ${two}, no unit free on both nights`);
+}

@@ -96,6 +96,17 @@ export const idempotencyChecks = [
       // Every value inside an array too (units[], the breakdown's list), whatever the sample above drew; and items run together.
       for (const path of paths.filter((p) => p.some((k) => typeof k === 'number'))) await reused(withLeaf(base, path, changed(path.reduce<any>((n, k) => n[k], base))), `${path.join('.')} changed`);
       await reused(withLeaf(base, ['pricing', 'breakdown', 'list'], [12]), 'pricing.breakdown.list [1, 2] sent as [12]');
+      // A value that changes past a double's precision is still a value change (§4.5 rule 1; pricing.breakdown is stored
+      // verbatim): 0.10000000000000001 after 0.1 under one key is not the first body replayed. Refused as reused, or as a
+      // number the platform cannot keep (422 VALIDATION_FAILED on that field, as booking.stored-as-sent allows).
+      const text = JSON.stringify(bookingBody(ctx, { pricing: { total: 1000, currency: 'INR', breakdown: { placeholder: true } } }));
+      const raw = (x: string) => text.replace('{"placeholder":true}', `{"x":${x}}`);
+      const preciseKey = ctx.uniqueId('key');
+      const plain = await ctx.api.post('/bookings', { rawBody: raw('0.1'), headers: { 'Idempotency-Key': preciseKey } });
+      if (plain.status !== 201) return;
+      const precise = await ctx.api.post('/bookings', { rawBody: raw('0.10000000000000001'), headers: { 'Idempotency-Key': preciseKey } });
+      const cannotKeep = precise.status === 422 && precise.body?.code === 'VALIDATION_FAILED' && Object.hasOwn(precise.body?.errors ?? {}, 'pricing.breakdown.x');
+      if (!cannotKeep) expectStatus(ctx, precise, 422, 'IDEMPOTENCY_KEY_REUSED', '4.5.R1e', 'the same key with pricing.breakdown.x 0.1 sent as 0.10000000000000001');
     },
   }),
   defineCheck({

@@ -13,6 +13,7 @@ import { control } from '../control.ts';
 import type { Response } from '../client.ts';
 import { allEvents, bookingBody, changeRates, createBooking, describe, everyOperation, horizonStay, knownProperty, recorded, rowsFor } from './support.ts';
 import { drained, ensureDelivered, notDelivered, receiverFor, waitFor } from './receiver.ts';
+import { SYNC_INTERVAL_SECONDS } from '../sync-allowance.ts';
 
 const suite = 'integration';
 
@@ -119,6 +120,16 @@ export const integrationRecordChecks = [
       if (!rows.some(ours)) throw new NotApplicable(`control rates.set on property ${w.property} ${w.from}..${w.to} recorded no rates.changed within 15 s, though subscribed: nothing to compare with`);
       const stray = rows.find((r) => r.event.type !== 'rates.changed');
       if (stray) ctx.fail('UnsubscribedTypeRecorded', `${stray.event.type} ${stray.sequence} recorded for a subscription narrowed to rates.changed`, 'events only of the subscribed types (§6: subscription is by webhook.event_types)', '2.1.R2');
+      // A sync's events too (§4.7: delivered through the normal webhook path): a sync of three types records rates.changed
+      // only. Where the clock can be moved past the sync interval (§8), so the run's own sync allowance is left alone.
+      if (ctx.target.capabilities.includes('sync') && ctx.control!.offers('clock.advance')) {
+        await ctx.control!.advanceClock(SYNC_INTERVAL_SECONDS + 60);
+        const mark = (await me(ctx)).webhook.last_sequence as number;
+        const sync = await ctx.api.post('/sync', { body: { property_ids: [w.property], types: ['rates', 'inventory', 'property'] } });
+        const synced = sync.status === 202 ? await recorded(ctx, () => allEvents(ctx, { include_superseded: true }, mark), (r) => r.some((x) => x.event.type === 'rates.changed')) : [];
+        const strayed = synced.find((r) => r.event.type !== 'rates.changed');
+        if (strayed) ctx.fail('UnsubscribedTypeRecorded', `${strayed.event.type} ${strayed.sequence} recorded by a sync of rates, inventory and property, for a subscription narrowed to rates.changed`, 'events only of the subscribed types (§6: subscription is by webhook.event_types)', '2.1.R2');
+      }
       // Widened again to all six (as an integration staff never narrowed has it), /me says so.
       await ctx.control!.setEventTypes([...EVENT_TYPES]);
       const widened = (await me(ctx)).webhook.event_types;

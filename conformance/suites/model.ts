@@ -100,6 +100,24 @@ class CancelBooking implements fc.AsyncCommand<Model, Real> {
   toString = () => `control: cancel booking #${this.pick}`;
 }
 
+class MoveBooking implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number, readonly nights: number) {}
+  check = (m: Readonly<Model>) => [...m.bookings.values()].some((b) => b.status === 'confirmed');
+  async run(m: Model, r: Real) {
+    const open = [...m.bookings.entries()].filter(([, b]) => b.status === 'confirmed');
+    const [id, b] = open[this.pick % open.length]!;
+    const stay = farStay(r.ctx, this.nights);
+    // §2.3 revision increases with changes, §6.1 every change to a booking is pushed as booking.changed: a staff move of
+    // the stay is a change (the control plane answers 409 when the new nights cannot be held, and nothing changes).
+    if (await r.ctx.control!.setBookingDates(id, stay.check_in, stay.check_out)) {
+      m.bookings.set(id, { ...b, revision: b.revision + 1 });
+      m.expected.push({ type: 'booking.changed', property: b.property, booking: id, clause: '6.R1', what: `staff moving booking ${id} to ${stay.check_in}` });
+    }
+    await invariants(m, r);
+  }
+  toString = () => `control: move booking #${this.pick} (${this.nights} nights)`;
+}
+
 class ChangeRates implements fc.AsyncCommand<Model, Real> {
   constructor(readonly offset: number, readonly span: number, readonly rate: number) {}
   check = () => true;
@@ -125,13 +143,16 @@ class AdvanceClock implements fc.AsyncCommand<Model, Real> {
 
 export const modelChecks = [
   defineCheck({
-    id: 'model.partner-and-staff-commands', title: 'Random sequences of creates, cancellations, rate changes and clock moves keep every event invariant', suite,
+    id: 'model.partner-and-staff-commands', title: 'Random sequences of creates, cancellations, date moves, rate changes and clock moves keep every event invariant', suite,
     clauses: ['1.R3', '1.R3a', '2.1.R3', '3.3.T1', '3.3.R2', '4.6.R6', '6.R1', '6.R5', '2.3.R3'], level: 'normative',
     needs: ['write', control('booking.status'), control('rates.set'), control('clock.advance')],
     async run(ctx) {
+      // Staff date moves where the control plane offers them (booking.dates is not among the check's needs).
+      const moves = ctx.control?.offers('booking.dates') ? [fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })).map(([p, n]) => new MoveBooking(p, n))] : [];
       const commands = fc.commands([
         fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 3 })).map(([s, n]) => new CreateBooking(s, n)),
         fc.nat().map((p) => new CancelBooking(p)),
+        ...moves,
         fc.tuple(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1000, max: 9000 })).map(([o, s, rate]) => new ChangeRates(o, s, rate)),
         fc.integer({ min: 0, max: 6 }).map((h) => new AdvanceClock(h)),
       ], { maxCommands: 12 });

@@ -172,6 +172,9 @@ export const paginationChecks = [
         [`${day(-2)}T12:00:00`, [true, true]],
         [day(2), [false, false]],
         [`${day(2)}T00:00:00Z`, [false, false]],
+        // Without an offset the time of day still counts from that day's midnight, in whatever zone it is read: the last
+        // second of tomorrow is after both (a reading that subtracts the time of day lands before them).
+        [`${day(1)}T23:59:59`, [false, false]],
       ];
       for (const [since, want] of spellings) {
         const found = new Set((await walk(ctx, { property_id: property, check_in_from: checkIns[0]!, check_in_to: checkIns.at(-1)!, updated_since: since }, 50)).map((b) => b.id));

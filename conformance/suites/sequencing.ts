@@ -252,6 +252,12 @@ export const sequencingChecks = [
       await changeRates(ctx, property, from, addDays(from, 4), 3333);
       const fresh = await allEvents(ctx, { include_superseded: true }, latest);
       if (fresh.length === 0) ctx.fail('RecentEventMissing', `no event after ${latest} for a rates change made after the old events left retention`, 'a new change recorded and replayed', '6.R7');
+      // §6.7 again, a second time round: the events still retained now leave retention 30 days after they were recorded
+      // too (a sweep that remembers only its first pass keeps everything recorded after it).
+      const second = [...rows, ...fresh].map((r) => r.sequence as number);
+      await ctx.control!.advanceClock(RETENTION_SECONDS + MARGIN_SECONDS);
+      const kept = (await allEvents(ctx, { include_superseded: true }, before)).filter((r) => second.includes(r.sequence));
+      if (kept.length > 0) ctx.fail('RetentionExceeded', `events ${kept.map((r) => r.sequence).join(',')} still replayed 30 days 1 hour after the newest of them was recorded`, 'retained 30 days; past retention replay is unavailable', '6.R7');
     },
   }),
 ];

@@ -5,7 +5,7 @@
  * a window spent before the run makes the checks that need its 202 not
  * applicable (naming when it reopens), never failed.
  */
-import { endOfMonth, addDays } from '../../protocol/calendar.ts';
+import { endOfMonth, addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
 import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
@@ -260,17 +260,42 @@ export const syncChecks = [
     },
   }),
   defineCheck({
-    id: 'sync.interval-24-hours', title: 'A sync just under 24 hours after an accepted one is 429 SYNC_TOO_SOON with errors.retry_after in seconds; just over, it is accepted', suite,
-    clauses: ['8.L10', '7.E15', '4.7.R2'], level: 'normative', needs: ['read', 'sync', control('clock.advance')],
+    id: 'sync.interval-24-hours', title: 'A sync just under 24 hours after an accepted one is 429 SYNC_TOO_SOON with errors.retry_after in seconds; just over, it is accepted; a horizon ending on the first of a month gets that night\'s event', suite,
+    clauses: ['8.L10', '7.E15', '4.7.R2', '4.7.R4'], level: 'normative', needs: ['read', 'sync', control('clock.advance')],
     async run(ctx) {
       // Two accepted syncs of its own on days the clock makes: first past every sync before (the run's allowance,
       // earlier days' calls), so neither the interval nor the six-a-day cap of an earlier call is in play.
-      await advance(ctx, SYNC_INTERVAL_SECONDS + MARGIN_SECONDS);
+      // On a day whose event horizon (§2.1 horizon_days) ends on the first of a month, so the sync's last calendar month
+      // has a single night, which still gets its event (§4.7: one per type, per property, per month within the horizon).
+      const horizon = (await ctx.api.get('/me')).body?.data?.horizon_days;
+      const lastNight = (days: number) => addDays(dateAt(ctx.now() + (SYNC_INTERVAL_SECONDS + MARGIN_SECONDS + days * 86_400) * 1000), horizon - 1);
+      let extra = 0;
+      while (Number.isInteger(horizon) && horizon > 0 && extra < 31 && !lastNight(extra).endsWith('-01')) extra++;
+      await advance(ctx, SYNC_INTERVAL_SECONDS + MARGIN_SECONDS + (extra < 31 ? extra : 0) * 86_400);
       const property = ctx.target.properties.find((p) => !p.archived)?.doorloom_id;
+      const before = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
       // The smallest sync: one property (where the run names one), one type.
       const body = { ...(property === undefined ? {} : { property_ids: [property] }), types: ['property'] };
       const first = await ctx.api.post('/sync', { body });
       expectStatus(ctx, first, 202, null, '8.L10', 'a sync more than 24 hours after any earlier one');
+      if (property !== undefined && Number.isInteger(horizon) && horizon > 0) {
+        // Polled until the horizon is covered or the wait is over; in-process, also once nothing new came for a second
+        // (the simulator's sync worker runs at once), so a short horizon fails there without waiting the whole time.
+        const deadline = Date.now() + waitMs(ctx);
+        const settle = ctx.target.kind === 'in-process' ? 1_000 : waitMs(ctx);
+        let windows: { from: string; to: string }[] = [];
+        let changedAt = Date.now();
+        while (span(windows) < horizon && Date.now() < deadline && Date.now() - changedAt < settle) {
+          if (windows.length > 0) await new Promise((r) => setTimeout(r, 100));
+          const read = (await allEvents(ctx, { 'types[]': ['property.changed'], property_id: property, include_superseded: true }, before)).map((r) => r.event.window);
+          if (read.length !== windows.length) changedAt = Date.now();
+          windows = read;
+        }
+        if (windows.length > 0) {
+          judgeChunks(ctx, `property ${property}, property.changed`, windows);
+          if (span(windows) !== horizon) ctx.fail('HorizonNotCovered', `property ${property}, property.changed: ${span(windows)} days in ${windows.length} events, ${windows[0]!.from} to ${windows.at(-1)!.to}`, `the ${horizon}-day horizon, one event per calendar month, the last month's single night included`, '4.7.R4');
+        }
+      }
       // §4.7: the answer names the types asked for, normalised: one short name is one `.changed` name, not all five.
       const types = first.body?.data?.types;
       if (JSON.stringify(types) !== JSON.stringify(['property.changed'])) ctx.fail('WrongSyncAnswer', `types ${JSON.stringify(types)} for a sync of types ["property"]`, 'types ["property.changed"]: the types asked for, normalised to .changed names', '4.7.R2');

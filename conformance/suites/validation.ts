@@ -12,6 +12,7 @@ import { dateTimeBetween, omit } from '../arbitraries/from-schema.ts';
 import { bodyViolations, queryViolations, validBody, validQuery } from '../arbitraries/requests.ts';
 import { addDays } from '../../protocol/calendar.ts';
 import { bookingBody, createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
+import { judgeDateEntries } from './schema.ts';
 
 const suite = 'validation';
 const contract = loadContract();
@@ -306,12 +307,30 @@ export const validationChecks = [
       const onInactive = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: inactive.inventory_id }] }));
       expectStatus(ctx, onInactive, 422, 'UNIT_INACTIVE', '4.5.Q35', 'a create pinning an inactive unit');
       namesField(ctx, onInactive, 'units.0.inventory_id', 'a create pinning an inactive unit by inventory_id');
+      // The same unit by its alias: refused alike, and the refusal names the field that was sent (§7 errors keyed by field path).
+      if (typeof inactive.external_unit_id === 'string' && inactive.external_unit_id !== '') {
+        const byAlias = await createBooking(ctx, body({ property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, external_unit_id: inactive.external_unit_id }] }));
+        expectStatus(ctx, byAlias, 422, 'UNIT_INACTIVE', '4.5.Q35', `a create pinning the inactive unit by its alias ${inactive.external_unit_id}`);
+        namesField(ctx, byAlias, 'units.0.external_unit_id', 'a create pinning an inactive unit by external_unit_id');
+      }
       // §2.4: available_units are the units sellable that night, and an inactive unit is refused at create: never counted sellable.
       const active = withInactive.units.filter((u) => u.active).length;
       const far = farStay(ctx);
       const snap = await ctx.api.get(`/properties/${withInactive.doorloom_id}/availability`, { query: { from: far.check_in, to: far.check_in } });
       const sellable = snap.status === 200 ? snap.body?.data?.data?.dates?.[0]?.available_units : undefined;
+      // §2.4, §4.8: the payload's total_units and each night's are the same count, the units at the property.
+      if (snap.status === 200 && Array.isArray(snap.body?.data?.data?.dates)) judgeDateEntries(ctx, snap.body.data.data, far.check_in);
       if (typeof sellable === 'number' && sellable > active) ctx.fail('InactiveUnitSellable', `${far.check_in}: available_units ${sellable} on property ${withInactive.doorloom_id}`, `at most ${active}, its active units (unit ${inactive.inventory_id} is inactive)`, '2.4.R2');
+      // §4.5 rule 7: the 409 body's total_units is the units at the property, as each of its dates[] says (§2.4); an
+      // inactive unit makes a count of every unit differ. Only where the run may write on that property.
+      const activeUnit = withInactive.units.find((u) => u.active);
+      if (activeUnit && ctx.target.properties.some((p) => p.doorloom_id === withInactive.doorloom_id && !p.archived)) {
+        const pinned = { property: { doorloom_id: withInactive.doorloom_id }, units: [{ adults: 1, inventory_id: activeUnit.inventory_id }], ...farStay(ctx) };
+        const held = await createBooking(ctx, body(pinned));
+        const taken = held.status === 201 ? await createBooking(ctx, body(pinned)) : undefined;
+        const availability = taken?.status === 409 ? taken.body?.errors?.availability : undefined;
+        if (availability && Array.isArray(availability.dates) && typeof availability.window?.from === 'string') judgeDateEntries(ctx, availability, availability.window.from);
+      }
       // §4.5, §7 UNIT_NOT_MAPPED: an alias that belongs to another property is not this property's unit (tried last: it needs a known alias).
       const other = known.find((p) => !p.archived && p.doorloom_id !== withInactive.doorloom_id && p.units.some((u) => u.active && typeof u.external_unit_id === 'string' && u.external_unit_id !== ''));
       if (!other) throw new NotApplicable('needs a second covered property whose unit alias is known (target fixtures or GET /properties) to pin another property\'s unit');

@@ -133,7 +133,9 @@ export const watermarkChecks = [
       // A far night with two or more sellable units and none held (every unit sellable), so a cap of one shows and leaves exactly one.
       const from = addDays(dateAt(ctx.now()), 400);
       const to = addDays(from, 60);
-      const free = (await snapshotOf(ctx, 'availability', property, from, to)).body.data.data.dates.find((d: any) => d.available_units >= 2 && d.available_units === d.total_units && d.units_cap === null && !d.is_blocked);
+      // Three or more where there are (one booked then leaves more units free than the cap), else two.
+      const nights = (await snapshotOf(ctx, 'availability', property, from, to)).body.data.data.dates.filter((d: any) => d.available_units >= 2 && d.available_units === d.total_units && d.units_cap === null && !d.is_blocked);
+      const free = nights.find((d: any) => d.available_units >= 3) ?? nights[0];
       if (!free) throw new NotApplicable(`no night from ${from} to ${to} on property ${property} with two or more sellable units, none held, and no cap`);
       const night = free.date as string;
       ctx.cleanup.unshift(async () => void (await ctx.control!.setNights(property, { from: night, to: night, is_blocked: false, units_cap: null })));
@@ -149,6 +151,16 @@ export const watermarkChecks = [
         const two = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1), units: [{ adults: 1 }, { adults: 1 }] }));
         if (two.status === 201) ctx.fail('CapOversold', `201: booking ${two.body?.data?.id} of two units on ${night}, capped at 1`, '409 UNAVAILABLE: units_cap 1 leaves one unit sellable, not two', '2.4.R3');
         else expectStatus(ctx, two, 409, 'UNAVAILABLE', '4.5.R7', `a create of two units on ${night}, capped at one sellable unit`);
+        // The same two units over the capped night and the next: every night of the stay must have them (rule 7, "for the whole stay").
+        const longer = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 2), units: [{ adults: 1 }, { adults: 1 }] }));
+        if (longer.status === 201) ctx.fail('CapOversold', `201: booking ${longer.body?.data?.id} of two units on ${night} and ${addDays(night, 1)}, the first capped at 1`, '409 UNAVAILABLE: units_cap 1 leaves one unit sellable on the first night, not two', '2.4.R3');
+        else expectStatus(ctx, longer, 409, 'UNAVAILABLE', '4.5.R7', `a create of two units on ${night} (capped at one) and the night after`);
+        // One unit booked there, the cap still holds: available_units never above units_cap, booked units or not (§2.4).
+        const one = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: night, check_out: addDays(night, 1), units: [{ adults: 1 }] }));
+        if (one.status === 201) {
+          const booked = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
+          judgeDateEntries(ctx, booked, night);
+        }
       }
       await ctx.control!.setNights(property, { from: night, to: night, is_blocked: true, block_scope: 'everywhere', units_cap: null });
       const blocked = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
