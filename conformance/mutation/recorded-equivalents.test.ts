@@ -1,7 +1,9 @@
 /**
  * A whole run starts from the recorded equivalents only: the seed keeps the
  * last results of the mutants equivalent-mutants.yaml names (survived or not
- * reached), and nothing else, so every other mutant is tested afresh.
+ * reached), and nothing else, so every other mutant is tested afresh; and it
+ * names today's checks as the ones that reached them, so Stryker reruns one
+ * only when its own code changed.
  */
 import { describe, expect, it } from 'vitest';
 import { equivalentSeed } from './recorded-equivalents.ts';
@@ -19,6 +21,8 @@ const recorded: Equivalent[] = [
   { file: FILE, mutator: 'EqualityOperator', original: "b === 'q'", replacement: "b !== 'q'", reason: 'b is always q' },
 ];
 
+const now = { file: 'conformance/mutation/catalogue.mutation.ts', names: ['conformance check a [11111111]', 'conformance check b [22222222]'] };
+
 const last: StrykerReport & { schemaVersion: string } = {
   schemaVersion: '2',
   testFiles: { 'conformance/mutation/catalogue.mutation.ts': { tests: [{ id: '0', name: 'conformance check a [00000000]' }] } },
@@ -30,26 +34,33 @@ const last: StrykerReport & { schemaVersion: string } = {
 
 describe('recorded-equivalents: the seed of a whole run', () => {
   it('keeps only the survivors and unreached mutants the equivalents file names, with the rest of the report', () => {
-    const { seed, seeded } = equivalentSeed(last, recorded);
+    const { seed, seeded } = equivalentSeed(last, recorded, now);
     expect(seeded).toBe(1);
     expect(seed.files[FILE]!.mutants.map((x) => x.id)).toEqual(['1']);
     expect(seed.files['simulator/domain/y.ts']!.mutants).toEqual([]);
     expect(seed.files[FILE]!.source).toBe(SOURCE);
-    expect(seed.testFiles).toEqual(last.testFiles);
     expect(seed.schemaVersion).toBe('2');
   });
 
+  it('names today\'s checks (their test names, with digests) as the tests that reached each seeded mutant, so a changed check reruns none', () => {
+    const { seed } = equivalentSeed(last, recorded, now);
+    const tests = seed.testFiles![now.file]!.tests;
+    expect(tests.map((t) => t.name)).toEqual(now.names);
+    expect(seed.files[FILE]!.mutants[0]!.coveredBy).toEqual(tests.map((t) => t.id));
+    expect(seed.files[FILE]!.mutants[0]!.killedBy).toEqual([]);
+  });
+
   it('a recorded mutant that was killed is not seeded: it runs again (the entry is wrong, or the check got better)', () => {
-    expect(equivalentSeed(last, recorded).seed.files[FILE]!.mutants.some((x) => x.id === '2')).toBe(false);
+    expect(equivalentSeed(last, recorded, now).seed.files[FILE]!.mutants.some((x) => x.id === '2')).toBe(false);
   });
 
   it('with no equivalents file entry nothing is seeded', () => {
-    expect(equivalentSeed(last, []).seeded).toBe(0);
+    expect(equivalentSeed(last, [], now).seeded).toBe(0);
   });
 
   it('the summary page says the run started from them, and how to rerun them', () => {
     const page = summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation', seeded: 1 });
-    expect(page).toContain('The run started from the 1 mutants the last whole run recorded equivalent');
+    expect(page).toContain('The run started from the 1 mutants recorded equivalent: each kept its last result, not run again, where its code was unchanged');
     expect(page).toContain('npm run mutation -- --with-equivalents');
     expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('started from');
   });

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
 import { equivalentSeed } from './recorded-equivalents.ts';
-import { REPORT_DIR } from './settings.ts';
+import { CHECK_TESTS, checkTestName, REPORT_DIR } from './settings.ts';
 import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type StrykerReport } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,9 +32,10 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
 
   (no flag)        every mutant of stryker.config.mjs (simulator/domain, http, webhooks); refreshes
                    the incremental file and the committed summary (conformance/mutation/). A mutant
-                   the last whole run recorded equivalent keeps its result while its code and every
-                   check reaching it are unchanged (recorded-equivalents.ts); all else runs afresh
-  --with-equivalents  the same, with the recorded equivalents run again too
+                   recorded equivalent keeps its last result, not run, while its code is unchanged
+                   (recorded-equivalents.ts); all else is tested afresh
+  --with-equivalents  the same, with the recorded equivalents run again too (after strengthening a
+                   check: each should still survive)
   --incremental    rerun only what changed since the incremental file (code or a covering check)
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
@@ -131,11 +132,12 @@ async function main(): Promise<number> {
 /** The committed incremental file cut down to the recorded equivalents (recorded-equivalents.ts), beside the reports. */
 function writeSeed(): { file: string; seeded: number } {
   const last = existsSync(INCREMENTAL) ? (JSON.parse(readFileSync(INCREMENTAL, 'utf8')) as StrykerReport) : { files: {} };
-  const { seed, seeded } = equivalentSeed(last, readEquivalents());
+  const tests = { file: 'conformance/mutation/catalogue.mutation.ts', names: catalogue().map((c) => `${CHECK_TESTS} ${checkTestName(c)}`) };
+  const { seed, seeded } = equivalentSeed(last, readEquivalents(), tests);
   const file = join(ROOT, REPORT_DIR, 'incremental-seed.json');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(seed));
-  process.stdout.write(`${seeded} recorded equivalent(s) may keep their last result (Stryker reruns any whose code or checks changed; --with-equivalents reruns all)\n`);
+  process.stdout.write(`${seeded} recorded equivalent(s) keep their last result unless their code changed (--with-equivalents runs them)\n`);
   return { file, seeded };
 }
 

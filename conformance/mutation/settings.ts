@@ -1,4 +1,6 @@
 /** What the mutation run and its summary agree on. */
+import { createHash } from 'node:crypto';
+import type { CheckDefinition } from '../check.ts';
 
 /** fast-check cases per property check: enough for each property's boundaries, small enough that a mutant costs seconds. */
 export const MUTATION_RUNS = 10;
@@ -15,6 +17,17 @@ export const REPORT_DIR = 'reports/mutation';
 /** The vitest test name of a check: its id and a digest of its code. */
 export function testName(checkId: string, digest: string): string {
   return `${checkId} [${digest}]`;
+}
+
+/** The describe block every check's test stands in (catalogue.mutation.ts): the first words of Stryker's test names. */
+export const CHECK_TESTS = 'conformance check';
+
+/**
+ * The test name of a check in the mutation run. The digest of its code and clauses makes a changed check a new test to
+ * Stryker's incremental mode, which then runs the mutants it reaches again.
+ */
+export function checkTestName(check: Pick<CheckDefinition, 'id' | 'run' | 'clauses'>): string {
+  return testName(check.id, createHash('sha256').update(check.run.toString()).update(check.clauses.join(',')).digest('hex').slice(0, 8));
 }
 
 /** The check id in a Stryker test name (`conformance check <id> [digest]`, with or without the describe's name). */
