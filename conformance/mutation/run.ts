@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
 import { equivalentSeed } from './recorded-equivalents.ts';
-import { CHECK_TESTS, checkTestName, REPORT_DIR } from './settings.ts';
+import { REPORT_DIR } from './settings.ts';
 import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type StrykerReport } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -132,13 +132,25 @@ async function main(): Promise<number> {
 /** The committed incremental file cut down to the recorded equivalents (recorded-equivalents.ts), beside the reports. */
 function writeSeed(): { file: string; seeded: number } {
   const last = existsSync(INCREMENTAL) ? (JSON.parse(readFileSync(INCREMENTAL, 'utf8')) as StrykerReport) : { files: {} };
-  const tests = { file: 'conformance/mutation/catalogue.mutation.ts', names: catalogue().map((c) => `${CHECK_TESTS} ${checkTestName(c)}`) };
-  const { seed, seeded } = equivalentSeed(last, readEquivalents(), tests);
+  const { seed, seeded } = equivalentSeed(last, readEquivalents(), checkTests());
   const file = join(ROOT, REPORT_DIR, 'incremental-seed.json');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(seed));
   process.stdout.write(`${seeded} recorded equivalent(s) keep their last result unless their code changed (--with-equivalents runs them)\n`);
   return { file, seeded };
+}
+
+/**
+ * Today's check tests as Stryker will name them (describe and test joined by a space). vitest lists them: a test's
+ * name carries a digest of its check's code as vitest compiles it, which another compiler would digest otherwise.
+ */
+function checkTests(): { file: string; names: string[] } {
+  const file = 'conformance/mutation/catalogue.mutation.ts';
+  const manifest = createRequire(import.meta.url).resolve('vitest/package.json');
+  const vitest = join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { vitest: string } }).bin.vitest);
+  const listed = spawnSync(process.execPath, [vitest, 'list', '--config', 'conformance/mutation/vitest.mutation.config.ts', '--json'], { cwd: ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`vitest list of ${file} exited ${listed.status ?? listed.signal}: ${listed.stderr}`);
+  return { file, names: (JSON.parse(listed.stdout) as { name: string }[]).map((t) => t.name.split(' > ').join(' ')) };
 }
 
 function readEquivalents(): Equivalent[] {
