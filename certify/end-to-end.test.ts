@@ -69,7 +69,8 @@ function referencePartnerCommand(port: number, statePort: number, stateDir: stri
 }
 
 function expectCertifiedReference(report: CertReport): void {
-  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+  // With the calls each judgement read: the report directory is gone once the test ends.
+  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
   expect(report.results.filter((r) => r.outcome === 'fail'), explain).toEqual([]);
   for (const r of REQUIREMENTS) {
     const outcome = report.results.find((x) => x.id === r.id)!.outcome;
@@ -285,7 +286,8 @@ describe.concurrent('certification end to end', () => {
           credentialsOut: join(dir, `${breakage}.json`),
           onCredentials: (path) => void (partner = referencePartner(path, port, statePort, [breakage])),
         });
-        const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+        // With the calls each judgement read: the report directory is gone once the test ends.
+  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
         // The partner's own output says why it never answered, when it did not.
         expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), `${explain}\npartner output:\n${(partner as ReturnType<typeof referencePartner> | null)?.out()}`).toEqual([requirement]);
         const failed = report.results.find((r) => r.id === requirement)!;
@@ -313,7 +315,8 @@ describe.concurrent('certification end to end', () => {
       log: (l) => lines.push(l),
       partnerCommand: referencePartnerCommand(port, statePort, join(dir, 'reconcile-90-state'), ['--reconcile-seconds', '90']),
     });
-    const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+    // With the calls each judgement read: the report directory is gone once the test ends.
+  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
     expect(report.plan.durationSeconds).toBe(240);
     expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
     expect(report.verdict).toBe('certified');
@@ -357,7 +360,8 @@ describe.concurrent('certification end to end', () => {
       log,
       partnerCommand: `cd "${ROOT}" && while :; do ${partner} & p=$!; echo "pid $p"; wait $p && break; done`,
     });
-    const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+    // With the calls each judgement read: the report directory is gone once the test ends.
+  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
     expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
     expect(report.verdict).toBe('certified');
     const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
@@ -392,7 +396,8 @@ describe.concurrent('certification end to end', () => {
       log: (l) => lines.push(l),
       partnerCommand: referencePartnerCommand(port, statePort, join(dir, `crash-${breakage}-state`), ['--break', breakage]),
     });
-    const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}`).join('\n');
+    // With the calls each judgement read: the report directory is gone once the test ends.
+  const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
     expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), `${explain}\n${lines.join('\n')}`).toEqual(['recovery.crash-restart']);
     expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.summary).toMatch(says);
     expect(report.verdict).toBe('not-certified');

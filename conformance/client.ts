@@ -6,7 +6,7 @@
 import { loadContract, type Contract } from '../spec/contract.ts';
 import { ResponseCheck } from './response-check.ts';
 import type { Exchange } from './types.ts';
-import { TargetUnreachable, unreachableCause } from './unreachable.ts';
+import { closedBeforeAnswer, TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
 import type { PlatformTime } from './platform-time.ts';
 
@@ -122,7 +122,9 @@ export class ApiClient {
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
 
-    for (let attempt = 0; ; attempt++) {
+    // Waits out one 429 (attempt) and resends one GET whose socket closed before any answer (resent).
+    let resent = false;
+    for (let attempt = 0; ;) {
       const t0 = performance.now();
       let res: globalThis.Response;
       try {
@@ -130,6 +132,10 @@ export class ApiClient {
         res = await fetch(url, { method, headers, body: raw instanceof Uint8Array ? raw : body, redirect: 'manual' });
         this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
+        if (method === 'GET' && !resent && closedBeforeAnswer(e)) {
+          resent = true;
+          continue;
+        }
         throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: ${unreachableCause(e)}`);
       }
       const text = await res.text();
@@ -143,6 +149,7 @@ export class ApiClient {
         const wait = retryAfterSeconds(response.headers['retry-after']);
         if (attempt === 0 && wait !== null && wait <= budget) {
           await new Promise((r) => setTimeout(r, wait * 1000));
+          attempt += 1;
           continue;
         }
         this.options.log.rateLimited.push({ exchange: n, operation: `${method} ${url.pathname}`, retryAfter: response.headers['retry-after'] ?? null, waitSeconds: wait });

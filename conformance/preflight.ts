@@ -7,7 +7,7 @@
  */
 import { loadContract } from '../spec/contract.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
-import { unreachableCause } from './unreachable.ts';
+import { closedBeforeAnswer, unreachableCause } from './unreachable.ts';
 
 /** The run cannot start: the message names the cause and what to change. */
 export class SetupError extends Error {
@@ -57,11 +57,15 @@ interface Answer {
 }
 
 async function call(url: string, token: string, timeoutMs: number, what: string): Promise<Answer> {
-  let res: globalThis.Response;
-  try {
-    res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-  } catch (e) {
-    throw new SetupError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e)}`);
+  let res: globalThis.Response | undefined;
+  for (let tries = 1; res === undefined; tries++) {
+    try {
+      res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    } catch (e) {
+      // A GET: sent once more when the socket closed before any answer (closedBeforeAnswer).
+      if (tries === 1 && closedBeforeAnswer(e)) continue;
+      throw new SetupError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e)}`);
+    }
   }
   const text = await res.text();
   let body: any;

@@ -18,3 +18,13 @@ export function unreachableCause(e: unknown): string {
   if (code) return cause?.message && !cause.message.startsWith(code) ? `${code} (${cause.message})` : code;
   return cause?.message ?? err?.message ?? String(e);
 }
+
+/**
+ * The connection closed before any answer came: a keep-alive socket the server closed as idle just as the request
+ * went out (Node's server closes one after 5 s idle, fetch reuses it for up to a second less, and a loaded machine
+ * loses that margin). RFC 9110 §9.2.2: a client may send an idempotent request again then; a create is never resent.
+ */
+export function closedBeforeAnswer(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } })?.cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}
