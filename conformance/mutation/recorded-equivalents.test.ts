@@ -54,14 +54,24 @@ describe('recorded-equivalents: the seed of a whole run', () => {
     expect(equivalentSeed(last, recorded, now).seed.files[FILE]!.mutants.some((x) => x.id === '2')).toBe(false);
   });
 
+  it('an incremental run starts from everything: the other results as they were, with the tests that reached them then', () => {
+    const { seed, seeded } = equivalentSeed(last, recorded, now, 'all');
+    expect(seeded).toBe(1);
+    expect(seed.files[FILE]!.mutants.map((x) => x.id)).toEqual(['1', '2', '3']);
+    expect(seed.files[FILE]!.mutants[1]).toEqual(last.files[FILE]!.mutants[1]);
+    expect(seed.files['simulator/domain/y.ts']!.mutants).toEqual(last.files['simulator/domain/y.ts']!.mutants);
+    expect(seed.testFiles![now.file]!.tests.map((t) => t.name)).toEqual(['conformance check a [00000000]', ...now.names]);
+    expect(seed.files[FILE]!.mutants[0]!.coveredBy).toEqual(['now-0', 'now-1']);
+  });
+
   it('with no equivalents file entry nothing is seeded', () => {
     expect(equivalentSeed(last, [], now).seeded).toBe(0);
   });
 
   it('the summary page says the run started from them, and how to rerun them', () => {
     const page = summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation', seeded: 1 });
-    expect(page).toContain('The run started from the 1 mutants recorded equivalent: each kept its last result, not run again, where its code was unchanged');
+    expect(page).toContain('The 1 mutants recorded equivalent kept their last result, not run again, where their code was unchanged');
     expect(page).toContain('npm run mutation -- --with-equivalents');
-    expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('started from');
+    expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('recorded equivalent kept');
   });
 });

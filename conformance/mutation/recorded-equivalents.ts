@@ -1,31 +1,36 @@
 /**
- * The seed of a whole run: the last whole run's report (the committed
- * incremental file) cut down to the mutants recorded equivalent
- * (equivalent-mutants.yaml), handed to Stryker as its incremental file.
- * Stryker's own diff then keeps each one's recorded survival while its code
- * is unchanged, and tests every other mutant afresh: a recorded equivalent
- * is treated as a `// Stryker disable` comment with its reason would be, not
- * run. They took a third of a whole run (each runs every check that reaches
- * it, to survive again). Stryker would also rerun one whenever a check
- * reaching it changed; the seed names today's checks as the ones that
- * reached it, so only a change of its own code brings it back.
- * `npm run mutation -- --with-equivalents` runs them all again: after a
- * check is strengthened, it confirms that each still survives.
+ * The incremental file Stryker starts from, with the recorded equivalents
+ * (equivalent-mutants.yaml) treated as settled: each keeps its recorded
+ * survival, not run again, while its own code is unchanged. They took a
+ * third of a whole run (each runs every check that reaches it, to survive
+ * again). Stryker would rerun one whenever a check reaching it changed; the
+ * seed names today's checks as the ones that reached it, so only a change of
+ * its own code brings it back. `npm run mutation -- --with-equivalents` runs
+ * them all again: after a check is strengthened, it confirms each still
+ * survives.
+ *
+ * A whole run starts from them alone (everything else is tested afresh); an
+ * incremental run from the last whole run's report, every other result kept
+ * as Stryker's own diff allows.
  */
 import { originalText, recordedEntry, type Equivalent, type StrykerReport } from './summary.ts';
 
-export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Equivalent[], tests: { file: string; names: string[] }): { seed: R; seeded: number } {
+export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Equivalent[], tests: { file: string; names: string[] }, keep: 'equivalents' | 'all' = 'equivalents'): { seed: R; seeded: number } {
   let seeded = 0;
   const ids = tests.names.map((_, i) => `now-${i}`);
   const files = Object.fromEntries(Object.entries(last.files).map(([file, f]) => {
-    // Only results that are the recorded outcome: a recorded mutant that was killed or timed out runs again.
-    const mutants = f.mutants
-      .filter((m) => (m.status === 'Survived' || m.status === 'NoCoverage') && f.source !== undefined && recordedEntry(equivalents, file, originalText(f.source, m.location), m) !== undefined)
-      .map((m) => ({ ...m, coveredBy: ids, killedBy: [] }));
-    seeded += mutants.length;
+    const mutants = f.mutants.flatMap((m) => {
+      // Only results that are the recorded outcome: a recorded mutant that was killed or timed out runs again.
+      const recorded = (m.status === 'Survived' || m.status === 'NoCoverage') && f.source !== undefined && recordedEntry(equivalents, file, originalText(f.source, m.location), m) !== undefined;
+      if (recorded) seeded += 1;
+      if (recorded) return [{ ...m, coveredBy: ids, killedBy: [] }];
+      return keep === 'all' ? [m] : [];
+    });
     return [file, { ...f, mutants }];
   }));
   // Without the test file's source, Stryker takes these tests as they are (no diff of their places).
-  const testFiles = { [tests.file]: { tests: tests.names.map((name, i) => ({ id: ids[i]!, name })) } };
+  const today = tests.names.map((name, i) => ({ id: ids[i]!, name }));
+  const before = keep === 'all' ? (last.testFiles?.[tests.file]?.tests ?? []) : [];
+  const testFiles = { [tests.file]: { tests: [...before, ...today] } };
   return { seed: { ...last, files, testFiles }, seeded };
 }

@@ -36,7 +36,8 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
                    (recorded-equivalents.ts); all else is tested afresh
   --with-equivalents  the same, with the recorded equivalents run again too (after strengthening a
                    check: each should still survive)
-  --incremental    rerun only what changed since the incremental file (code or a covering check)
+  --incremental    rerun only what changed since the incremental file (code or a covering check;
+                   a recorded equivalent only when its code changed)
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
   --concurrency N  Stryker's test-runner processes (default: one per core, one fewer above four cores)
@@ -82,12 +83,13 @@ async function main(): Promise<number> {
     const manifest = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
     const stryker = join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { stryker: string } }).bin.stryker);
     // A full run always writes the incremental file; a partial run must not overwrite it with a part. A whole run starts from
-    // the recorded equivalents alone (Stryker reuses those unchanged), or with --with-equivalents from nothing (--force).
-    const seed = full && !args.incremental && !args['with-equivalents'] ? writeSeed() : undefined;
+    // the recorded equivalents alone, an incremental one from everything (recorded-equivalents.ts); --with-equivalents runs
+    // them again: a whole run from nothing (--force), an incremental one from the committed file as it stands.
+    const seed = full && !args['with-equivalents'] ? writeSeed(args.incremental ? 'all' : 'equivalents') : undefined;
     seeded = seed?.seeded;
     const flags = !full ? ['--mutate', args.mutate!]
-      : args.incremental ? ['--incremental']
-        : seed ? ['--incremental', '--incrementalFile', seed.file]
+      : seed ? ['--incremental', '--incrementalFile', seed.file]
+        : args.incremental ? ['--incremental']
           : ['--incremental', '--force'];
     if (args.concurrency) flags.push('--concurrency', args.concurrency);
     const ran = spawnSync(process.execPath, [stryker, 'run', ...flags], { cwd: ROOT, stdio: 'inherit' });
@@ -129,10 +131,10 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** The committed incremental file cut down to the recorded equivalents (recorded-equivalents.ts), beside the reports. */
-function writeSeed(): { file: string; seeded: number } {
+/** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */
+function writeSeed(keep: 'equivalents' | 'all'): { file: string; seeded: number } {
   const last = existsSync(INCREMENTAL) ? (JSON.parse(readFileSync(INCREMENTAL, 'utf8')) as StrykerReport) : { files: {} };
-  const { seed, seeded } = equivalentSeed(last, readEquivalents(), checkTests());
+  const { seed, seeded } = equivalentSeed(last, readEquivalents(), checkTests(), keep);
   const file = join(ROOT, REPORT_DIR, 'incremental-seed.json');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(seed));

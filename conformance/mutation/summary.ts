@@ -202,7 +202,7 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     '# Mutation testing: last run',
     '',
     `Written by \`${about.command}\` on ${about.when}${about.minutes !== undefined ? ` (${about.minutes} minutes)` : ''}. Mutated: ${s.mutate.map((p) => `\`${p}\``).join(', ')}.`,
-    ...(about.seeded === undefined ? [] : ['', `The run started from the ${about.seeded} mutants recorded equivalent: each kept its last result, not run again, where its code was unchanged, and everything else was tested afresh (\`npm run mutation -- --with-equivalents\` runs them too, to confirm each still survives after a check changed).`]),
+    ...(about.seeded === undefined ? [] : ['', `The ${about.seeded} mutants recorded equivalent kept their last result, not run again, where their code was unchanged (\`npm run mutation -- --with-equivalents\` runs them too, to confirm each still survives after a check changed).`]),
     'Only the conformance suite may kill a mutant (each check one vitest test, in-process); see docs/conformance.md, "Mutation testing with StrykerJS".',
     '',
     `**Score: ${pct(t.score)}** of ${t.killed + t.timeout + t.survived + t.noCoverage} mutants detected (${t.killed} killed, ${t.timeout} timed out; ${t.survived} survived, ${t.noCoverage} not reached by any check); ${pct(t.scoreCovered)} of those a check reached. Out of the score: ${t.equivalent} recorded equivalent (conformance/mutation/equivalent-mutants.yaml), ${t.ignored} ignored with a reason, ${t.errors} not valid code.`,
