@@ -44,7 +44,8 @@ function command(script: string, args: string[]): { child: ChildProcess; out: ()
   let out = '';
   child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => void (out += d.toString()));
-  const exited = new Promise<number>((ok) => child.once('exit', (code) => ok(code ?? -1)));
+  // 'close', not 'exit': on a loaded machine the exit can come before the last of the output is read.
+  const exited = new Promise<number>((ok) => child.once('close', (code) => ok(code ?? -1)));
   return { child, out: () => out, exited };
 }
 

@@ -38,7 +38,8 @@ function tempDir(): string {
 function launch(args: string[], track = true): Running {
   const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   if (track) children.push(child);
-  const run: Running = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  // 'close', not 'exit': on a loaded machine the exit can come before the last of stderr is read.
+  const run: Running = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (run.stderr += s));
   return run;

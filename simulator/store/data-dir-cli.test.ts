@@ -29,7 +29,8 @@ const dirs: string[] = [];
 function launch(dir: string, ...flags: string[]): Run {
   const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--port', '0', '--data', dir, ...flags], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  const run: Run = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  // 'close', not 'exit': on a loaded machine the exit can come before the last of stderr is read.
+  const run: Run = { child, stdout: '', stderr: '', exit: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (run.stderr += s));
   return run;
