@@ -59,6 +59,23 @@ describe('ReferencePartner', () => {
     expect(again.p.state.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-20']!.value.base_rate).toBe(7100);
   });
 
+  it('§6.2, §6.8: a delivery past cursor + 1 (the events before it were withheld) is applied, the cursor stays, and a replay from the cursor fills the gap', async () => {
+    const { w, p } = await start();
+    const sea = w.properties[0]!;
+    // Three changes wait undelivered (no webhook URL yet); the newest alone reaches the partner.
+    for (const [i, day] of ['2026-09-20', '2026-09-22', '2026-09-24'].entries()) await w.staff.setRates(sea.doorloom_id, 'SEA-VIEW', day, day, { base_rate: 7200 + i });
+    const page = await (await fetch(`${w.baseUrl}/events?limit=10`, { headers: { Authorization: `Bearer ${w.apiKey}` } })).json() as { data: { sequence: number; event: unknown }[] };
+    const newest = page.data.at(-1)!;
+    expect(newest.sequence).toBe(3);
+    const body = JSON.stringify(newest.event);
+    const status = await post(p.url, body, { 'X-Service-Integration': w.slug, 'X-Service-Signature': signatureHeaderFor([w.webhookSecret], Math.floor(w.now() / 1000), body) });
+    expect(status).toBe(200);
+    for (let i = 0; i < 100 && p.state.cursor !== 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(p.state.cursor).toBe(3);
+    expect(p.state.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-20']).toMatchObject({ sequence: 1, value: { base_rate: 7200 } });
+    expect(p.state.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-22']).toMatchObject({ sequence: 2, value: { base_rate: 7201 } });
+  });
+
   it('breakage ackBeforeStore: the 2xx leaves while the event is only in memory; the cursor on disk is already past it, so a crash loses it', async () => {
     // The write-behind batch waits on this sleep: held until the test lets it go, it is the crash window.
     const held: Array<() => void> = [];

@@ -347,11 +347,24 @@ export class ReferencePartner {
    * in sequence order, §6.2). On a cold start the cursor stays unset until
    * the rebuild sets it.
    */
-  private ingest(event: EventEnvelope): Applied {
+  private ingest(event: EventEnvelope, advance = true): Applied {
     const s = this.current;
     const result = applyEvent(s, event);
-    if (s.cursor !== null) s.cursor = Math.max(s.cursor, event.sequence);
+    if (advance && s.cursor !== null) s.cursor = Math.max(s.cursor, event.sequence);
     return result;
+  }
+
+  /** One catch-up at a time for gaps seen on the webhook; it runs beside the delivery, which is answered at once. */
+  private gapCatchUp: Promise<void> | null = null;
+
+  private replayGap(cursor: number, sequence: number): void {
+    if (this.gapCatchUp) return;
+    this.note(`delivery of sequence ${sequence} after cursor ${cursor}: catching up from the cursor (§6.8)`);
+    this.gapCatchUp = this.catchUp()
+      .then(() => undefined, (e: unknown) => this.note(`catch-up after a gap failed: ${(e as Error).message}`))
+      .finally(() => {
+        this.gapCatchUp = null;
+      });
   }
 
   private async listen(): Promise<void> {
@@ -386,7 +399,12 @@ export class ReferencePartner {
       return { status: 200 };
     }
     if (this.breakages.ackBeforeStore) this.holdBack(body as EventEnvelope);
-    const result = this.ingest(body as EventEnvelope);
+    // §6.2: events come one at a time in sequence order, so one past cursor + 1 says some did not arrive (withheld while
+    // delivery was paused, or superseded and never sent): the stored cursor stays, and a replay from it fills the rest (§6.8).
+    const cursor = this.current.cursor;
+    const gap = cursor !== null && typeof body.sequence === 'number' && body.sequence > cursor + 1;
+    const result = this.ingest(body as EventEnvelope, !gap);
+    if (gap) this.replayGap(cursor, body.sequence!);
     // Durable before the 2xx: an acknowledged event is never redelivered (§6.2).
     await this.persist();
     const unit = body.type === 'booking.changed' ? 'booking' : ['inventory.changed', 'property.changed'].includes(body.type ?? '') ? 'record' : 'nights';
