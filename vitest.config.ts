@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 120_000,
     // Five files at a time on CI's two cores. The slowest files (certify's drills, the docs pages, live runs) mostly
     // wait on timers and child processes in real time: they start first (build/longest-first.ts) and the CPU-bound
-    // files fill the cores meanwhile. npm test: 9 min 58 s at two workers, 6 min 4 s at four, 5 min 14 s at five. The
+    // files fill the cores meanwhile. npm test: 9 min 58 s at two workers, 6 min 4 s at four, 5 min 19 s at five. The
     // real-time judgements that went red under that load were fixed at their cause (a recipe's check giving up, a
     // stale keep-alive socket, a child's output read before it closed, the reference partner's cursor on a gap).
     maxWorkers: 5,
