@@ -32,5 +32,5 @@ export function checkTestName(check: Pick<CheckDefinition, 'id' | 'run' | 'claus
 
 /** The check id in a Stryker test name (`conformance check <id> [digest]`, with or without the describe's name). */
 export function checkIdOf(testName: string): string {
-  return testName.replace(/^conformance check /, '').replace(/ \[[0-9a-f]+\]$/, '');
+  return (testName.startsWith(`${CHECK_TESTS} `) ? testName.slice(CHECK_TESTS.length + 1) : testName).replace(/ \[[0-9a-f]+\]$/, '');
 }
