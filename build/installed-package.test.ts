@@ -40,7 +40,7 @@ function libraryExample(): string {
 
 beforeAll(async () => {
   ({ project, bin, packageDir: installed } = await packAndInstall(work));
-}, 300_000);
+});
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -116,7 +116,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     expect(readdirSync(join(work, 'sim-data'))).toEqual(expect.arrayContaining(['manifest.json', 'vault.key']));
     const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as { baseUrl: string; integrations: { apiKey: string }[] };
     const reportDir = join(work, 'reports');
-    const conformance = await run(bin, ['conformance', '--target', fixtures.baseUrl, '--api-key', fixtures.integrations[0]!.apiKey, '--runs', '5', '--report-dir', reportDir], project, 240_000);
+    const conformance = await run(bin, ['conformance', '--target', fixtures.baseUrl, '--api-key', fixtures.integrations[0]!.apiKey, '--runs', '5', '--report-dir', reportDir], project);
     expect(conformance.out, conformance.err).toMatch(/[1-9]\d* passed, 0 failed, 0 errored/);
     expect(conformance.code, conformance.out + conformance.err).toBe(0);
     // The three reports, in the run's own directory (the paths the run prints) and in latest/.
@@ -140,7 +140,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     writeFileSync(outputs, '');
     // Not spawnSync: the simulator's output must keep draining while the step runs.
     const gate = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-      execFile('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], { cwd: project, encoding: 'utf8', timeout: 240_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, GITHUB_ACTION_PATH: installed, GITHUB_OUTPUT: outputs } }, (error, stdout, stderr) => done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+      execFile('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, GITHUB_ACTION_PATH: installed, GITHUB_OUTPUT: outputs } }, (error, stdout, stderr) => done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
     });
     expect(gate.status, gate.stdout + gate.stderr).toBe(0);
     expect(gate.stdout).toMatch(/verdict: PASSED/);
@@ -150,7 +150,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     const stopped = new Promise<number | null>((done) => sim.once('exit', (code) => done(code)));
     sim.kill('SIGTERM');
     expect(await stopped).toBe(0);
-  }, 300_000);
+  });
 
   it('partner-api certify --duration 60 of the installed reference partner writes a signed certificate that certify --verify accepts; its certifier digest is that of the installed .js', async () => {
     const keys = generateKeyPairSync('ed25519');
@@ -167,7 +167,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
       'certify', '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
       '--port', String(simPort), '--duration', '60', '--ready-timeout', '30', '--sign-key', signKey, '--report-dir', 'certify-reports',
       '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-command', partner,
-    ], project, 240_000);
+    ], project);
     expect(certify.err, certify.out).not.toMatch(/ENOENT|\n\s+at /);
     expect(certify.out).toMatch(/^verdict: certified/m);
     expect(certify.code, certify.out + certify.err).toBe(0);
@@ -179,7 +179,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     const verify = await run(bin, ['certify', '--verify', certificatePath, '--public-key', publicKey, ...gaps], project);
     expect(verify.out, verify.err).toMatch(/^OK /);
     expect(verify.code).toBe(0);
-  }, 300_000);
+  });
 
   it('partner-api scenario happy-path passes and writes its timeline under the working directory', async () => {
     const { code, out } = await run(bin, ['scenario', 'happy-path'], project);

@@ -34,8 +34,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What the reference partner cannot show in a run this short: it learns of a withheld webhook from GET /me (once a minute) and polls bookings only on a cold start. */
-const SLOW_TO_SHOW = ['recovery.outage-replay', 'usage.updated-since'];
+/**
+ * Issue 38: certify's --duration in these tests is a cap far above the need, never the budget a verdict rests on: a
+ * run ends once everything is observed (or, for a planted break, once the step that shows it is done), so a slow
+ * machine makes a test slower, not red. The test's own time-out is above the cap.
+ */
+const CAP_SECONDS = 1_800;
+const TEST_CAP_MS = (CAP_SECONDS + 600) * 1000;
 
 /** One of the clone's commands as its own process (build/node-command.ts). */
 function command(script: string, args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number> } {
@@ -56,7 +61,7 @@ function running(pid: number): boolean {
   return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]!);
 }
 
-async function until(done: () => boolean, what: string, ms = 30_000): Promise<void> {
+async function until(done: () => boolean, what: string, ms = 300_000): Promise<void> {
   for (const end = Date.now() + ms; !done(); await sleep(50)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
 
@@ -73,10 +78,7 @@ function expectCertifiedReference(report: CertReport): void {
   // With the calls each judgement read: the report directory is gone once the test ends.
   const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
   expect(report.results.filter((r) => r.outcome === 'fail'), explain).toEqual([]);
-  for (const r of REQUIREMENTS) {
-    const outcome = report.results.find((x) => x.id === r.id)!.outcome;
-    expect(SLOW_TO_SHOW.includes(r.id) ? ['pass', 'not_observed'] : ['pass'], `${r.id}\n${explain}`).toContain(outcome);
-  }
+  expect(report.results.map((r) => [r.id, r.outcome]), explain).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
 }
 
 describe.concurrent('certification end to end', () => {
@@ -94,14 +96,12 @@ describe.concurrent('certification end to end', () => {
 
     // Certify starts the reference partner itself and must stop it: `exec` makes the printed pid the partner's.
     // Its state on disk (--state-dir), so the crash drill's restart continues where the killed process was.
-    const partnerCommand = `echo "pid $$"; exec ${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, 'cli-partner-state')}"`;
+    // It reconciles bookings every 20 s, so everything shown over time is observed and the run ends without its cap.
+    const partnerCommand = `echo "pid $$"; exec ${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, 'cli-partner-state')}" --reconcile-seconds 20`;
     const certify = command('certify/cli.ts', [
       // The simulator's port named too: with 0 the OS may hand it the port just found free for the partner.
       '--port', String(await freePort()), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
-      // Long enough for every drill (the crash drill needs 15 s when it starts, after the first drills) on a loaded
-      // machine too: at 60 s a clean-clone CI ran out before the two rotation drills while other test files spawned
-      // processes beside it. The run ends once everything is observed, so the margin costs time only when it is needed.
-      '--duration', '120', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
+      '--duration', String(CAP_SECONDS), '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
       '--partner-command', partnerCommand,
       '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-commit', '0a1b2c3d',
     ]);
@@ -147,8 +147,8 @@ describe.concurrent('certification end to end', () => {
       const run = command('certify/cli.ts', ['--verify', ...args]);
       return { code: await run.exited, out: run.out() };
     };
-    // The run's verdict: certified, or certified-with-gaps when the partner's minute timers did not show in 30 s.
-    const gaps = report.verdict === 'certified-with-gaps' ? ['--allow-gaps'] : [];
+    expect(report.verdict).toBe('certified');
+    const gaps: string[] = [];
     const untouched = await verify([certificatePath, '--public-key', publicKey, ...gaps]);
     expect(untouched.code, untouched.out).toBe(0);
     expect(untouched.out).toMatch(/^OK .*: certified(-with-gaps)?; signed by a trusted key/);
@@ -260,28 +260,30 @@ describe.concurrent('certification end to end', () => {
     const reportVerify = await verify([certificatePath, '--bundle', otherReport, '--public-key', publicKey, ...gaps]);
     expect(reportVerify.code, reportVerify.out).toBe(1);
     expect(reportVerify.out).toMatch(/the report digest differs: the report in the bundle digests to [0-9a-f]{64}, the certificate names [0-9a-f]{64}/);
-  }, 240_000);
+  }, TEST_CAP_MS);
 
-  // Two full-suite runs on a clean clone (of five) saw the 120 s run's partner never answer, webhook and state probe
-  // alike, after one GET /bookings; alone it passes every time. Cause not found yet: one retry, and the assertion
-  // below prints the partner's own output when it happens.
-  describe('planted breaks, the partner in a separate process', { retry: 1 }, () => {
-    // applySupersededInOrder shows only once the reference partner replays, which it starts from its minute GET /me:
-    // the run must be long enough for the outage drill to give it that minute (OUTAGE_FAIR_WAIT_MS).
-    it.each<[string, string, number]>([
-      ['skipSignatureVerification', 'receiver.refuses-bad-signature', 25],
-      ['newKeyPerRetry', 'usage.retry-same-key', 25],
-      ['reserialisedBodySignature', 'receiver.raw-body-signature', 25],
-      ['snapshotWatermarkIgnored', 'usage.snapshot-watermark', 25],
-      ['applySupersededInOrder', 'receiver.no-regression', 120],
-    ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement, durationSeconds) => {
+  describe('planted breaks, the partner in a separate process', () => {
+    // Each run ends once the last step its break shows in is done (the run's signal, aborted when that step starts:
+    // the step in progress finishes, no other starts), not when a --duration runs out: on a slow machine the drill
+    // that shows the break still runs. applySupersededInOrder shows only once the reference partner replays, which
+    // it starts from its minute GET /me: the outage drill gives it that minute (OUTAGE_FAIR_WAIT_MS).
+    it.each<[string, string, string]>([
+      ['skipSignatureVerification', 'receiver.refuses-bad-signature', 'drill.raw-body'],
+      ['newKeyPerRetry', 'usage.retry-same-key', 'drill.rate-limit'],
+      ['reserialisedBodySignature', 'receiver.raw-body-signature', 'drill.raw-body'],
+      ['snapshotWatermarkIgnored', 'usage.snapshot-watermark', 'first-booking'],
+      ['applySupersededInOrder', 'receiver.no-regression', 'older-event'],
+    ])('the reference partner broken with %s (separate process) fails exactly %s', async (breakage, requirement, lastStep) => {
       const [port, statePort] = [await freePort(), await freePort()];
       let partner: ReturnType<typeof referencePartner> | null = null;
+      const end = new AbortController();
       try {
         const { report } = await runCertification({
           webhookUrl: `http://127.0.0.1:${port}/webhook`,
           stateUrl: `http://127.0.0.1:${statePort}/state`,
-          durationSeconds,
+          durationSeconds: CAP_SECONDS,
+          signal: end.signal,
+          log: (line) => void (line === `step ${lastStep}` && end.abort()),
           seed: 77,
           reportDir: null,
           credentialsOut: join(dir, `${breakage}.json`),
@@ -297,19 +299,20 @@ describe.concurrent('certification end to end', () => {
         if (breakage === 'snapshotWatermarkIgnored') expect(failed.summary).toMatch(/^Received: event \d+ .* was recorded while the answer of snapshot #\d+ \(watermark \d+\) was held; the partner's next replay #\d+ started at after_sequence \d+, skipping it; afterwards the partner still held base_rate \d+ \//);
         if (breakage === 'applySupersededInOrder') expect(failed.summary).toMatch(/^Received: the partner holds base_rate \d+ for \S+ before GET \/events call \d+ of the outage/);
         // Started by hand, not by certify: it stops on its own once the certification file says the run is finished.
-        expect(await Promise.race([partner!.exited, sleep(10_000).then(() => 'still running')])).toBe(0);
+        expect(await partner!.exited).toBe(0);
       } finally {
         (partner as ReturnType<typeof referencePartner> | null)?.child.kill('SIGTERM');
       }
-    }, 200_000);
+    }, TEST_CAP_MS);
   });
 
-  it('the reference partner reconciling bookings every 90 s and polling GET /me once a minute, started by certify (so killed and restarted by the crash drill), is certified with the default --duration, which ends once everything is observed', async () => {
+  it('the reference partner reconciling bookings every 90 s and polling GET /me once a minute, started by certify (so killed and restarted by the crash drill), is certified; the run ends once everything is observed', async () => {
     const [port, statePort] = [await freePort(), await freePort()];
     const lines: string[] = [];
     const { report } = await runCertification({
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
+      durationSeconds: CAP_SECONDS,
       seed: 90,
       reportDir: null,
       credentialsOut: join(dir, 'reconcile-90.json'),
@@ -318,13 +321,14 @@ describe.concurrent('certification end to end', () => {
     });
     // With the calls each judgement read: the report directory is gone once the test ends.
   const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
-    expect(report.plan.durationSeconds).toBe(240);
     expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
     expect(report.verdict).toBe('certified');
     expect(report.warnings.join('\n')).not.toMatch(/crash-and-restart/);
-    // It waited for the second reconciliation, then ended: it did not run out its --duration.
-    expect(lines.join('\n')).toMatch(/waiting up to \d+ s \(--duration\) for usage\.updated-since[\s\S]*all observed after \d+ s/);
-  }, 300_000);
+    // It ended once the second reconciliation was seen (during the drills on a slow machine, after them on a fast one),
+    // never by running out its --duration.
+    expect(lines.join('\n')).toMatch(/everything shown over time is observed|waiting up to \d+ s \(--duration\) for usage\.updated-since[\s\S]*all observed after \d+ s/);
+    expect(lines.join('\n')).not.toMatch(/--duration ran out/);
+  }, TEST_CAP_MS);
 
   // Issue 28 item 1: a clean partner that reads GET /events while the outage drill is still recording its events reads
   // the older rate while it is the newest and rightly applies it; graded by what it had been shown, it is certified
@@ -354,7 +358,7 @@ describe.concurrent('certification end to end', () => {
     const { report } = await runCertification({
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
-      durationSeconds: 200,
+      durationSeconds: CAP_SECONDS,
       seed: 28,
       reportDir: null,
       credentialsOut: join(dir, `${name}.json`),
@@ -373,7 +377,7 @@ describe.concurrent('certification end to end', () => {
       const pids = [...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].map((m) => Number(m[1]));
       expect(pids.indexOf(kills[0]!), lines.join('\n')).toBeLessThan(pids.length - 1);
     }
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   // Certify starts the partner (--partner-command), kills it with SIGKILL mid-delivery and starts it again: each break
   // of what a restart must keep fails recovery.crash-restart and nothing else.
@@ -385,16 +389,20 @@ describe.concurrent('certification end to end', () => {
   ])('the reference partner broken with %s, killed and restarted by certify, fails exactly recovery.crash-restart', async (breakage, says) => {
     const [port, statePort] = [await freePort(), await freePort()];
     const lines: string[] = [];
+    const end = new AbortController();
     const { report } = await runCertification({
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
-      // Long enough for the drill to start after the first drills and give a restarted partner its whole replay wait, with room
-      // for a machine that other test files share (at 70 s the drills were seen running out on two cores and four workers).
-      durationSeconds: 100,
+      // The run ends once the crash drill is done (the step after it starts: it finishes, no other does).
+      durationSeconds: CAP_SECONDS,
+      signal: end.signal,
       seed: 78,
       reportDir: null,
       credentialsOut: join(dir, `crash-${breakage}.json`),
-      log: (l) => lines.push(l),
+      log: (l) => {
+        lines.push(l);
+        if (l === 'step drill.crash-restart') end.abort();
+      },
       partnerCommand: referencePartnerCommand(port, statePort, join(dir, `crash-${breakage}-state`), ['--break', breakage]),
     });
     // With the calls each judgement read: the report directory is gone once the test ends.
@@ -402,7 +410,7 @@ describe.concurrent('certification end to end', () => {
     expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id), `${explain}\n${lines.join('\n')}`).toEqual(['recovery.crash-restart']);
     expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.summary).toMatch(says);
     expect(report.verdict).toBe('not-certified');
-  }, 200_000);
+  }, TEST_CAP_MS);
 
   it('against a simulator already running (npm start): the receiver is graded, usage is not observed (the journal is in that process), nothing fails', async () => {
     const fixtures = join(dir, 'running-sim.json');
@@ -416,8 +424,8 @@ describe.concurrent('certification end to end', () => {
         webhookUrl: `http://127.0.0.1:${port}/webhook`,
         stateUrl: `http://127.0.0.1:${port}/state`,
         running: { baseUrl, staffToken },
-        // The run ends once everything is observed (about 20 s alone); the rest is room for a shared machine.
-        durationSeconds: 90,
+        // The run ends once everything is observed (about 20 s alone); the cap is far above it.
+        durationSeconds: CAP_SECONDS,
         seed: 5,
         reportDir: null,
         credentialsOut: join(dir, 'running-credentials.json'),
@@ -434,7 +442,7 @@ describe.concurrent('certification end to end', () => {
       await (double as PartnerDouble | null)?.stop();
       sim.child.kill('SIGTERM');
     }
-  }, 120_000);
+  }, TEST_CAP_MS);
 
   it('a receiver that is down is reported with its cause (ECONNREFUSED and the address), not "fetch failed"', async () => {
     const port = await freePort();
@@ -447,7 +455,7 @@ describe.concurrent('certification end to end', () => {
     expect(report.warnings.join('\n')).toContain(`(last: ECONNREFUSED 127.0.0.1:${port})`);
     expect(lines.join('\n')).not.toMatch(/fetch failed/);
     expect(JSON.parse(readFileSync(join(dir, 'down.json'), 'utf8'))).toMatchObject({ finished: true });
-  }, 60_000);
+  });
 
   it('bad flags exit 2 naming the flag, before anything runs', async () => {
     const notPem = join(dir, 'not-a-key.pem');
@@ -478,5 +486,5 @@ describe.concurrent('certification end to end', () => {
       // Refused before any drill: no simulator, no integration, no certification file.
       expect(run.out()).not.toMatch(/certification run/);
     }
-  }, 60_000);
+  });
 });

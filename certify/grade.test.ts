@@ -179,6 +179,9 @@ const cases: Case[] = [
   ['crash: an acknowledged event lost', { id: 'recovery.crash-restart', given: { stateProbe: true, crash: crashDrill(4000), journal: [events(14_700, 58, 60, false)] }, want: 'fail', says: /answered 2xx before the SIGKILL are missing/ }],
   ['crash: no --partner-command', { id: 'recovery.crash-restart', given: { crashNotRun: NEEDS_PARTNER_COMMAND }, want: 'not_observed', says: /--partner-command/ }],
   ['no replay, but too short a wait to tell', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 5_000 }, journal: [] }, want: 'not_observed', says: /--duration/ }],
+  // Issue 38: how long a partner takes is its machine's business; only what it read can breach §6.8.
+  ['no replay however long the wait: not observed, never failed on time alone', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 200_000, before: 9, latest: 221, propertyId: 101, waitedMs: 190_000 }, journal: [] }, want: 'not_observed', says: /made no GET \/events/ }],
+  ['a replay still short of the withheld events, past none of them: not observed', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 200_000, before: 9, latest: 221, propertyId: 101, waitedMs: 190_000 }, journal: [events(100, 0, 9, true)] }, want: 'not_observed' }],
 ];
 
 describe('grading', () => {

@@ -18,7 +18,7 @@ describe('partner process', () => {
     const lines: string[] = [];
     // A grandchild that ignores SIGTERM, and the shell waiting on it.
     const p = startPartnerProcess('sh -c \'trap "" TERM; echo "child $$"; while :; do sleep 0.1; done\' & wait', { CERTIFY_CREDENTIALS: '/x' }, (l) => lines.push(l));
-    for (const end = Date.now() + 10_000; !lines.some((l) => l.includes('child ')); await new Promise((ok) => setTimeout(ok, 20))) {
+    for (const end = Date.now() + 300_000; !lines.some((l) => l.includes('child ')); await new Promise((ok) => setTimeout(ok, 20))) {
       if (Date.now() > end) throw new Error(`no output: ${lines.join('\n')}`);
     }
     const grandchild = Number(/child (\d+)/.exec(lines.join('\n'))![1]);
@@ -51,7 +51,7 @@ describe('partner process', () => {
   it('kill() is a crash: SIGKILL to the whole group at once, no SIGTERM handler runs', async () => {
     const lines: string[] = [];
     const p = startPartnerProcess('trap "echo got TERM" TERM; sh -c \'echo "child $$"; while :; do sleep 0.1; done\' & wait', {}, (l) => lines.push(l));
-    for (const end = Date.now() + 10_000; !lines.some((l) => l.includes('child ')); await new Promise((ok) => setTimeout(ok, 20))) {
+    for (const end = Date.now() + 300_000; !lines.some((l) => l.includes('child ')); await new Promise((ok) => setTimeout(ok, 20))) {
       if (Date.now() > end) throw new Error(`no output: ${lines.join('\n')}`);
     }
     const grandchild = Number(/child (\d+)/.exec(lines.join('\n'))![1]);

@@ -11,7 +11,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 
 function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [...nodeArgs('certify/reference-partner-cli.ts'), ...args], { cwd: ROOT, timeout: 60_000 }, (error, out, err) => {
+    execFile(process.execPath, [...nodeArgs('certify/reference-partner-cli.ts'), ...args], { cwd: ROOT }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
     });
   });

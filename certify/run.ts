@@ -35,28 +35,39 @@ import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEnt
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
 
 const SPEC_URL = new URL('../spec/openapi.yaml', import.meta.url);
-/** How long one step waits for the partner to act, at most. */
-const STEP_WAIT_MS = 8_000;
-/** Quiet time after a refusal, to see whether the partner sends the same create again. */
+/*
+ * Every wait below ends on the event it waits for (the partner's call in the journal, the platform's record of a
+ * delivery, the partner's copy showing a value); the figure is only a safety cap, far above what a partner needs on a
+ * slow, shared machine. A cap that runs out is said ("not observed", "did not … within N s"), and a requirement whose
+ * evidence never came is not observed: no verdict is decided by how fast the machine is.
+ */
+/** How long one step waits for the partner to act (place an order, retry, acknowledge), at most. */
+const STEP_WAIT_MS = 60_000;
+/** Quiet time after a refusal, to see whether the partner sends the same create again (the grade reads the whole run's journal). */
 const QUIET_MS = 2_500;
-/** The outage drill waits this long at most for a replay (a GET /me poller needs a minute). */
-const OUTAGE_WAIT_MS = 75_000;
-/** Kept for the steps after the outage drill. */
-const RESERVE_MS = 12_000;
+/** The outage drill's cap on its wait for the replay once the gap is revealed (the partner's GET /me minute comes before). */
+const OUTAGE_REPLAY_WAIT_MS = 60_000;
 /** The crash drill starts only with this much of the run left: a restart, a replay, a drain. */
 const CRASH_MIN_MS = 15_000;
 /** How long the partner started again gets to answer a signed ping. */
-const RESTART_READY_MS = 30_000;
+const RESTART_READY_MS = 120_000;
 /** How long the webhook's registration waits for the partner's cold-start rates snapshot (a partner may take none). */
-const SNAPSHOT_HOLD_WAIT_MS = 15_000;
+const SNAPSHOT_HOLD_WAIT_MS = 60_000;
 /** How long a read of the partner's copy waits for it to show a value it was given. */
-const STATE_SETTLE_MS = 6_000;
+const STATE_SETTLE_MS = 30_000;
+/** How long the platform gets to deliver what is due (it asks for what is due at every look). */
+const DRAIN_WAIT_MS = 60_000;
 
 export interface CertifyOptions {
   /** The partner's receiver, registered as the integration's webhook. */
   webhookUrl: string;
   /** Upper bound of the run in real seconds (it ends as soon as the plan is done). */
   durationSeconds?: number;
+  /**
+   * Ends the run early: the step in progress finishes, no further step starts, the waiting for what the
+   * partner shows on its own timers stops, and what was observed is graded (drills not run are not observed).
+   */
+  signal?: AbortSignal;
   seed?: number;
   /** Reports go to `<reportDir>/certify/<run-id>/` and `latest/`; null writes nothing. */
   reportDir?: string | null;
@@ -119,6 +130,7 @@ interface Ctx {
   log: (line: string) => void;
   /** The partner's processes when certify started them (--partner-command): the crash drill kills and restarts them. */
   partner: { current: PartnerProcess; start(): PartnerProcess } | null;
+  signal: AbortSignal | null;
 }
 
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
@@ -221,6 +233,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     ySequence: null,
     log,
     partner,
+    signal: options.signal ?? null,
   };
 
   const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000);
@@ -244,6 +257,10 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     ];
     for (const [id, step] of steps) {
       if (!plan.steps.some((s) => s.id === id)) continue;
+      if (ctx.signal?.aborted) {
+        if (id !== 'observe') warnings.push(`The run was ended early before step ${id}; it and the steps after it did not run.`);
+        break;
+      }
       if (remaining(ctx) < 1_500) {
         warnings.push(`The run's --duration ran out before step ${id}; it and the steps after it did not run.`);
         break;
@@ -274,7 +291,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   const graded = gradeAll(obs, byRequirement);
   for (const d of ctx.drills) if (d.outcome !== 'not_run') d.outcome = graded.find((r) => r.id === d.requirement)!.outcome;
   for (const step of plan.steps.filter((s) => s.id.startsWith('drill.') && !ctx.drills.some((d) => d.id === s.id))) {
-    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: ready ? 'Not run: the run\'s --duration ran out before it.' : 'Not run: the partner\'s receiver never answered a signed ping.', outcome: 'not_run', startedAt: null, finishedAt: null });
+    ctx.drills.push({ id: step.id, title: step.title, requirement: DRILL_REQUIREMENT[step.id]!, action: '', expected: step.expects, did: ready ? `Not run: ${ctx.signal?.aborted ? 'the run was ended early' : 'the run\'s --duration ran out'} before it.` : 'Not run: the partner\'s receiver never answered a signed ping.', outcome: 'not_run', startedAt: null, finishedAt: null });
   }
   // A drill that did not run is explained next to every requirement that rested on it.
   const results = explainSkippedDrills(graded, ctx.drills);
@@ -397,7 +414,7 @@ async function integration(c: Ctx): Promise<{ status: string; webhook: { last_se
 }
 
 /** Waits until every event is delivered; each round asks the platform to send what is due now (staff clock advance of 0 s). */
-async function drained(c: Ctx, ms: number): Promise<boolean> {
+async function drained(c: Ctx, ms = DRAIN_WAIT_MS): Promise<boolean> {
   return until(c, ms, async () => {
     await c.stage.staff('POST', '/clock/advance', { seconds: 0 });
     return (await integration(c)).webhook.undelivered_events === 0;
@@ -466,8 +483,8 @@ async function observe(c: Ctx): Promise<void> {
   if (waiting.length === 0) return c.log('  everything shown over time is observed');
   const start = performance.now();
   c.log(`  waiting up to ${Math.round(remaining(c) / 1000)} s (--duration) for ${waiting.join(', ')}`);
-  await until(c, remaining(c), () => (waiting = pending()).length === 0, 1_000);
-  c.log(waiting.length === 0 ? `  all observed after ${((performance.now() - start) / 1000).toFixed(0)} s` : `  --duration ran out with ${waiting.join(', ')} not observed`);
+  await until(c, remaining(c), () => (waiting = pending()).length === 0 || Boolean(c.signal?.aborted), 1_000);
+  c.log(waiting.length === 0 ? `  all observed after ${((performance.now() - start) / 1000).toFixed(0)} s` : `  ${c.signal?.aborted ? 'the run was ended early' : '--duration ran out'} with ${waiting.join(', ')} not observed`);
 }
 
 async function waitForReceiver(c: Ctx, ms: number): Promise<boolean> {
@@ -488,7 +505,7 @@ async function firstBooking(c: Ctx): Promise<void> {
   const n = lastN(c);
   c.file.addOrder(orderBody(c.runId, 1, c.choices));
   await placed(c, n, before);
-  await drained(c, 5_000);
+  await drained(c);
 }
 
 async function receiverChecks(c: Ctx): Promise<void> {
@@ -525,7 +542,7 @@ async function rawBodyDrill(c: Ctx): Promise<void> {
   const d = drill(c, 'drill.raw-body', 'Raw-body signatures',
     `Delivery is withheld (staff pause) while rates change on ${rawBodyNights.length} nights of property ${propertyId} (${rawBodyNights[0]} to ${rawBodyNights.at(-1)}); each new event is posted straight to the receiver, correctly signed over bytes JSON.stringify never writes (${RAW_BODY_VARIANTS.map((v) => `${v}: ${RAW_BODY_DESCRIPTIONS[v]}`).join('; ')}), then a booking event is re-sent with its "/" and "é" escaped. Delivery is then given back (the platform's own copies follow).`,
     'Verify the signature over the bytes as received: answer every one 2xx and apply each new rate (spec x-assumption on X-Service-Signature; §6.2, §6.4).');
-  await drained(c, 5_000);
+  await drained(c);
   const secretsNow = secrets(c);
   const t = () => Math.floor(c.stage.now() / 1000);
   const answers: DeliveryEvidence[] = [];
@@ -563,7 +580,7 @@ async function rawBodyDrill(c: Ctx): Promise<void> {
   } finally {
     await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   }
-  await drained(c, 10_000);
+  await drained(c);
   const held = c.obs.rawBody.filter((x) => x.held === x.expected).length;
   finish(c, d, `Answers: ${answers.map((a) => `${a.name.slice('raw-body-'.length)} ${a.status ?? `none (${a.error})`}`).join(', ')}${c.stateProbe ? `; the new rate held for ${held} of ${c.obs.rawBody.length} nights` : ''}.`);
 }
@@ -699,7 +716,7 @@ async function outageDrill(c: Ctx): Promise<void> {
   const d = drill(c, 'drill.webhook-outage', 'Webhook outage',
     `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} over ${ratesWindow.from}..${ratesWindow.to} first, then the filler nights, then ${rateY} over the same window: the first superseded, more than a page away); the partner's state is read before each GET /events it sends; unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
     'Replay GET /events from the stored cursor, walking next_after_sequence through the newest sequence, without applying the superseded event (§6.8, §4.6, §3.3).');
-  await drained(c, 5_000);
+  await drained(c);
   await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
   const pausedAt = c.stage.now();
   // Read once paused: on a loaded machine delivery may not have drained in time, and what was pushed up to the pause is not withheld.
@@ -726,8 +743,6 @@ async function outageDrill(c: Ctx): Promise<void> {
   c.xSequence = xSequence;
   c.ySequence = ySequence;
   const waitStart = performance.now();
-  // A running simulator's journal cannot be read: give the partner a few seconds, nothing is graded.
-  const budget = c.stage.kind === 'running' ? Math.min(5_000, remaining(c)) : Math.max(2_000, Math.min(OUTAGE_WAIT_MS, remaining(c) - RESERVE_MS));
   const covered = () => {
     if (c.stage.kind === 'running') return false;
     // Pages read before the pause count too, as in the grading (certify/grade.ts, outageReplay).
@@ -737,21 +752,22 @@ async function outageDrill(c: Ctx): Promise<void> {
   };
   // With time for it, a partner that learns of the pause from GET /me (once a minute, §5.7) gets its minute before
   // the gap is revealed: the revealing delivery skips past its cursor, which §6.2's order never does on its own.
-  const meWindow = budget >= OUTAGE_FAIR_WAIT_MS + 10_000 ? OUTAGE_FAIR_WAIT_MS : 0;
+  // A running simulator's journal cannot be read: the partner gets a few seconds, nothing is graded.
+  const meWindow = c.stage.kind === 'in-process' && remaining(c) >= OUTAGE_FAIR_WAIT_MS + OUTAGE_REPLAY_WAIT_MS ? OUTAGE_FAIR_WAIT_MS : 0;
   let replayed = meWindow > 0 && await until(c, meWindow, covered, 250);
   let revealedAfter: number | null = null;
   if (!replayed) {
     revealedAfter = Math.round(performance.now() - waitStart);
     const newest = await c.stage.event(c.integrationId, latest, c.file.current.apiKey);
     if (newest) await probe(c, { name: 'gap-delivery', body: newest.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), newest.body), integrationHeader: c.slug });
-    replayed = await until(c, budget - (performance.now() - waitStart), covered, 200);
+    replayed = c.stage.kind === 'running' ? (await sleep(Math.min(5_000, remaining(c))), false) : await replayWalked(c, covered);
   }
   const waitedMs = Math.round(performance.now() - waitStart);
   // §3.3: the copy right after the replay, before the platform drains the backlog over it.
   await checkState(c, 'after the replay, before delivery resumed', true);
   await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
-  await drained(c, 15_000);
+  await drained(c);
   c.stage.beforeEventsPage(null);
   // One set of counts: the GET /events calls while delivery was withheld, those sent while the drill was still
   // recording (no state read before them), and the reads before every call after that (one per call).
@@ -769,6 +785,23 @@ async function outageDrill(c: Ctx): Promise<void> {
       : `in ${(waitedMs / 1000).toFixed(1)} s the partner made ${plural(withheld.length, 'GET /events call')}, not covering them all.`}${reading}`);
 }
 
+/**
+ * Waits for the outage's replay to cover the withheld events. The cap counts from the partner's latest GET /events
+ * (or the gap-revealing delivery): a replay that is still walking is never cut short by a slow machine, only a
+ * partner that stopped reading is given up on, and then the grade says what was not seen (not observed).
+ */
+async function replayWalked(c: Ctx, covered: () => boolean): Promise<boolean> {
+  const reads = () => journal(c).filter((e) => e.operation === 'listEvents').length;
+  let seen = reads();
+  let since = performance.now();
+  return until(c, remaining(c), () => {
+    if (covered()) return true;
+    const now = reads();
+    if (now > seen) [seen, since] = [now, performance.now()];
+    return performance.now() - since >= OUTAGE_REPLAY_WAIT_MS;
+  }, 200).then(covered);
+}
+
 async function crashRestartDrill(c: Ctx): Promise<void> {
   const { propertyId, crashNights, crashRates, crashSecondRate } = c.choices;
   const acknowledgedFirst = crashNights.length - CRASH_IN_FLIGHT - CRASH_WHILE_DOWN;
@@ -782,7 +815,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   };
   if (!c.partner) return notRun(NEEDS_PARTNER_COMMAND);
   if (remaining(c) < CRASH_MIN_MS) return notRun(`Not run: the run's --duration left ${Math.round(remaining(c) / 1000)} s, the drill needs ${CRASH_MIN_MS / 1000} s.`);
-  await drained(c, 5_000);
+  await drained(c);
   const events: CrashEvent[] = [];
   const put = async (night: number, rate: number) => {
     await c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from: crashNights[night], to: crashNights[night], base_rate: rate });
@@ -811,7 +844,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   c.log(`  SIGKILL sent to the partner's process group; delivery withheld`);
   // The delivery the kill cut off ends in an error; then what was acknowledged is settled.
   const inFlight = events.slice(-CRASH_IN_FLIGHT).map((e) => e.sequence);
-  await until(c, 12_000, async () => {
+  await until(c, STEP_WAIT_MS, async () => {
     for (const s of inFlight) if ((await c.stage.event(c.integrationId, s, c.file.current.apiKey))?.status === 'delivering') return false;
     return true;
   }, 100);
@@ -870,7 +903,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   c.stage.beforeEventsPage(null);
   await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
   const resumedAt = c.stage.now();
-  await drained(c, 15_000);
+  await drained(c);
   const final = c.stateProbe ? await readAll('at the end of the drill (delivery resumed and drained)') : [];
   c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, ...(beforeReplay ? { beforeReplay } : {}), duringReplay, beforeResume, final };
   const first = c.stage.journal(c.integrationId, restartedAt)?.find((e) => e.operation === 'listEvents' && e.cursor);

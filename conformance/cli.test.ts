@@ -11,7 +11,7 @@ import { nodeArgs } from '../build/node-command.ts';
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function run(...args: string[]) {
-  const res = spawnSync(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
   return { code: res.status, out: res.stdout, err: res.stderr };
 }
 

@@ -20,7 +20,7 @@ function vitest(env: Record<string, string | undefined>): Promise<{ code: number
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete clean[k];
   delete clean.VITEST; // a fresh vitest, not a worker of this one
   return new Promise((done) => {
-    execFile(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'examples/vitest.config.ts'], { cwd: ROOT, env: clean, timeout: 240_000 }, (error, out, err) => {
+    execFile(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'examples/vitest.config.ts'], { cwd: ROOT, env: clean }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out: out + err });
     });
   });

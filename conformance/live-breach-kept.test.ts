@@ -71,7 +71,7 @@ it('a live run against a simulator accepting a 129-character external_booking_id
   const run = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
     execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), '--target', fixtures.baseUrl, '--property', String(property), '--allow-writes',
       '--check', 'validation.body-violation-refused', '--runs', '25', '--seed', String(seed), '--report-dir', tempDir()],
-    { cwd: ROOT, env: { ...process.env, PARTNER_API_KEY: fixtures.integrations[0]!.apiKey }, timeout: 240_000 }, (error, stdout, stderr) => {
+    { cwd: ROOT, env: { ...process.env, PARTNER_API_KEY: fixtures.integrations[0]!.apiKey } }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out: stdout, err: stderr });
     });
   });
@@ -81,4 +81,4 @@ it('a live run against a simulator accepting a 129-character external_booking_id
   expect(run.out).toMatch(/Note:\s+shrinking was cut short \(no \d+ free night\(s\) left/);
   expect(run.out).toMatch(/verdict: FAILED/);
   expect(run.code).toBe(1);
-}, 300_000);
+});

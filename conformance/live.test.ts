@@ -50,7 +50,7 @@ async function startSimulator(args: string[]): Promise<{ fixtures: Fixtures; sto
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 }, (error, out, err) => {
+    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
     });
   });
@@ -59,7 +59,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
 /** A command line run by `sh -c`, as a person pastes it. */
 function shell(command: string, env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    execFile('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 }, (error, out, err) => {
+    execFile('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, ...env } }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
     });
   });

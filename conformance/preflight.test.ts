@@ -22,7 +22,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 /** The CLI in a child process (asynchronously: the servers it talks to live in this process). */
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (error, out, err) => {
+    execFile(process.execPath, [...nodeArgs('conformance/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, out, err) => {
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
     });
   });

@@ -116,7 +116,7 @@ describe('docs/ci recipes', () => {
     const artifact = uploads.get('conformance-staging')!;
     expect(holds(artifact, 'writes/latest/index.html')).toBe(true);
     expect(holds(artifact, 'writes/rotated-credentials.json')).toBe(false);
-  }, 300_000);
+  });
 
   it.concurrent('gitlab-release-gate.gitlab-ci.yml: the read-only stage, then the writes stage (no webhook URL: those checks are not applicable), JUnit reports and artifacts', async () => {
     const staging = await deployment({ webhooks: false, control: true, platform: true });
@@ -136,7 +136,7 @@ describe('docs/ci recipes', () => {
     expect(na.filter((r: { id: string }) => r.id !== 'auth.rate-limited-headers').every((r: { reason: string }) => r.reason.includes('--webhook-public-url'))).toBe(true);
     // The read-only stage's artifacts reached the writes job (needs:).
     expect(existsSync(join(runs[1]!.workdir, 'reports/read-only/latest/report.json'))).toBe(true);
-  }, 300_000);
+  });
 
   it.concurrent.each([
     ['github-partner-ci.yml', runGithubWorkflow, SUITE_GITHUB],
@@ -148,7 +148,7 @@ describe('docs/ci recipes', () => {
     expect(runs[0]!.output).toContain('partner tests: 3 passed');
     expect(runs[0]!.output).toContain('(emulated) npm install --no-save --no-audit --no-fund ./partner-api-conformance/partner-api-conformance-0.1.0.tgz');
     expect(readFileSync(join(runs[0]!.workdir, 'simulator.log'), 'utf8')).toContain('Partner API 2026-09 simulator');
-  }, 120_000);
+  });
 
   it.concurrent('github-matrix.yml: a read-only run per deployment, merged into one report with a column per deployment', async () => {
     const environments = {
@@ -165,7 +165,7 @@ describe('docs/ci recipes', () => {
     expect(merged.summary.verdict).toBe('passed');
     expect(merged.coverage.find((c: { id: string }) => c.id === '5.R5b').deployments).toEqual({ 'production-eu': 'passed', 'production-us': 'passed' });
     expect(runs[2]!.output).toContain('JUnit published: merged/latest/junit.xml');
-  }, 180_000);
+  });
 
   it.concurrent('gitlab-matrix.gitlab-ci.yml: a parallel job per deployment, their artifacts merged by the next stage', async () => {
     const environments = {
@@ -183,7 +183,7 @@ describe('docs/ci recipes', () => {
       ['production-us', environments['production-us'].PARTNER_API_TARGET],
     ]);
     expect(merged.summary.verdict).toBe('passed');
-  }, 180_000);
+  });
 
   it('a wrong command fails the recipe: a misspelt flag exits 2 naming the nearest, and the run stops there', async () => {
     const eu = await deployment({ webhooks: false, control: false, platform: false });
@@ -239,7 +239,7 @@ ${withs}
     expect(unwritable!.output).toContain('verdict=error exit=2');
     const [badSwitch] = await runGithubWorkflow(gate('          allow-writes: yes'), { environments: { '*': SUITE_GITHUB, staging } });
     expect(badSwitch!.output).toContain('error: input allow-writes must be true or false, got "yes"');
-  }, 120_000);
+  });
 
   it('a misspelt variable fails the recipe: an unset target is refused, never read as the in-process simulator', async () => {
     const staging = await deployment({ webhooks: false, control: false, platform: false });

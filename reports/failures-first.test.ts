@@ -27,7 +27,7 @@ beforeAll(async () => {
   junit = readFileSync(written.files.junit, 'utf8');
   report = JSON.parse(readFileSync(written.files.json, 'utf8')) as RunReport;
   failed = report.results.find((r) => r.outcome === 'failed')!;
-}, 60_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -63,7 +63,7 @@ beforeAll(async () => {
   } catch (error) {
     loaded = { error };
   }
-}, 60_000);
+});
 
 /** The dereferenced spec; throws (failing the calling test) when it did not load. */
 function spec(): Json {

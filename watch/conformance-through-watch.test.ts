@@ -37,4 +37,4 @@ it('the suite live through watch on a correct simulator: the suite passes and wa
   expect(applicable).toBeGreaterThan(40);
   expect(run.out).not.toMatch(/^finding /m);
   expect(run.code, run.out).toBe(0);
-}, 300_000);
+});

@@ -33,7 +33,7 @@ describe('contract cache: one entry per operation, whatever the number of calls'
     expect(contract.cacheSize()).toEqual(warm);
     // At most one parameter schema per (operation, checked locations), never one per request.
     expect(warm.parameterSchemas).toBeLessThanOrEqual(contract.operations.length * 2);
-  }, 60_000);
+  });
 
   it('a caller that copies the operation per call still hits the one cached entry', () => {
     const contract = loadContract();

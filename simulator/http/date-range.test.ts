@@ -76,7 +76,7 @@ describe('staff windows over the whole date range (PUT nights, rates, restrictio
       }),
       { numRuns: 60 },
     );
-  }, 60_000);
+  });
 
   it('the reproduction: today+400 to 9999-12-31, and 9999-12-31 alone', async () => {
     expectRefusedOn(await staff(h, 'put', `/properties/${property}/nights`, { from: addDays(TODAY, 400), to: '9999-12-31', is_blocked: true }), 'to');
@@ -86,7 +86,7 @@ describe('staff windows over the whole date range (PUT nights, rates, restrictio
     }
     // The server still answers afterwards.
     expect((await h.api('get', '/me')).status).toBe(200);
-  }, 20_000);
+  });
 });
 
 describe('booking dates over the whole date range', () => {
@@ -101,7 +101,7 @@ describe('booking dates over the whole date range', () => {
       { numRuns: 60 },
     );
     expectConformingResponses(h);
-  }, 60_000);
+  });
 
   it('staff POST /bookings/{id}/dates: 200, 409 or 422 in the envelope', async () => {
     const h = makeHarness();
@@ -118,7 +118,7 @@ describe('booking dates over the whole date range', () => {
     );
     // The booking can still be read and moved back.
     expect((await staff(h, 'post', `/bookings/${id}/dates`, { check_in: '2026-10-01', check_out: '2026-10-03' })).status).toBe(200);
-  }, 60_000);
+  });
 });
 
 describe('partner date queries over the whole date range', () => {
@@ -137,7 +137,7 @@ describe('partner date queries over the whole date range', () => {
       { numRuns: 60 },
     );
     expectConformingResponses(h);
-  }, 60_000);
+  });
 
   it('GET /bookings?check_in_from&check_in_to: 200 for any two dates', async () => {
     await fc.assert(
@@ -148,7 +148,7 @@ describe('partner date queries over the whole date range', () => {
       { numRuns: 60 },
     );
     expectConformingResponses(h);
-  }, 60_000);
+  });
 });
 
 describe('the staff clock anywhere in the range', () => {
@@ -166,5 +166,5 @@ describe('the staff clock anywhere in the range', () => {
       }),
       { numRuns: 15 },
     );
-  }, 60_000);
+  });
 });

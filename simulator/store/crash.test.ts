@@ -301,5 +301,5 @@ describe('crash safety of the simulator on file (SIGKILL during a stream of crea
     expect(killsDuringCreates).toBeGreaterThanOrEqual(KILLS_DURING_CREATES);
     expect(acked.size, `creates acknowledged over ${killsDuringCreates} kills ${context()}`).toBeGreaterThan(KILLS_DURING_CREATES);
     expect(compactionsSeen, 'compactions ran between the kills').toBeGreaterThan(0);
-  }, 300_000);
+  });
 });

@@ -91,5 +91,5 @@ describe('disk faults: 503 for the failed write, reads go on, writes resume by t
     expect(again.report.tornBytes).toBe(0);
     for (const id of acknowledged) expect(again.get('bookings', String(id)), `booking ${id}`).toBeDefined();
     await again.close();
-  }, 30_000);
+  });
 });

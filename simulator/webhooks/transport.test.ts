@@ -47,13 +47,13 @@ describe('the node:http transport', () => {
   it('an answer is its status, and the body arrives whole', async () => {
     const hook = await serve((_req, res) => res.writeHead(204).end());
     const body = JSON.stringify({ type: 'ping', note: 'ünïcödé' });
-    expect(await httpTransport.post(hook.url, JSON_HEADERS, body, 1_000)).toEqual({ status: 204 });
+    expect(await httpTransport.post(hook.url, JSON_HEADERS, body, 60_000)).toEqual({ status: 204 });
     expect(hook.bodies).toEqual([body]);
   });
 
   it('posts one after another to a receiver reuse one kept-alive connection', async () => {
     const hook = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'));
-    for (let i = 0; i < 5; i++) expect(await httpTransport.post(hook.url, JSON_HEADERS, `{"sequence":${i + 1}}`, 1_000)).toEqual({ status: 200 });
+    for (let i = 0; i < 5; i++) expect(await httpTransport.post(hook.url, JSON_HEADERS, `{"sequence":${i + 1}}`, 60_000)).toEqual({ status: 200 });
     expect(hook.bodies).toHaveLength(5);
     expect(hook.connections).toBe(1);
   });
@@ -62,7 +62,8 @@ describe('the node:http transport', () => {
     const hook = await serve(() => undefined);
     const started = Date.now();
     expect(await httpTransport.post(hook.url, JSON_HEADERS, '{}', 100)).toEqual({ error: 'no answer within 100 ms' });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Abandoned, not waited out: the hook never answers (a cap far above the 100 ms, so a slow machine does not decide it).
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it('an answer whose body is still arriving at the time-out keeps its status', async () => {
@@ -84,12 +85,12 @@ describe('the node:http transport', () => {
   it('a redirect is an answer like any other: it is not followed', async () => {
     const target = await serve((_req, res) => res.writeHead(200).end());
     const hook = await serve((_req, res) => res.writeHead(307, { Location: target.url }).end());
-    expect(await httpTransport.post(hook.url, JSON_HEADERS, '{}', 1_000)).toEqual({ status: 307 });
+    expect(await httpTransport.post(hook.url, JSON_HEADERS, '{}', 60_000)).toEqual({ status: 307 });
     expect(target.bodies).toEqual([]);
   });
 
   it('a URL that cannot be posted to is an outcome without a status', async () => {
-    expect(await httpTransport.post('ftp://127.0.0.1/hook', JSON_HEADERS, '{}', 1_000)).toEqual({ error: 'unsupported webhook URL scheme ftp:' });
-    expect(await httpTransport.post('not a url', JSON_HEADERS, '{}', 1_000)).toEqual({ error: expect.stringContaining('Invalid URL') });
+    expect(await httpTransport.post('ftp://127.0.0.1/hook', JSON_HEADERS, '{}', 60_000)).toEqual({ error: 'unsupported webhook URL scheme ftp:' });
+    expect(await httpTransport.post('not a url', JSON_HEADERS, '{}', 60_000)).toEqual({ error: expect.stringContaining('Invalid URL') });
   });
 });
