@@ -152,7 +152,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     expect(await stopped).toBe(0);
   });
 
-  it('partner-api certify --duration 60 of the installed reference partner writes a signed certificate that certify --verify accepts; its certifier digest is that of the installed .js', async () => {
+  it('partner-api certify of the installed reference partner writes a signed certificate that certify --verify accepts; its certifier digest is that of the installed .js', async () => {
     const keys = generateKeyPairSync('ed25519');
     const signKey = join(work, 'sign.pem');
     const publicKey = join(work, 'sign.pub.pem');
@@ -165,7 +165,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     const partner = `exec "${process.execPath}" node_modules/partner-api-conformance/dist/certify/reference-partner-cli.js --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir partner-state --reconcile-seconds 5`;
     const certify = await run(bin, [
       'certify', '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
-      '--port', String(simPort), '--duration', '60', '--ready-timeout', '30', '--sign-key', signKey, '--report-dir', 'certify-reports',
+      '--port', String(simPort), '--duration', '1800', '--ready-timeout', '600', '--sign-key', signKey, '--report-dir', 'certify-reports',
       '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-command', partner,
     ], project);
     expect(certify.err, certify.out).not.toMatch(/ENOENT|\n\s+at /);

@@ -101,7 +101,7 @@ describe.concurrent('certification end to end', () => {
     const certify = command('certify/cli.ts', [
       // The simulator's port named too: with 0 the OS may hand it the port just found free for the partner.
       '--port', String(await freePort()), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--state-url', `http://127.0.0.1:${statePort}/state`,
-      '--duration', String(CAP_SECONDS), '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
+      '--duration', String(CAP_SECONDS), '--ready-timeout', '600', '--seed', '4242', '--report-dir', reportDir, '--fixtures-out', credentials, '--sign-key', signKey,
       '--partner-command', partnerCommand,
       '--partner-name', 'Reference partner', '--partner-version', '1.0.0', '--partner-commit', '0a1b2c3d',
     ]);
@@ -282,6 +282,7 @@ describe.concurrent('certification end to end', () => {
           webhookUrl: `http://127.0.0.1:${port}/webhook`,
           stateUrl: `http://127.0.0.1:${statePort}/state`,
           durationSeconds: CAP_SECONDS,
+          readyTimeoutSeconds: 600,
           signal: end.signal,
           log: (line) => void (line === `step ${lastStep}` && end.abort()),
           seed: 77,
@@ -313,6 +314,7 @@ describe.concurrent('certification end to end', () => {
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       durationSeconds: CAP_SECONDS,
+      readyTimeoutSeconds: 600,
       seed: 90,
       reportDir: null,
       credentialsOut: join(dir, 'reconcile-90.json'),
@@ -359,6 +361,7 @@ describe.concurrent('certification end to end', () => {
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       durationSeconds: CAP_SECONDS,
+      readyTimeoutSeconds: 600,
       seed: 28,
       reportDir: null,
       credentialsOut: join(dir, `${name}.json`),
@@ -395,6 +398,7 @@ describe.concurrent('certification end to end', () => {
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       // The run ends once the crash drill is done (the step after it starts: it finishes, no other does).
       durationSeconds: CAP_SECONDS,
+      readyTimeoutSeconds: 600,
       signal: end.signal,
       seed: 78,
       reportDir: null,
@@ -426,6 +430,7 @@ describe.concurrent('certification end to end', () => {
         running: { baseUrl, staffToken },
         // The run ends once everything is observed (about 20 s alone); the cap is far above it.
         durationSeconds: CAP_SECONDS,
+        readyTimeoutSeconds: 600,
         seed: 5,
         reportDir: null,
         credentialsOut: join(dir, 'running-credentials.json'),

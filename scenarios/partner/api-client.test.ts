@@ -79,6 +79,18 @@ describe('PartnerApi', () => {
     await expect(c.api.request('GET', '/me')).rejects.toBeInstanceOf(NetworkError);
   });
 
+  it('RFC 9110 §9.2.2: a GET whose connection was reset before any answer is sent once more; a POST never is', async () => {
+    const c = client(['reset-before-answer', { status: 200, body: envelope(me) }]);
+    expect((await c.api.request('GET', '/me')).status).toBe(200);
+    expect(c.sent.map((r) => r.method)).toEqual(['GET', 'GET']);
+    const twice = client(['reset-before-answer', 'reset-before-answer']);
+    await expect(twice.api.request('GET', '/me')).rejects.toBeInstanceOf(NetworkError);
+    expect(twice.sent).toHaveLength(2);
+    const post = client(['reset-before-answer']);
+    await expect(post.api.request('POST', '/bookings', { body: '{}' })).rejects.toBeInstanceOf(NetworkError);
+    expect(post.sent).toHaveLength(1);
+  });
+
   it('§4.6: pages include superseded rows and read the top-level cursor', async () => {
     const cursor = { after_sequence: 4, next_after_sequence: 6, has_more: false, latest_sequence: 6, retention_days: 30 };
     const c = client([{ status: 200, body: envelope([], { cursor }) }]);

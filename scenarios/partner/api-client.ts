@@ -76,6 +76,7 @@ export class PartnerApi {
    */
   async request<T = unknown>(method: 'GET' | 'POST', path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
     let refreshed = false;
+    let resent = false;
     for (let waits = 0; ; ) {
       const key = this.key ?? (this.key = await this.o.credentials.apiKey());
       const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${key}`, ...init.headers };
@@ -85,6 +86,14 @@ export class PartnerApi {
         res = await (this.o.fetch ?? fetch)(this.o.baseUrl + path, { method, headers, body: init.body });
       } catch (e) {
         if (!(e instanceof TypeError) && (e as Error).name !== 'AbortError') throw e;
+        // RFC 9110 §9.2.2: a GET whose connection closed before any answer (a keep-alive socket the platform closed as
+        // idle just as it went out, common on a busy machine) is sent once more; a POST never is (the booking desk
+        // retries a create itself, with its Idempotency-Key).
+        const code = (e as { cause?: { code?: string } }).cause?.code;
+        if (method === 'GET' && !resent && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')) {
+          resent = true;
+          continue;
+        }
         const reason = String((e as { cause?: unknown }).cause ?? (e as Error).message);
         await this.o.observer?.call?.({ method, path, status: null, error: reason, body: null, headers: {}, requestBody: init.body, idempotencyKey: init.headers?.['Idempotency-Key'] });
         throw new NetworkError(`${method} ${path}: no answer (${reason})`, e);

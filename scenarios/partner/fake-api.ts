@@ -10,7 +10,7 @@ export interface SentRequest {
   body: string | undefined;
 }
 
-export type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | 'network-error';
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | 'network-error' | 'reset-before-answer';
 
 export function scriptedFetch(answers: Answer[]): { fetch: typeof fetch; sent: SentRequest[] } {
   const sent: SentRequest[] = [];
@@ -20,6 +20,8 @@ export function scriptedFetch(answers: Answer[]): { fetch: typeof fetch; sent: S
     const answer = answers.shift();
     if (answer === undefined) throw new Error(`unscripted request ${init?.method} ${url.pathname}`);
     if (answer === 'network-error') throw new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
+    // What undici throws when a kept-alive socket was closed by the server just as the request went out.
+    if (answer === 'reset-before-answer') throw new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), { status: answer.status, headers: { 'Content-Type': 'application/json', ...answer.headers } });
   };
   return { fetch: impl as typeof fetch, sent };
