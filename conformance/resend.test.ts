@@ -3,7 +3,8 @@
  * idempotent (GET, PUT and DELETE by their method; a POST only where its caller says it is idempotent by its meaning:
  * the clock advance of 0 s that sends what is due, a pause, a resume), and a non-idempotent one is not: its failure
  * says so, since the platform may or may not have applied it. One rule (resend.ts), run here against every client that
- * calls a platform: the partner API client and the preflight.
+ * calls a platform: the partner API client and the preflight, the control plane (control.ts), certify's staff plane
+ * (certify/stage.ts) and the scenarios' staff (scenarios/kit/staff.ts).
  *
  * Why: a busy server closes a keep-alive socket as idle just as a request goes out on it, or resets it (certify's
  * end-to-end test on a loaded machine: "staff POST /clock/advance at … gave no answer: ECONNRESET"). The servers here
@@ -13,7 +14,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectRunningStage } from '../certify/stage.ts';
+import { Staff } from '../scenarios/kit/staff.ts';
 import { ApiClient, ExchangeLog } from './client.ts';
+import { CONTROL_ACTIONS, ControlClient } from './control.ts';
 import { preflight, SetupError } from './preflight.ts';
 import { TargetUnreachable } from './unreachable.ts';
 
@@ -67,7 +71,88 @@ const to = (method: string, tail: string) => (req: IncomingMessage) => req.metho
 
 const client = (base: string) => new ApiClient({ baseUrl: base, token: 't', secrets: [], log: new ExchangeLog() });
 
+/** What each staff or control client is asked to do, in its own API. */
+interface PlaneClient {
+  /** Moves the platform's clock `seconds` forward (0: sends what is due, moves nothing). */
+  advance(seconds: number): Promise<unknown>;
+  /** A PUT: sets the integration's rate limit. */
+  put(): Promise<unknown>;
+}
+
+function controlClient(origin: string): ControlClient {
+  const log = new ExchangeLog();
+  const api = new ApiClient({ baseUrl: `${origin}/api/integrations/v1`, token: 'k', secrets: [], log });
+  return new ControlClient({ url: `${origin}/_control/v1`, token: 'c', actions: [...CONTROL_ACTIONS] }, api, log, []);
+}
+
+const certifyStaff = async (origin: string) => (await connectRunningStage(`${origin}/api/integrations/v1`, 'stf')).staff;
+
+const PLANE_CLIENTS: [string, (origin: string) => Promise<PlaneClient>][] = [
+  ['the control plane (conformance/control.ts)', async (origin) => {
+    const control = controlClient(origin);
+    return { advance: (s) => control.advanceClock(s), put: () => control.setRateLimit(10, 60) };
+  }],
+  ["certify's staff plane (certify/stage.ts)", async (origin) => {
+    const staff = await certifyStaff(origin);
+    return {
+      // As certify's drained() asks for what is due: a clock advance of 0 s, said idempotent by its caller.
+      advance: (s) => staff('POST', '/clock/advance', { seconds: s }, { idempotent: s === 0 }),
+      put: () => staff('PUT', '/integrations/1/rate-limit', { limit: 10, window_seconds: 60 }),
+    };
+  }],
+  ["the scenarios' staff (scenarios/kit/staff.ts)", async (origin) => {
+    const staff = new Staff(`${origin}/_staff`, 'stf', null);
+    return { advance: (s) => staff.advanceClock(s), put: () => staff.setRateLimit(1, 10, 60) };
+  }],
+];
+
+/**
+ * Pauses and resumes, by the clients that make them (the scenarios' staff makes none): POSTs that set a state, so
+ * sending one twice has the effect of once (spec/staff-openapi.yaml: pausing a paused integration keeps its reason and
+ * time; a resume clears the pause; spec/control-openapi.yaml: the integration becomes paused, then active).
+ */
+const STATE_SETTERS: [string, string, (origin: string) => Promise<unknown>][] = [
+  ['the control plane (conformance/control.ts)', '/pause', (origin) => controlClient(origin).pause()],
+  ['the control plane (conformance/control.ts)', '/resume', (origin) => controlClient(origin).resume()],
+  ["certify's staff plane (certify/stage.ts)", '/pause', async (origin) => (await certifyStaff(origin))('POST', '/integrations/1/pause', undefined, { idempotent: true })],
+  ["certify's staff plane (certify/stage.ts)", '/resume', async (origin) => (await certifyStaff(origin))('POST', '/integrations/1/resume', undefined, { idempotent: true })],
+];
+
 const NOT_RESENT = /not sent again: this POST is not idempotent \(RFC 9110 §9\.2\.2\), and the platform may or may not have applied it/;
+
+describe.each(PLANE_CLIENTS)('a call of %s whose connection closed before any answer', (_name, open) => {
+  it('a reset connection to the clock call of 0 s is sent again, and its answer used: two requests', async () => {
+    const p = await platform(to('POST', '/clock/advance'), 1, 'reset');
+    await expect((await open(p.origin)).advance(0)).resolves.not.toThrow();
+    expect(p.count('POST', '/clock/advance')).toBe(2);
+  });
+
+  it('a closed connection to a PUT is sent again (idempotent by its method): two requests', async () => {
+    const p = await platform(to('PUT', '/rate-limit'));
+    await (await open(p.origin)).put();
+    expect(p.count('PUT', '/rate-limit')).toBe(2);
+  });
+
+  it('a reset connection to a clock advance of 60 s is sent once, and the failure says why it was not sent again', async () => {
+    const p = await platform(to('POST', '/clock/advance'), 1, 'reset');
+    await expect((await open(p.origin)).advance(60)).rejects.toThrow(NOT_RESENT);
+    expect(p.count('POST', '/clock/advance')).toBe(1);
+  });
+
+  it('a connection closed twice running is given up after one resend: two requests, then the failure', async () => {
+    const p = await platform(to('POST', '/clock/advance'), 2);
+    await expect((await open(p.origin)).advance(0)).rejects.toThrow(/sent twice, the connection closed before any answer each time/);
+    expect(p.count('POST', '/clock/advance')).toBe(2);
+  });
+});
+
+describe.each(STATE_SETTERS)('a call of %s to POST …%s whose connection closed before any answer', (_name, tail, send) => {
+  it('is sent again (idempotent by its meaning): two requests, the answer used', async () => {
+    const p = await platform(to('POST', tail));
+    await send(p.origin);
+    expect(p.count('POST', tail)).toBe(2);
+  });
+});
 
 describe('a call of the partner API client or the preflight whose connection closed before any answer', () => {
   it('a GET is sent once more and its answer used', async () => {
