@@ -6,7 +6,7 @@
 import { loadContract, type Contract } from '../spec/contract.ts';
 import { ResponseCheck } from './response-check.ts';
 import type { Exchange } from './types.ts';
-import { NoAnswer, sendResending } from './resend.ts';
+import { type NoAnswer, sendResending } from './resend.ts';
 import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
 import type { PlatformTime } from './platform-time.ts';
