@@ -57,6 +57,13 @@ const SNAPSHOT_HOLD_WAIT_MS = 60_000;
 const STATE_SETTLE_MS = 30_000;
 /** How long the platform gets to deliver what is due (it asks for what is due at every look). */
 const DRAIN_WAIT_MS = 60_000;
+/**
+ * Said of the staff POSTs certify makes that are idempotent by their meaning (spec/staff-openapi.yaml): a pause keeps
+ * a paused integration's reason and time, a resume and a disable set a state, a clock advance of 0 s moves nothing and
+ * sends what is due. Each is sent once more when its connection closed before any answer (RFC 9110 §9.2.2,
+ * conformance/resend.ts); a POST without it never is.
+ */
+const IDEMPOTENT = { idempotent: true } as const;
 
 export interface CertifyOptions {
   /** The partner's receiver, registered as the integration's webhook. */
@@ -284,7 +291,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   if (stage.kind === 'running') {
     // The simulator keeps running: the run's integration stops delivering to the partner.
     await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: null }).catch(() => undefined);
-    await stage.staff('POST', `/integrations/${created.id}/disable`).catch(() => undefined);
+    await stage.staff('POST', `/integrations/${created.id}/disable`, undefined, IDEMPOTENT).catch(() => undefined);
   }
   const byRequirement: Record<string, string[]> = {};
   for (const d of ctx.drills) (byRequirement[d.requirement] ??= []).push(d.id);
@@ -416,7 +423,7 @@ async function integration(c: Ctx): Promise<{ status: string; webhook: { last_se
 /** Waits until every event is delivered; each round asks the platform to send what is due now (staff clock advance of 0 s). */
 async function drained(c: Ctx, ms = DRAIN_WAIT_MS): Promise<boolean> {
   return until(c, ms, async () => {
-    await c.stage.staff('POST', '/clock/advance', { seconds: 0 });
+    await c.stage.staff('POST', '/clock/advance', { seconds: 0 }, IDEMPOTENT);
     return (await integration(c)).webhook.undelivered_events === 0;
   }, 150);
 }
@@ -546,7 +553,7 @@ async function rawBodyDrill(c: Ctx): Promise<void> {
   const secretsNow = secrets(c);
   const t = () => Math.floor(c.stage.now() / 1000);
   const answers: DeliveryEvidence[] = [];
-  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`, undefined, IDEMPOTENT);
   try {
     const events: Array<{ sequence: number; body: string }> = [];
     for (const [i, night] of rawBodyNights.entries()) {
@@ -578,7 +585,7 @@ async function rawBodyDrill(c: Ctx): Promise<void> {
       }
     }
   } finally {
-    await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+    await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`, undefined, IDEMPOTENT);
   }
   await drained(c);
   const held = c.obs.rawBody.filter((x) => x.held === x.expected).length;
@@ -717,7 +724,7 @@ async function outageDrill(c: Ctx): Promise<void> {
     `Delivery is withheld (staff pause: GET /me shows status paused) while rates change on ${fillerNights.length + 2} windows of property ${propertyId} (rate ${rateX} over ${ratesWindow.from}..${ratesWindow.to} first, then the filler nights, then ${rateY} over the same window: the first superseded, more than a page away); the partner's state is read before each GET /events it sends; unless the partner replays within a minute (when the run has one to spare), the newest event alone is then delivered, revealing the gap.`,
     'Replay GET /events from the stored cursor, walking next_after_sequence through the newest sequence, without applying the superseded event (§6.8, §4.6, §3.3).');
   await drained(c);
-  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`, undefined, IDEMPOTENT);
   const pausedAt = c.stage.now();
   // Read once paused: on a loaded machine delivery may not have drained in time, and what was pushed up to the pause is not withheld.
   const before = (await integration(c)).webhook.last_sequence;
@@ -765,7 +772,7 @@ async function outageDrill(c: Ctx): Promise<void> {
   const waitedMs = Math.round(performance.now() - waitStart);
   // §3.3: the copy right after the replay, before the platform drains the backlog over it.
   await checkState(c, 'after the replay, before delivery resumed', true);
-  await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`, undefined, IDEMPOTENT);
   c.obs.outage = { ...c.obs.outage, resumedAt: c.stage.now(), waitedMs };
   await drained(c);
   c.stage.beforeEventsPage(null);
@@ -840,7 +847,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   for (let i = acknowledgedFirst; i < acknowledgedFirst + CRASH_IN_FLIGHT; i++) await put(i, crashRates[i]!);
   const killedAt = c.stage.now();
   await c.partner.current.kill();
-  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`);
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/pause`, undefined, IDEMPOTENT);
   c.log(`  SIGKILL sent to the partner's process group; delivery withheld`);
   // The delivery the kill cut off ends in an error; then what was acknowledged is settled.
   const inFlight = events.slice(-CRASH_IN_FLIGHT).map((e) => e.sequence);
@@ -901,7 +908,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   const waitedMs = Math.round(performance.now() - waitStart);
   const beforeResume = c.stateProbe ? await readAll('after the restart, before delivery resumed') : [];
   c.stage.beforeEventsPage(null);
-  await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`);
+  await c.stage.staff('POST', `/integrations/${c.integrationId}/resume`, undefined, IDEMPOTENT);
   const resumedAt = c.stage.now();
   await drained(c);
   const final = c.stateProbe ? await readAll('at the end of the drill (delivery resumed and drained)') : [];

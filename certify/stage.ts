@@ -16,6 +16,7 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld } from '../simulator/demo-world.ts';
 import { timestamp } from '../protocol/calendar.ts';
 import type { JournalEntry } from '../simulator/call-journal.ts';
+import { type Call, type NoAnswer, sendResending } from '../conformance/resend.ts';
 import { describeFetchFailure } from './fetch-failure.ts';
 import type { DeliveryEvidence } from './types.ts';
 
@@ -58,7 +59,12 @@ export interface Stage {
   now(): number;
   /** Platform time as the platform writes it (ISO 8601, +05:30). */
   stamp(ms?: number): string;
-  staff<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T>;
+  /**
+   * One staff-plane call, resolving to its `data`. A call whose connection closed before any answer is sent once more
+   * when it is idempotent: a GET or PUT, or a POST whose caller says so (`call.idempotent`: a pause, a resume, a clock
+   * advance of 0 s); any other POST is not, and its failure says so (conformance/resend.ts, RFC 9110 §9.2.2).
+   */
+  staff<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, call?: Pick<Call, 'idempotent'>): Promise<T>;
   /** The integration's API calls from `since` on; null when the journal cannot be read (a running simulator). */
   journal(integrationId: number, since?: number): JournalEntry[] | null;
   /** One stored event, exactly as delivered (the API key reads it through GET /events on a running simulator). */
@@ -258,13 +264,13 @@ function platformDelivery(sequence: number | null, at: string, outcome: { status
 }
 
 function staffClient(origin: string, token: string): Stage['staff'] {
-  return async (method, path, body) => {
-    const res = await fetch(origin + STAFF_ROOT + path, {
+  return async (method, path, body, call) => {
+    const res = await sendResending({ method, idempotent: call?.idempotent }, () => fetch(origin + STAFF_ROOT + path, {
       method,
       headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
-    }).catch((e: unknown) => {
-      throw new Error(`staff ${method} ${path} at ${origin} gave no answer: ${describeFetchFailure(e)}`);
+    })).catch((e: NoAnswer) => {
+      throw new Error(`staff ${method} ${path} at ${origin} gave no answer: ${describeFetchFailure(e.cause)}${e.note}`);
     });
     const text = await res.text();
     if (res.status < 200 || res.status >= 300) throw new StaffError(method, path, res.status, text);

@@ -6,7 +6,8 @@
 import { loadContract, type Contract } from '../spec/contract.ts';
 import { ResponseCheck } from './response-check.ts';
 import type { Exchange } from './types.ts';
-import { closedBeforeAnswer, TargetUnreachable, unreachableCause } from './unreachable.ts';
+import { type NoAnswer, sendResending } from './resend.ts';
+import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
 import type { PlatformTime } from './platform-time.ts';
 
@@ -26,6 +27,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Bearer token; null sends no Authorization header. Defaults to the client's key. */
   token?: string | null;
+  /**
+   * The caller's word that this POST is idempotent by its meaning (a pause, a clock advance of 0 s): sent once more
+   * when its connection closed before any answer, as a GET, PUT or DELETE is by its method (resend.ts, RFC 9110 §9.2.2).
+   */
+  idempotent?: boolean;
 }
 
 export interface SchemaProblem {
@@ -122,21 +128,17 @@ export class ApiClient {
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
 
-    // Waits out one 429 (attempt) and resends one GET whose socket closed before any answer (resent).
-    let resent = false;
+    // Waits out one 429 (attempt); a call whose connection closed before any answer is sent again when idempotent (resend.ts).
     for (let attempt = 0; ;) {
       const t0 = performance.now();
       let res: globalThis.Response;
       try {
         // Bytes are sent as they are; the exchange records them decoded (an invalid sequence as U+FFFD).
-        res = await fetch(url, { method, headers, body: raw instanceof Uint8Array ? raw : body, redirect: 'manual' });
+        res = await sendResending({ method, idempotent: options.idempotent }, () => fetch(url, { method, headers, body: raw instanceof Uint8Array ? raw : body, redirect: 'manual' }));
         this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
-        if (method === 'GET' && !resent && closedBeforeAnswer(e)) {
-          resent = true;
-          continue;
-        }
-        throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: ${unreachableCause(e)}`);
+        const lost = e as NoAnswer;
+        throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: ${unreachableCause(lost.cause)}${lost.note}`);
       }
       const text = await res.text();
       const response: Response = { status: res.status, headers: Object.fromEntries(res.headers), text, body: parse(text) };

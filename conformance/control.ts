@@ -7,7 +7,7 @@
  * plane offers every action.
  */
 import { CREDENTIAL_VARIABLES } from './credential-variables.ts';
-import { ApiClient, ExchangeLog } from './client.ts';
+import { ApiClient, ExchangeLog, type RequestOptions } from './client.ts';
 
 /** The actions of spec/control-openapi.yaml (conformance/control.test.ts keeps the two equal). */
 export const CONTROL_ACTIONS = [
@@ -52,12 +52,16 @@ export class ControlClient {
     return Date.now() + this.clockOffsetMs;
   }
 
+  // Pause, resume, disable and enable each set a state (spec/control-openapi.yaml: the integration becomes paused,
+  // active, disabled, enabled): sent twice they have the effect of once, so each is sent again when its connection
+  // closed before any answer (RFC 9110 §9.2.2, resend.ts).
+
   pause(): Promise<unknown> {
-    return this.integration('delivery.pause', 'POST', 'pause');
+    return this.integration('delivery.pause', 'POST', 'pause', undefined, { idempotent: true });
   }
 
   resume(): Promise<unknown> {
-    return this.integration('delivery.resume', 'POST', 'resume');
+    return this.integration('delivery.resume', 'POST', 'resume', undefined, { idempotent: true });
   }
 
   ping(): Promise<unknown> {
@@ -74,11 +78,11 @@ export class ControlClient {
   }
 
   disableIntegration(): Promise<unknown> {
-    return this.integration('integration.disable', 'POST', 'disable');
+    return this.integration('integration.disable', 'POST', 'disable', undefined, { idempotent: true });
   }
 
   enableIntegration(): Promise<unknown> {
-    return this.integration('integration.enable', 'POST', 'enable');
+    return this.integration('integration.enable', 'POST', 'enable', undefined, { idempotent: true });
   }
 
   setRateLimit(limit: number, windowSeconds: number): Promise<unknown> {
@@ -119,9 +123,13 @@ export class ControlClient {
     return true;
   }
 
-  /** Moves the platform's clock; everything due on the way happens (retries, expiry). */
+  /**
+   * Moves the platform's clock; everything due on the way happens (retries, expiry). An advance of 0 s moves nothing
+   * and sends what is due, so it is idempotent and sent again when its connection closed before any answer; any other
+   * advance is not (sent twice, it moves the clock twice).
+   */
   async advanceClock(seconds: number): Promise<void> {
-    const data = (await this.call('clock.advance', 'POST', '/clock/advance', { seconds })) as { epoch_ms?: unknown };
+    const data = (await this.call('clock.advance', 'POST', '/clock/advance', { seconds }, { idempotent: seconds === 0 })) as { epoch_ms?: unknown };
     if (typeof data?.epoch_ms === 'number') {
       this.clockOffsetMs = data.epoch_ms - Date.now();
       this.clockRead = true;
@@ -137,18 +145,19 @@ export class ControlClient {
     return this.call('create.latency', 'PUT', '/create-latency', { create_latency_ms: ms });
   }
 
-  private async integration(action: ControlAction, method: string, tail: string, body?: unknown): Promise<unknown> {
+  private async integration(action: ControlAction, method: string, tail: string, body?: unknown, call?: Pick<RequestOptions, 'idempotent'>): Promise<unknown> {
     if (this.slug === null) {
       const me = await this.api.get('/me');
       if (me.status !== 200 || typeof me.body?.data?.slug !== 'string') throw new ControlError(`the integration's slug is needed for ${action}, and GET /me answered ${me.status}`);
       this.slug = me.body.data.slug as string;
     }
-    return this.call(action, method, `/integrations/${encodeURIComponent(this.slug)}/${tail}`, body);
+    return this.call(action, method, `/integrations/${encodeURIComponent(this.slug)}/${tail}`, body, call);
   }
 
-  private async call(action: ControlAction, method: string, path: string, body?: unknown): Promise<unknown> {
+  /** One action; `call.idempotent` is the caller's word that a POST is idempotent by its meaning (resend.ts). */
+  private async call(action: ControlAction, method: string, path: string, body?: unknown, call: Pick<RequestOptions, 'idempotent'> = {}): Promise<unknown> {
     if (!this.offers(action)) throw new ControlError(`the control plane does not offer ${action}`);
-    const res = await this.http.request(method, path, body === undefined ? {} : { body });
+    const res = await this.http.request(method, path, { ...call, ...(body === undefined ? {} : { body }) });
     if (res.status < 200 || res.status > 299) throw new ControlError(`control ${action} (${method} ${path}) answered ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}: ${res.text.slice(0, 200)}`);
     return res.body?.data;
   }

@@ -7,7 +7,8 @@
  */
 import { loadContract } from '../spec/contract.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
-import { closedBeforeAnswer, unreachableCause } from './unreachable.ts';
+import { type NoAnswer, sendResending } from './resend.ts';
+import { unreachableCause } from './unreachable.ts';
 
 /** The run cannot start: the message names the cause and what to change. */
 export class SetupError extends Error {
@@ -57,16 +58,10 @@ interface Answer {
 }
 
 async function call(url: string, token: string, timeoutMs: number, what: string): Promise<Answer> {
-  let res: globalThis.Response | undefined;
-  for (let tries = 1; res === undefined; tries++) {
-    try {
-      res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    } catch (e) {
-      // A GET: sent once more when the socket closed before any answer (closedBeforeAnswer).
-      if (tries === 1 && closedBeforeAnswer(e)) continue;
-      throw new SetupError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e)}`);
-    }
-  }
+  // A GET: sent once more when its connection closed before any answer (resend.ts); each send has its own time-out.
+  const res = await sendResending({ method: 'GET' }, () => fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })).catch((e: NoAnswer) => {
+    throw new SetupError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e.cause)}${e.note}`);
+  });
   const text = await res.text();
   let body: any;
   try {

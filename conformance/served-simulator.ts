@@ -12,6 +12,7 @@ import { seedDemoWorld } from '../simulator/demo-world.ts';
 import { API_ROOT, CONTROL_ROOT } from '../simulator/http/app.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import type { FaultName } from '../simulator/domain/faults.ts';
+import { sendResending } from './resend.ts';
 import type { ConformanceOptions } from './runner.ts';
 
 export interface ServedSimulator {
@@ -68,7 +69,8 @@ export async function serveSimulator(faults: FaultName[] = [], options: { rateLi
   const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
   const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken!, webhookUrl: webhookPublicUrl });
   if (options.rateLimit) {
-    const res = await fetch(`${origin}/_staff/integrations/1/rate-limit`, { method: 'PUT', headers: { Authorization: `Bearer ${sim.staffToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(options.rateLimit) });
+    // A PUT: sent once more when its connection closed before any answer (resend.ts).
+    const res = await sendResending({ method: 'PUT' }, () => fetch(`${origin}/_staff/integrations/1/rate-limit`, { method: 'PUT', headers: { Authorization: `Bearer ${sim.staffToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(options.rateLimit) }));
     if (res.status !== 200) throw new Error(`rate limit not set: ${res.status}`);
   }
   sim.webhooks.start(20);

@@ -1,7 +1,8 @@
 /**
  * A target that does not answer: Node's fetch throws `TypeError: fetch failed`
  * and hides the reason (ECONNREFUSED, ENOTFOUND, a certificate error) in
- * `cause`. Both the preflight and the client name it.
+ * `cause`. Both the preflight and the client name it. Whether a call that got
+ * no answer is sent again is resend.ts's to decide.
  */
 
 /** The target stopped answering during a check: an error of the run, named by its cause, not a breach. */
@@ -19,12 +20,3 @@ export function unreachableCause(e: unknown): string {
   return cause?.message ?? err?.message ?? String(e);
 }
 
-/**
- * The connection closed before any answer came: a keep-alive socket the server closed as idle just as the request
- * went out (Node's server closes one after 5 s idle, fetch reuses it for up to a second less, and a loaded machine
- * loses that margin). RFC 9110 §9.2.2: a client may send an idempotent request again then; a create is never resent.
- */
-export function closedBeforeAnswer(e: unknown): boolean {
-  const code = (e as { cause?: { code?: string } })?.cause?.code;
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
-}

@@ -86,13 +86,18 @@ export function me(lastSequence = 0): Record<string, unknown> {
 // ---------------------------------------------------------------- live
 
 import { addDays, dateAt } from '../protocol/calendar.ts';
+import { type NoAnswer, sendResending } from '../conformance/resend.ts';
+import { unreachableCause } from '../conformance/unreachable.ts';
 import type { RunningSimulator } from '../simulator/start-simulator.ts';
 import type { Receiver } from '../simulator/webhooks/receiver.ts';
 import { runWatch } from './command.ts';
 
-/** A staff-plane call to the simulator (the webhook URL, rates). */
-export async function staff(sim: RunningSimulator, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(sim.staffUrl + path, { method, headers: { Authorization: `Bearer ${sim.fixtures.staffToken}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+/** A staff-plane call to the simulator (the webhook URL, rates): GETs and PUTs, sent once more when their connection closed before any answer (conformance/resend.ts). */
+export async function staff(sim: RunningSimulator, method: 'GET' | 'PUT', path: string, body?: unknown): Promise<any> {
+  const res = await sendResending({ method }, () => fetch(sim.staffUrl + path, { method, headers: { Authorization: `Bearer ${sim.fixtures.staffToken}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
+    .catch((e: NoAnswer) => {
+      throw new Error(`staff ${method} ${path} gave no answer: ${unreachableCause(e.cause)}${e.note}`);
+    });
   if (!res.ok) throw new Error(`staff ${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }

@@ -3,6 +3,8 @@
  * spec/staff-openapi.yaml). Every call is on the timeline, named for what
  * it does in the story.
  */
+import { type Call, type NoAnswer, sendResending } from '../../conformance/resend.ts';
+import { unreachableCause } from '../../conformance/unreachable.ts';
 import type { Actor, Timeline } from './timeline.ts';
 
 export class StaffError extends Error {}
@@ -10,12 +12,19 @@ export class StaffError extends Error {}
 export class Staff {
   constructor(private readonly root: string, private readonly token: string, private readonly timeline: Timeline | null) {}
 
-  /** One staff-plane call; resolves to `data`, throws on a non-2xx answer. */
-  async call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, log?: { actor: Actor; action: string; outcome?: (data: T) => string }): Promise<T> {
-    const res = await fetch(this.root + path, {
+  /**
+   * One staff-plane call; resolves to `data`, throws on a non-2xx answer or none. A call whose connection closed
+   * before any answer is sent once more when it is idempotent: a GET or PUT, or a POST whose caller says so
+   * (`how.idempotent`); any other POST is not, and its failure says so (conformance/resend.ts, RFC 9110 §9.2.2).
+   */
+  async call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, log?: { actor: Actor; action: string; outcome?: (data: T) => string }, how?: Pick<Call, 'idempotent'>): Promise<T> {
+    const res = await sendResending({ method, idempotent: how?.idempotent }, () => fetch(this.root + path, {
       method,
       headers: { Authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+    })).catch((e: NoAnswer) => {
+      this.timeline?.add(log?.actor ?? 'staff', log?.action ?? `${method} ${path}`, 'no answer', { level: 'fail' });
+      throw new StaffError(`staff ${method} ${path} gave no answer: ${unreachableCause(e.cause)}${e.note}`);
     });
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : null;
@@ -93,8 +102,9 @@ export class Staff {
     return this.call('POST', `/properties/${propertyId}/units`, { name, external_unit_id: externalUnitId }, { actor: 'host', action: `adds unit ${externalUnitId} to property ${propertyId}`, outcome: (u: { id: number }) => `201 · inventory_id ${u.id}` });
   }
 
+  /** Moves the clock; an advance of 0 s moves nothing and sends what is due, so it is idempotent (sent again on a lost connection). */
   advanceClock(seconds: number): Promise<unknown> {
-    return this.call('POST', '/clock/advance', { seconds });
+    return this.call('POST', '/clock/advance', { seconds }, undefined, { idempotent: seconds === 0 });
   }
 
   setClock(nowIso: string): Promise<unknown> {

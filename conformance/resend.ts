@@ -1,0 +1,73 @@
+/**
+ * Sending a request again when its connection closed before any answer, and only a request that may be: the one rule
+ * every client of a platform follows here, for the partner API (client.ts, preflight.ts) and for the staff and control
+ * planes (control.ts, certify/stage.ts, scenarios/kit/staff.ts).
+ *
+ * A busy server loses such a request in the plainest way: a keep-alive socket it closed as idle just as the request
+ * went out on it (Node's server closes one after 5 s idle, fetch reuses it for up to a second less, and a loaded
+ * machine loses that margin), or a connection it reset. RFC 9110 §9.2.2: a client may then send an idempotent request
+ * again, since sending it twice has the effect of sending it once; it does not resend a non-idempotent one on its own,
+ * since the server may have applied it before the connection went.
+ */
+import { unreachableCause } from './unreachable.ts';
+
+/** Times a request whose connection closed before any answer is sent again, at most: a server that closes twice running is not busy but broken. */
+export const RESENDS = 1;
+
+/** The methods RFC 9110 §9.2.2 defines as idempotent. */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+/** What the rule needs to know of a request. */
+export interface Call {
+  method: string;
+  /**
+   * The caller's word that this call is idempotent by its meaning though its method is not: a POST that sets a state
+   * (pause, resume), or `POST /clock/advance` of 0 s, which moves nothing and sends what is due. Without it a POST is
+   * never sent again. GET, PUT and DELETE need no word: they are idempotent by their method.
+   */
+  idempotent?: boolean;
+}
+
+/** The call got no answer: `cause` is what fetch threw the last time, `note` says whether it was sent again and why not. */
+export class NoAnswer extends Error {
+  override name = 'NoAnswer';
+  constructor(override readonly cause: unknown, readonly note: string) {
+    super(`no answer: ${unreachableCause(cause)}${note}`, { cause });
+  }
+}
+
+/**
+ * The connection closed before any answer came: undici's "other side closed" (UND_ERR_SOCKET) or a reset
+ * (ECONNRESET), thrown by fetch itself, so before the answer's head was read. A time-out is not one (the answer may be
+ * in progress), and neither is a body cut off once the head arrived (fetch has resolved then; reading the body throws).
+ * A server that sent part of a status line and then closed is reported the same as one that sent nothing; only an
+ * idempotent call is resent on it, which RFC 9110 §9.2.2 allows after any failed connection.
+ */
+export function closedBeforeAnswer(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } })?.cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}
+
+/** Whether `call` may be sent again (RFC 9110 §9.2.2): by its method, or by its caller's word. */
+export function resendable(call: Call): boolean {
+  return IDEMPOTENT_METHODS.has(call.method.toUpperCase()) || call.idempotent === true;
+}
+
+/**
+ * `send()`, and once more (`RESENDS`) when its connection closed before any answer and the call is idempotent.
+ * Rejects only with `NoAnswer`, whose note says why a call that lost its connection was not sent again: the caller
+ * names the call and the cause in its own words and appends the note.
+ */
+export async function sendResending<T>(call: Call, send: () => Promise<T>): Promise<T> {
+  for (let sent = 1; ; sent++) {
+    try {
+      return await send();
+    } catch (e) {
+      if (!closedBeforeAnswer(e)) throw new NoAnswer(e, sent > 1 ? `; sent ${times(sent)}, the connection closed before any answer the first time` : '');
+      if (!resendable(call)) throw new NoAnswer(e, `; not sent again: this ${call.method.toUpperCase()} is not idempotent (RFC 9110 §9.2.2), and the platform may or may not have applied it`);
+      if (sent > RESENDS) throw new NoAnswer(e, `; sent ${times(sent)}, the connection closed before any answer each time`);
+    }
+  }
+}
+
+const times = (n: number) => (n === 2 ? 'twice' : `${n} times`);
