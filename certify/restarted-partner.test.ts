@@ -9,7 +9,8 @@
  * (re-reading is harmless under apply-if-newer, §6.4). The call journal of that
  * is graded with the restart as the crash drill records it, and as a restart
  * certify did not cause (which it cannot see): both pass; a partner that lost
- * its store and polls from the beginning does not.
+ * its store and polls from the beginning does not. Killed with a newer rate on
+ * a page it never stored, it is not held to having been shown it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,5 +198,40 @@ describe('the reference partner killed and started again, graded', () => {
     const unseen = grade('usage.replay-walk', journal, null);
     expect(unseen.outcome, unseen.summary).toBe('pass');
     expect(unseen.notes.join('\n')).toMatch(new RegExp(`call #${resumed[0]!.n} read from after_sequence ${killed.cursor!.after_sequence} again where #${killed.n} had handed out next_after_sequence ${killed.cursor!.next_after_sequence}, .*taken as a restart certify did not cause`));
+  }, 60_000);
+
+  it('killed right after the page with a newer rate was answered, it comes back holding the older rate it had stored and reads again: no regression (it never took the newer one in)', async () => {
+    const i = await integration('shown');
+    const store = new MemoryStateStore();
+    const first = await life(i, store);
+    const night = dateAt(stage.now() + 10 * 86_400_000);
+    const rate = async (base_rate: number, on = night) => {
+      await stage.staff('PUT', `/properties/${i.propertyId}/rates`, { from: on, to: on, base_rate });
+      return (await stage.staff<{ webhook: { last_sequence: number } }>('GET', `/integrations/${i.id}`)).webhook.last_sequence;
+    };
+    // The older rate, read and stored while it is the newest; then the newer one, on a page the partner dies with.
+    const older = await rate(7000);
+    await first.partner.catchUp();
+    const newer = await rate(7500);
+    first.killAt((url) => url.includes('/events?') && url.includes('limit=200'));
+    void first.partner.catchUp();
+    await first.killed();
+
+    // Its copy as the restarted partner has it before it sends anything: what it had stored.
+    const held = (await store.load())!.properties[String(i.propertyId)]!.nights.rates[night]!.value.base_rate;
+    const check = (when: string, value: unknown) => ({
+      when, property_id: i.propertyId, type: 'rates' as const, date: night, field: 'base_rate', expected: 7500, older: 7000, held: value,
+      at: stage.now(), afterCall: stage.journal(i.id)!.at(-1)!.n, sequence: newer, olderSequence: older,
+    });
+    const before = check('before its first GET /events after the restart', held);
+    const second = await life(i, store);
+    const after = check('after its replay', second.partner.state.properties[String(i.propertyId)]!.nights.rates[night]!.value.base_rate);
+    await second.partner.stop();
+    expect([before.held, after.held]).toEqual([7000, 7500]);
+
+    const journal = stage.journal(i.id)!;
+    const r = gradeAll({ ...emptyObservations(), journal, stateProbe: true, state: [before, after] }).find((x) => x.id === 'receiver.no-regression')!;
+    expect(r.outcome, r.summary).toBe('pass');
+    expect(r.summary).toMatch(/1 read of the older value 7000 came before the partner had been shown the newer event/);
   }, 60_000);
 });
