@@ -496,13 +496,12 @@ function retryAfter(o: Observations): Graded {
 /**
  * §4.6: while has_more, the next page is read with after_sequence =
  * next_after_sequence. A walk a restart cut short is not continued: the
- * partner starts again from its stored cursor (§6.8), which a walk of the
- * crash drill's partner may well reach again (recovery.crash-restart judges
- * where it resumed). A restart certify did not cause cannot be seen (see
- * updatedSince): once in a run, a page read again from no lower than where its
- * walk began (the stored cursor the walk started from) is taken as such a
- * restart resuming; a second re-read, or one below where the walk began, is a
- * breach.
+ * partner starts again from its stored cursor (§6.8); after the crash drill's
+ * restart, recovery.crash-restart judges where. A restart certify did not
+ * cause cannot be seen (see updatedSince): once in a run, a page read again
+ * from no lower than where its walk began (the cursor it had stored then) is
+ * taken as such a restart resuming; a second re-read, or one below where the
+ * walk began, is a breach.
  */
 function replayWalk(o: Observations): Graded {
   const id = 'usage.replay-walk';
