@@ -205,7 +205,28 @@ describe('the crash drill and the other requirements', () => {
   it('usage.replay-walk: a walk the kill cut short is resumed from the stored cursor', () => {
     const journal = [page(9_000, 20, 40, true), page(14_600, 30, 66, false)];
     expect(grade('usage.replay-walk', { journal, crash: drill() }).outcome).toBe('pass');
-    expect(grade('usage.replay-walk', { journal, crash: null }).outcome).toBe('fail');
+    // Without the drill's record the same re-read is what a restart certify did not cause looks like: taken as one, once.
+    const unseen = grade('usage.replay-walk', { journal, crash: null });
+    expect(unseen.outcome, unseen.summary).toBe('pass');
+    expect(unseen.evidence.notes.join('\n')).toMatch(/not below 20 where that walk began: taken as a restart certify did not cause/);
+    expect(grade('usage.replay-walk', { journal: [...journal, page(15_000, 30, 66, false)], crash: null }).outcome).toBe('pass');
+    expect(grade('usage.replay-walk', { journal: [page(9_000, 20, 40, true), page(9_500, 40, 60, true), page(14_600, 40, 66, false)], crash: null }).outcome).toBe('pass');
+    // Below where the walk began (the cursor it had stored then) no restart explains, known or not; nor a second re-read.
+    expect(grade('usage.replay-walk', { journal: [page(9_000, 20, 40, true), page(14_600, 0, 66, false)], crash: null }).outcome).toBe('fail');
+    expect(grade('usage.replay-walk', { journal: [page(9_000, 20, 40, true), page(14_600, 30, 50, true), page(15_000, 30, 66, false)], crash: null }).outcome).toBe('fail');
+  });
+
+  it('usage.updated-since: the first poll after the restart may read again from the mark the partner had stored, not below it', () => {
+    const bookings = (at: number, since: string | null, highest: string | null) =>
+      call(at, { operation: 'listBookings', path: '/api/integrations/v1/bookings', query: { ...(since ? { updated_since: since } : {}), page: '1' }, max_updated_at: highest });
+    const [h0, h1] = ['2026-11-21T11:00:00.000+05:30', '2026-11-21T11:05:00.000+05:30'];
+    // #2 read up to h1 and was killed (at 10 s) before it stored it: the restarted partner polls from h0 again.
+    const journal = [bookings(0, null, h0), bookings(6_000, h0, h1), bookings(14_000, h0, h1), bookings(40_000, h1, h1)];
+    const known = grade('usage.updated-since', { journal, crash: drill() });
+    expect(known.outcome, known.summary).toBe('pass');
+    expect(known.evidence.notes.join('\n')).toMatch(/the first poll after the crash drill's restart, from the mark it had stored/);
+    expect(grade('usage.updated-since', { journal: [bookings(0, null, h0), bookings(6_000, h0, h1), bookings(14_000, null, h1)], crash: drill() }).summary)
+      .toMatch(/^Received: poll #\d+, the first after the crash drill's restart, read with no updated_since \(from the beginning\)/);
   });
 
   it('the verdict without --partner-command has a gap: certified-with-gaps at best', () => {

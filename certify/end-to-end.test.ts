@@ -21,7 +21,7 @@ import { PartnerDouble } from './partner-double.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import { runCertification } from './run.ts';
 import { freePort } from './test-support.ts';
-import type { CertReport, Certificate } from './types.ts';
+import type { CertReport, Certificate, JournalEntry } from './types.ts';
 import { nodeArgs, nodeCommandLine } from '../build/node-command.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -381,6 +381,70 @@ describe.concurrent('certification end to end', () => {
       expect(pids.indexOf(kills[0]!), lines.join('\n')).toBeLessThan(pids.length - 1);
     }
   }, TEST_CAP_MS);
+
+  // Issue 38 item 2: the clean reference partner killed (SIGKILL to its process; its supervisor starts it again, a restart
+  // certify did not cause and cannot see) during the outage drill at the instant one of its own calls is journaled, the
+  // answer decided and not yet sent, so it dies without it: no sleep decides the moment. It comes back on what it had
+  // stored and reads again from its stored updated_since mark or cursor, which the document allows (§6.9, §6.8, §6.4).
+  // Its outage replay comes from its minute GET /me (no replay timer), so the moments come in a fixed order: a bookings
+  // poll every 5 s first, then the peek and the walk of one catch-up over the whole outage (more than a page).
+  it.each<[string, (e: JournalEntry) => boolean, (killed: JournalEntry, next: JournalEntry[], report: CertReport) => void]>([
+    ['right after a GET /bookings poll was answered, before it stored its new mark', (e) => e.operation === 'listBookings' && e.status === 200, (killed, next) => {
+      // It polls again only on its timer, which the run may end before (the in-process restarted-partner.test.ts shows the
+      // re-poll every time); when it did, from the mark it had stored: the one the killed poll was made from.
+      const again = next.find((e) => e.operation === 'listBookings');
+      if (again) expect(again.query.updated_since).toBe(killed.query.updated_since);
+    }],
+    ['at the peek that begins its outage catch-up, before it read where the log ends', (e) => e.operation === 'listEvents' && e.status === 200 && e.query.limit === '1', (killed, next) => {
+      expect(next.find((e) => e.operation === 'listEvents')).toMatchObject({ query: { limit: '1' }, cursor: { after_sequence: killed.cursor!.after_sequence } });
+    }],
+    ['mid replay walk, right after a page with more to come was answered, before it stored its cursor', (e) => e.operation === 'listEvents' && e.status === 200 && e.query.limit !== '1' && e.cursor?.has_more === true, (killed, next, report) => {
+      // It walks again from its stored cursor, where the killed page began (the page before it, if any, was stored), which
+      // the replay walk takes as a restart certify did not cause.
+      const resumed = next.find((e) => e.operation === 'listEvents')!;
+      expect(resumed.cursor!.after_sequence).toBe(killed.cursor!.after_sequence);
+      expect(report.results.find((r) => r.id === 'usage.replay-walk')!.evidence.notes.join('\n'))
+        .toMatch(new RegExp(`call #${resumed.n} read from after_sequence ${resumed.cursor!.after_sequence} again where #${killed.n} had handed out next_after_sequence ${killed.cursor!.next_after_sequence}, .*taken as a restart certify did not cause`));
+    }],
+  ])('the clean reference partner killed during the outage drill %s, and started again by its supervisor, is certified', async (moment, at, cameBack) => {
+    const [port, statePort] = [await freePort(), await freePort()];
+    const name = `killed-${moment.replace(/[^a-z]+/gi, '-').slice(0, 40)}`;
+    const partner = `${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${join(dir, `${name}-state`)}" --reconcile-seconds 5`;
+    const lines: string[] = [];
+    const calls: JournalEntry[] = [];
+    let outage = false;
+    let killed: JournalEntry | null = null;
+    const { report } = await runCertification({
+      webhookUrl: `http://127.0.0.1:${port}/webhook`,
+      stateUrl: `http://127.0.0.1:${statePort}/state`,
+      // Far above the need: the run ends once everything is observed.
+      durationSeconds: 400,
+      seed: 38,
+      reportDir: null,
+      credentialsOut: join(dir, `${name}.json`),
+      log: (l) => {
+        lines.push(l);
+        if (l === 'step drill.webhook-outage') outage = true;
+      },
+      onCall: (e) => {
+        calls.push(e);
+        if (!outage || killed !== null || !at(e)) return;
+        killed = e;
+        // The partner's own process (the newest life its supervisor printed), at once: its answer has not left yet.
+        process.kill(Number([...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].at(-1)![1]), 'SIGKILL');
+      },
+      partnerCommand: `cd "${ROOT}" && while :; do ${partner} & p=$!; echo "pid $p"; wait $p && break; done`,
+    });
+    const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
+    expect(killed, `the moment never came\n${lines.join('\n')}`).not.toBeNull();
+    const kill = killed as unknown as JournalEntry;
+    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+    cameBack(kill, calls.filter((e) => e.n > kill.n), report);
+    expect(report.verdict).toBe('certified');
+    // Killed twice in all (the crash drill's, certify's own, and this one), started again each time: three lives.
+    const pids = [...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].map((m) => Number(m[1]));
+    expect(new Set(pids).size, lines.join('\n')).toBe(3);
+  }, 400_000);
 
   // Certify starts the partner (--partner-command), kills it with SIGKILL mid-delivery and starts it again: each break
   // of what a restart must keep fails recovery.crash-restart and nothing else.

@@ -493,6 +493,16 @@ function retryAfter(o: Observations): Graded {
   return result(id, 'pass', `${limited.length} refusal${limited.length === 1 ? '' : 's'} with Retry-After, each waited out before the next call.`, { calls: around });
 }
 
+/**
+ * §4.6: while has_more, the next page is read with after_sequence =
+ * next_after_sequence. A walk a restart cut short is not continued: the
+ * partner starts again from its stored cursor (§6.8); after the crash drill's
+ * restart, recovery.crash-restart judges where. A restart certify did not
+ * cause cannot be seen (see updatedSince): once in a run, a page read again
+ * from no lower than where its walk began (the cursor it had stored then) is
+ * taken as such a restart resuming; a second re-read, or one below where the
+ * walk began, is a breach.
+ */
 function replayWalk(o: Observations): Graded {
   const id = 'usage.replay-walk';
   if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
@@ -501,20 +511,37 @@ function replayWalk(o: Observations): Graded {
   const walks = pages.filter((e) => query(e, 'limit') !== '1');
   if (walks.length === 0) return result(id, 'not_observed', 'The partner read no replay page (GET /events with more than one row). To show it: replay from the cursor when a gap or a paused webhook is noticed (the outage drill gives both), within the run (§4.6, §6.8).');
   const problems: string[] = [];
+  const notes: string[] = [];
   const involved: JournalEntry[] = [];
   const last = new Map<string, JournalEntry>();
+  /** Per filter, the after_sequence the walk under way began at: the cursor the partner had stored then (§6.8). */
+  const began = new Map<string, number>();
   let continued = 0;
+  /** The one re-read taken as a restart certify did not cause. */
+  let unseen: JournalEntry | null = null;
   for (const e of pages) {
     const key = filterKey(e, ['property_id', 'types']);
     const prev = last.get(key);
     last.set(key, e);
     // A walk the crash drill's SIGKILL cut short is resumed from the stored cursor, not from the page it never finished.
-    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1' || acrossCrash(o.crash, prev, e)) continue;
+    if (!prev || !prev.cursor!.has_more || query(prev, 'limit') === '1' || acrossCrash(o.crash, prev, e)) {
+      began.set(key, e.cursor!.after_sequence);
+      continue;
+    }
     const next = prev.cursor!.next_after_sequence;
     const after = e.cursor!.after_sequence;
+    const start = began.get(key)!;
+    if (after < next && after >= start && unseen === null) {
+      unseen = e;
+      began.set(key, after);
+      notes.push(`call #${e.n} read from after_sequence ${after} again where #${prev.n} had handed out next_after_sequence ${next}, not below ${start} where that walk began: taken as a restart certify did not cause (a crash and its supervisor, a deploy; certify sees only the restarts it causes), resuming from its stored cursor (§6.8; reading again is harmless, §6.4). Once in a run: a second re-read is a breach.`);
+      involved.push(prev, e);
+      continue;
+    }
     continued += 1;
     if (after < next) {
-      problems.push(`call #${e.n} re-read from after_sequence ${after} where #${prev.n} handed out next_after_sequence ${next}`);
+      const why = after < start ? `, below ${start} where that walk began` : unseen ? `, a second time (#${unseen.n} was taken as a restart resuming)` : '';
+      problems.push(`call #${e.n} re-read from after_sequence ${after} where #${prev.n} handed out next_after_sequence ${next}${why}`);
       involved.push(prev, e);
     } else if (after > next) {
       const missing = missingBetween(next, after, seenBy(o, e.at));
@@ -525,11 +552,12 @@ function replayWalk(o: Observations): Graded {
     }
   }
   if (problems.length > 0) {
-    return result(id, 'fail', `Received: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''} / Documented: while has_more, read the next page with after_sequence = next_after_sequence (§4.6)`, { calls: involved, notes: problems });
+    return result(id, 'fail', `Received: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''} / Documented: while has_more, read the next page with after_sequence = next_after_sequence (§4.6)`, { calls: involved, notes: [...problems, ...notes] });
   }
+  const restarted = unseen ? `; #${unseen.n} started again from the stored cursor after a restart` : '';
   return result(id, 'pass', continued > 0
-    ? `${walks.length} replay pages; each of ${continued} continuation${continued === 1 ? '' : 's'} started at the previous next_after_sequence.`
-    : `${walks.length} replay page${walks.length === 1 ? '' : 's'}, each walk ended on has_more false (no continuation needed).`, { calls: walks });
+    ? `${walks.length} replay pages; each of ${continued} continuation${continued === 1 ? '' : 's'} started at the previous next_after_sequence${restarted}.`
+    : `${walks.length} replay page${walks.length === 1 ? '' : 's'}, each walk ended on has_more false (no continuation needed)${restarted}.`, { calls: walks, notes });
 }
 
 /** A replay page: GET /events answered 200 with more than one row asked for (a page of one is a peek at latest_sequence). */
@@ -629,6 +657,27 @@ function snapshotWatermark(o: Observations): Graded {
   return result(id, 'not_observed', `${what.charAt(0).toUpperCase()}${what.slice(1)}To show it: rebuild from snapshots and replay from their watermark during the run (a cold start with an empty store does both, §4.8, §6.8); the drill holds the first rates snapshot taken before the webhook is registered.`, { ...evidence, notes });
 }
 
+/**
+ * §6.9: the partner stores the highest `updated_at` processed and polls from
+ * it. What the journal shows of the stored mark: a poll made from
+ * updated_since S had S stored (a partner polls from what it stored), and a
+ * partner never stores lower. So, per filter, while the partner runs, a poll
+ * starts at or after the highest updated_at the poll before it read. After a
+ * restart it starts from the mark it had stored, anywhere from the updated_since
+ * of its last poll before the restart up: killed after reading a page and
+ * before storing its new mark, it reads that page again, which apply-if-newer
+ * makes harmless (§6.4). Below that updated_since is a breach, restart or not.
+ *
+ * Which restarts are known: the crash drill's, the one restart certify causes.
+ * A restart of the partner's own (its supervisor after a crash, a deploy) is a
+ * process certify did not start, and nothing the platform records tells it
+ * from the process before (one key, no process identity; GET /me is only the
+ * suggested first call, §5.7). It is judged by what it looks like: once in a
+ * run, a poll that goes back no lower than the updated_since of the poll
+ * before it is taken as such a restart's re-read, judged neither way; a second
+ * one is going back while running. Never advancing shows as going back on
+ * every poll after one that read something new, so it stays a breach.
+ */
 function updatedSince(o: Observations): Graded {
   const id = 'usage.updated-since';
   if (o.journal === null) return result(id, 'not_observed', NO_JOURNAL);
@@ -656,37 +705,69 @@ function updatedSince(o: Observations): Graded {
   const starts = [o.journal[0]?.at ?? -Infinity, ...(o.crash ? [o.crash.restartedAt] : [])];
   const firsts = new Set(starts.map((t) => lists.find((e) => e.at >= t && e.at <= t + START_POLL_MS && Number(query(e, 'page') ?? '1') === 1)?.n).filter((n) => n !== undefined));
   const problems: string[] = [];
+  const notes: string[] = [];
   const involved: JournalEntry[] = [];
   let judged = 0;
   let fromStarts = 0;
+  let reread = 0;
+  /** The one poll taken as the re-read of a restart certify did not cause. */
+  let unseen: Poll | null = null;
+  const iso = (ms: number) => new Date(ms).toISOString();
   for (const list of polls.values()) {
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1]!;
       const poll = list[i]!;
+      const since = poll.since ?? -Infinity;
+      // The mark the poll before was made from: stored then, and never stored lower since.
+      const stored = prev.since ?? -Infinity;
+      const read = Math.max(stored, prev.highest ?? -Infinity);
+      const from = poll.since === null ? 'no updated_since (from the beginning)' : `updated_since ${query(poll.first, 'updated_since')}`;
+      const restarted = acrossCrash(o.crash, prev.first, poll.first);
+      if (since < stored) {
+        problems.push(restarted
+          ? `poll #${poll.first.n}, the first after the crash drill's restart, read with ${from} although #${prev.first.n} before the kill was made from updated_since ${query(prev.first, 'updated_since')}, so that mark was stored: it did not resume from what it had stored`
+          : `poll #${poll.first.n} read with ${from} although #${prev.first.n} had read up to ${iso(read)}`);
+        involved.push(prev.first, poll.first);
+        continue;
+      }
+      if (since < read) {
+        const again = `poll #${poll.first.n} read with ${from}, below ${iso(read)} that #${prev.first.n} had read up to but not below the mark #${prev.first.n} was made from`;
+        if (restarted) {
+          reread += 1;
+          notes.push(`${again}: the first poll after the crash drill's restart, from the mark it had stored (the new mark of #${prev.first.n} was not stored before the kill); reading again is harmless (§6.4).`);
+          continue;
+        }
+        if (unseen === null) {
+          unseen = poll;
+          reread += 1;
+          notes.push(`${again}: taken as the first poll of a restart certify did not cause (a crash and its supervisor, a deploy; certify sees only the restarts it causes), from the mark it had stored (§6.9; reading again is harmless, §6.4). Once in a run: a second such poll is going back while running.`);
+          involved.push(prev.first, poll.first);
+          continue;
+        }
+        problems.push(`poll #${poll.first.n} read with ${from} although #${prev.first.n} had read up to ${iso(read)}, going back a second time (#${unseen.first.n} was taken as a restart's re-read)`);
+        involved.push(prev.first, poll.first);
+        continue;
+      }
       if (firsts.has(poll.first.n)) fromStarts += 1;
       else judged += 1;
-      const floor = Math.max(prev.since ?? -Infinity, prev.highest ?? -Infinity);
-      if (floor === -Infinity) continue;
-      if (poll.since === null || poll.since < floor) {
-        const from = poll.since === null ? 'no updated_since (from the beginning)' : `updated_since ${query(poll.first, 'updated_since')}`;
-        problems.push(`poll #${poll.first.n} read with ${from} although #${prev.first.n} had read up to ${new Date(floor).toISOString()}`);
-        involved.push(prev.first, poll.first);
-      }
     }
   }
   if (problems.length > 0) {
-    return result(id, 'fail', `Received: ${problems[0]} / Documented: store the highest updated_at processed and poll from it (§6.9)`, { calls: involved, notes: problems });
+    return result(id, 'fail', `Received: ${problems[0]} / Documented: store the highest updated_at processed and poll from it (§6.9); after a restart, from the mark stored, never below one already polled from`, { calls: involved, notes: [...problems, ...notes] });
   }
+  const total = [...polls.values()].reduce((n, list) => n + list.length, 0);
   if (judged === 0) {
     const when = 'a partner reconciling every N s needs a --duration above 2N s (the default, 240 s, fits every 90 s)';
-    const started = fromStarts > 0
-      ? `The partner polled GET /bookings ${fromStarts + polls.size} times, each the first call of its kind after it started (the run's start${o.crash ? ', the crash drill\'s restart' : ''}): its reconciliation timer never fired during the run. To show it: poll by updated_since on a timer (§6.9); ${when}.`
+    const rereads = reread > 0 ? `, or a re-read from its stored mark after a restart (${reread})` : '';
+    const started = fromStarts + reread > 0
+      ? `The partner polled GET /bookings ${total} times, each the first call of its kind after it started (the run's start${o.crash ? ', the crash drill\'s restart' : ''})${rereads}: its reconciliation timer never ${reread > 0 ? 'showed its mark moving forward' : 'fired'} during the run. To show it: poll by updated_since on a timer (§6.9); ${when}.`
       : null;
     return result(id, 'not_observed', started ?? (lists.length === 0
       ? `The partner never polled GET /bookings. To show it: poll by updated_since twice during the run (§6.9); ${when}.`
-      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`), { calls: lists });
+      : `The partner polled GET /bookings once; two polls are needed to see it move forward. To show it: poll again by updated_since before the run ends; ${when}.`), { calls: lists, notes });
   }
-  return result(id, 'pass', `${judged + fromStarts + polls.size} polls (${judged} from its timer); each started at or after the highest updated_at read before it.`, { calls: lists });
+  const rereads = reread > 0 ? `, but for ${reread} re-read${reread === 1 ? '' : 's'} from the mark it had stored, after a restart` : '';
+  return result(id, 'pass', `${total} polls (${judged} from its timer); each started at or after the highest updated_at read before it${rereads}.`, { calls: lists, notes });
 }
 
 function rotatedKey(o: Observations): Graded {

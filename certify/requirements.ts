@@ -109,7 +109,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     group: 'usage',
     title: 'Replay walks next_after_sequence without gaps or re-reads',
     clauses: ['4.6.R4', '4.6.R5', '6.R8'],
-    rule: 'While has_more, the next page is read with after_sequence = next_after_sequence (§4.6).',
+    rule: 'While has_more, the next page is read with after_sequence = next_after_sequence (§4.6). A walk a restart cut short starts again from the stored cursor (§6.8), never below where that walk began; reading a page again is harmless (§6.4).',
     assumption: false,
   },
   {
@@ -125,7 +125,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     group: 'usage',
     title: 'Polling by updated_since moves forward',
     clauses: ['6.R9', '4.4.Q1', '4.4.R4'],
-    rule: 'The partner stores the highest updated_at processed and polls from it (§6.9).',
+    rule: 'The partner stores the highest updated_at processed and polls from it (§6.9). After a restart it polls from the mark it had stored, so what its last poll before the restart read may come again (harmless, §6.4); never from below a mark it had polled from.',
     assumption: false,
   },
   {

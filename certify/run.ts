@@ -104,6 +104,8 @@ export interface CertifyOptions {
   partnerCommand?: string | null;
   /** Called once the certification file is written, before waiting for the partner (tests start their partner here). */
   onCredentials?: (path: string, file: CertificationFile) => void | Promise<void>;
+  /** Called with each API call of the run's integration as it is journaled, before its answer leaves (tests act at a partner's call; in-process only). */
+  onCall?: (entry: JournalEntry) => void;
 }
 
 export interface CertifyResult {
@@ -211,6 +213,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     ? armSnapshotHold(stage, { integrationId: created.id, apiKey: () => file.current.apiKey, night: choices.watermarkNight, rate: choices.watermarkRate, log })
     : null;
   if (snapshotHold) run.cleanup.push(() => snapshotHold.disarm());
+  if (options.onCall) run.cleanup.push(stage.onCall(created.id, options.onCall));
   await options.onCredentials?.(credentialsPath, file.current);
   let partner: Ctx['partner'] = null;
   if (options.partnerCommand) {

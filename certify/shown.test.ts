@@ -60,6 +60,14 @@ const cases: Case[] = [
     { journal: [page(100, 9, 109, 150), page(300, 109, 221, 221)], check: (j) => read(7000, 250, j[0]!.n), want: false }],
   ['a peek (a page of one) is not a replay: reading latest_sequence shows no value',
     { journal: [page(100, 9, 109, 150), page(150, Y - 1, Y, 221, '1')], check: (j) => read(7000, 200, j.at(-1)!.n), want: false }],
+  // Issue 38 item 2: killed after a page with the newer event was answered and before it stored its cursor, the partner
+  // comes back holding the older value it had stored, and reads again from its stored cursor, below the newer event.
+  ['the newer event on a page the partner did not move on from (its next GET /events starts below it): not taken in',
+    { journal: [page(100, 9, 109, 150), page(200, 109, 221, 221), page(300, 109, 110, 221, '1')], check: (j) => read(7000, 250, j[1]!.n), want: false }],
+  ['the same page, the partner\'s next GET /events from past the newer event: taken in, a regression',
+    { journal: [page(100, 9, 109, 150), page(200, 109, 221, 221), page(300, 221, 221, 221, '1')], check: (j) => read(7000, 250, j[1]!.n), want: true }],
+  ['the newer event delivered and answered 2xx is taken in whatever pages follow (§6.2: acknowledged means stored)',
+    { journal: [page(100, 9, 109, 150), page(300, 9, 109, 221, '1')], deliveries: [delivered(Y, 150)], check: (j) => read(7000, 250, j[0]!.n), want: true }],
   ['a rates snapshot whose watermark is between the two: the older value was live in it',
     { journal: [snapshot(100, 150)], check: (j) => read(7000, 200, j.at(-1)!.n), want: false }],
   ['a rates snapshot whose watermark includes the newer event: a regression',

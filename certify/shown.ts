@@ -11,7 +11,10 @@
  * and answered 2xx (the delivery log), returned on a replay page the partner
  * fetched (the call journal; a page of one is a peek at `latest_sequence`,
  * not a replay), or inside a rates snapshot it took (§4.8: every event at or
- * below the watermark). Pure: observations in, a judgement out.
+ * below the watermark). A replay page shows the newer event only once the
+ * partner moved on from it: one it read again from below the event (a restart
+ * from its stored cursor, §6.8) was not taken in. Pure: observations in, a
+ * judgement out.
  */
 import type { DeliveryEvidence, JournalEntry, StateCheck } from './types.ts';
 
@@ -40,10 +43,22 @@ function latestOf(e: JournalEntry): number | null {
   return typeof latest === 'number' ? latest : null;
 }
 
-/** A replay page answered before the read that returned `sequence` (live, or as a superseded row). */
-function pagesCovering(r: ShownRecords, sequence: number, read: ReadMoment): JournalEntry[] {
-  return (r.journal ?? []).filter((e) => e.n <= read.afterCall && e.operation === 'listEvents' && e.status === 200 && e.cursor
-    && query(e, 'limit') !== '1' && sequence > e.cursor.after_sequence && sequence <= e.cursor.next_after_sequence);
+/**
+ * A replay page answered before the read that returned `sequence` (live, or
+ * as a superseded row). With `kept`, only a page the partner moved on from:
+ * one whose next GET /events (whenever it came) starts below `sequence` was
+ * not stored as processed (a partner killed after reading it and before
+ * storing its cursor, or one whose processing failed, reads it again from
+ * its stored cursor, §6.8), so it does not count as taken in until read again.
+ */
+function pagesCovering(r: ShownRecords, sequence: number, read: ReadMoment, kept = false): JournalEntry[] {
+  const journal = r.journal ?? [];
+  const taken = (page: JournalEntry) => {
+    const next = journal.find((e) => e.n > page.n && e.operation === 'listEvents' && e.status === 200 && e.cursor);
+    return next === undefined || next.cursor!.after_sequence >= sequence;
+  };
+  return journal.filter((e) => e.n <= read.afterCall && e.operation === 'listEvents' && e.status === 200 && e.cursor
+    && query(e, 'limit') !== '1' && sequence > e.cursor.after_sequence && sequence <= e.cursor.next_after_sequence && (!kept || taken(e)));
 }
 
 /** A rates snapshot of the night's property answered before the read whose watermark includes `sequence` for `date`. */
@@ -62,12 +77,14 @@ function acknowledgedBefore(r: ShownRecords, sequence: number, read: ReadMoment)
 /**
  * Event `sequence` had reached the partner as a value to apply before the
  * read: delivered with its 2xx, on a replay page built before `newer` was
- * recorded (so not yet superseded), or inside a snapshot.
+ * recorded (so not yet superseded), or inside a snapshot. With `kept`, a page
+ * counts only once the partner moved on from it (see pagesCovering): what it
+ * is held to having taken in.
  */
-export function shownLive(r: ShownRecords, check: Pick<StateCheck, 'property_id' | 'date'>, sequence: number, read: ReadMoment, newer: number | null = null): boolean {
+export function shownLive(r: ShownRecords, check: Pick<StateCheck, 'property_id' | 'date'>, sequence: number, read: ReadMoment, newer: number | null = null, kept = false): boolean {
   if (acknowledgedBefore(r, sequence, read)) return true;
   const live = (e: JournalEntry) => newer === null || (latestOf(e) !== null && latestOf(e)! < newer);
-  if (pagesCovering(r, sequence, read).some(live)) return true;
+  if (pagesCovering(r, sequence, read, kept).some(live)) return true;
   return snapshotsHolding(r, check, sequence, read).some((e) => newer === null || e.watermark! < newer);
 }
 
@@ -83,7 +100,9 @@ export function regressed(r: ShownRecords, check: StateCheck): { regressed: bool
   if (check.error !== undefined || check.held === undefined || check.held !== check.older || check.held === check.expected) return { regressed: false, why: '' };
   if (check.at === undefined || check.afterCall === undefined || check.sequence === undefined) return { regressed: true, why: 'it holds the superseded value' };
   const read: ReadMoment = { at: check.at, afterCall: check.afterCall };
-  if (shownLive(r, check, check.sequence, read)) {
+  // A page with the newer event that the partner did not move on from (killed before it stored its cursor: its next GET
+  // /events starts below the event) holds it to nothing; a delivery answered 2xx does (§6.2: acknowledged means stored).
+  if (shownLive(r, check, check.sequence, read, null, true)) {
     return { regressed: true, why: `it had already been shown the newer event ${check.sequence} (${JSON.stringify(check.expected)})` };
   }
   if (check.olderSequence !== undefined && r.journal !== null && !shownLive(r, check, check.olderSequence, read, check.sequence)) {

@@ -67,6 +67,12 @@ export interface Stage {
   staff<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, call?: Pick<Call, 'idempotent'>): Promise<T>;
   /** The integration's API calls from `since` on; null when the journal cannot be read (a running simulator). */
   journal(integrationId: number, since?: number): JournalEntry[] | null;
+  /**
+   * Calls `hook` with each API call of the integration as it is journaled, its
+   * answer decided and not yet sent; returns what removes it (nothing to remove
+   * on a running simulator, whose journal cannot be read).
+   */
+  onCall(integrationId: number, hook: (entry: JournalEntry) => void): () => void;
   /** One stored event, exactly as delivered (the API key reads it through GET /events on a running simulator). */
   event(integrationId: number, sequence: number, apiKey: string): Promise<StoredEventView | null>;
   /** Sequences of the integration the platform superseded. */
@@ -166,6 +172,9 @@ export async function startInProcessStage(options: InProcessOptions = {}): Promi
     stamp: (ms) => timestamp(ms ?? sim.clock.now()),
     staff,
     journal: (id, since) => sim.journal.of(id, since),
+    onCall: (id, hook) => sim.journal.subscribe((e) => {
+      if (e.integration_id === id) hook(e);
+    }),
     async event(integrationId, sequence) {
       const e = sim.store.get('events', `${integrationId}:${sequence}`);
       return e ? { sequence: e.sequence, status: e.status, body: e.body } : null;
@@ -224,6 +233,7 @@ export async function connectRunningStage(baseUrl: string, staffToken: string): 
     stamp: (ms) => timestamp(ms ?? now()),
     staff,
     journal: () => null,
+    onCall: () => () => undefined,
     async event(_id, sequence, apiKey) {
       // The same bytes as the delivery: §2.6 "the exact envelope ... byte for byte" (re-serialised without spaces, as posted).
       const page = await api(apiKey, `/events?after_sequence=${sequence - 1}&limit=1&include_superseded=true`);

@@ -29,4 +29,21 @@ describe('call journal', () => {
     expect(entries[3]!.watermark).toBe(2);
     expect(entries[4]!.credential).toBe('retired');
   });
+
+  it('tells a subscriber of each call as it is recorded, before the answer leaves, until it unsubscribes; a subscriber that throws changes no answer', async () => {
+    const h = makeHarness();
+    const seen: Array<[string, number, boolean]> = [];
+    let answered = false;
+    const unsubscribe = h.sim.journal.subscribe((e) => void seen.push([e.operation, e.n, answered]));
+    const stop = h.sim.journal.subscribe(() => {
+      throw new Error('a test hook went wrong');
+    });
+    const me = await h.api('get', '/me');
+    answered = true;
+    expect(me.status).toBe(200);
+    unsubscribe();
+    stop();
+    await h.api('get', '/me');
+    expect(seen).toEqual([['getMe', h.sim.journal.of(1)[0]!.n, false]]);
+  });
 });

@@ -31,15 +31,34 @@ export interface JournalEntry {
 
 export class CallJournal {
   private readonly entries: JournalEntry[] = [];
+  private readonly listeners = new Set<(entry: JournalEntry) => void>();
   private counter = 0;
 
   constructor(private readonly limit = 100_000) {}
 
   record(entry: Omit<JournalEntry, 'n'>): void {
     this.counter += 1;
-    this.entries.push({ ...entry, n: this.counter });
+    const recorded = { ...entry, n: this.counter };
+    this.entries.push(recorded);
+    for (const listener of this.listeners) {
+      try {
+        listener(recorded);
+      } catch {
+        // A listener's failure is its own: the call is answered as it was decided.
+      }
+    }
     // Trim in batches: a splice per call would cost a shift of the whole array every time.
     if (this.entries.length > this.limit + this.limit / 10) this.entries.splice(0, this.entries.length - this.limit);
+  }
+
+  /**
+   * Calls `listener` with each entry as it is recorded: the answer is decided,
+   * not yet sent (certification's tests act at the instant of a partner's
+   * call). Returns what removes it.
+   */
+  subscribe(listener: (entry: JournalEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   /** An integration's calls, oldest first, optionally from a virtual instant on. */
