@@ -418,7 +418,8 @@ describe.concurrent('certification end to end', () => {
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       // Far above the need: the run ends once everything is observed.
-      durationSeconds: 400,
+      durationSeconds: CAP_SECONDS,
+      readyTimeoutSeconds: 600,
       seed: 38,
       reportDir: null,
       credentialsOut: join(dir, `${name}.json`),
@@ -444,7 +445,7 @@ describe.concurrent('certification end to end', () => {
     // Killed twice in all (the crash drill's, certify's own, and this one), started again each time: three lives.
     const pids = [...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].map((m) => Number(m[1]));
     expect(new Set(pids).size, lines.join('\n')).toBe(3);
-  }, 400_000);
+  }, TEST_CAP_MS);
 
   // Certify starts the partner (--partner-command), kills it with SIGKILL mid-delivery and starts it again: each break
   // of what a restart must keep fails recovery.crash-restart and nothing else.
