@@ -146,7 +146,7 @@ describe('the reference partner killed and started again, graded', () => {
     const unseen = grade('usage.updated-since', journal, null);
     expect(unseen.outcome, unseen.summary).toBe('pass');
     expect(unseen.notes.join('\n')).toMatch(/taken as the first poll of a restart certify did not cause/);
-  }, 60_000);
+  });
 
   it('started again without the state it had stored, it polls from the beginning: below the mark it had polled from, a breach even after a restart', async () => {
     const i = await integration('lost');
@@ -168,7 +168,7 @@ describe('the reference partner killed and started again, graded', () => {
     expect(known.outcome, known.summary).toBe('fail');
     expect(known.summary).toMatch(/^Received: poll #\d+, the first after the crash drill's restart, read with no updated_since \(from the beginning\) although #\d+ before the kill was made from updated_since \S+, so that mark was stored/);
     expect(grade('usage.updated-since', journal, null).outcome).toBe('fail');
-  }, 60_000);
+  });
 
   it('killed mid replay walk, after reading a page with more to come and before storing its cursor, it walks again from its stored cursor: usage.replay-walk passes, the restart known or not', async () => {
     const i = await integration('walk');
@@ -199,7 +199,7 @@ describe('the reference partner killed and started again, graded', () => {
     const unseen = grade('usage.replay-walk', journal, null);
     expect(unseen.outcome, unseen.summary).toBe('pass');
     expect(unseen.notes.join('\n')).toMatch(new RegExp(`call #${resumed[0]!.n} read from after_sequence ${killed.cursor!.after_sequence} again where #${killed.n} had handed out next_after_sequence ${killed.cursor!.next_after_sequence}, .*taken as a restart certify did not cause`));
-  }, 60_000);
+  });
 
   it('killed right after the page with a newer rate was answered, it comes back holding the older rate it had stored and reads again: no regression (it never took the newer one in)', async () => {
     const i = await integration('shown');
@@ -234,5 +234,5 @@ describe('the reference partner killed and started again, graded', () => {
     const r = gradeAll({ ...emptyObservations(), journal, stateProbe: true, state: [before, after] }).find((x) => x.id === 'receiver.no-regression')!;
     expect(r.outcome, r.summary).toBe('pass');
     expect(r.summary).toMatch(/1 read of the older value 7000 came before the partner had been shown the newer event/);
-  }, 60_000);
+  });
 });
