@@ -79,8 +79,8 @@ describe('recovery.crash-restart', () => {
   it('the delivery in flight at the kill may have been stored before its 2xx was lost: resuming right after it passes', () => {
     const journal = [page(14_600, 59, 60, true, '1'), page(14_700, 59, 66, false)];
     expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, journal, [], true).outcome).toBe('pass');
-    // One further is a skip.
-    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, [page(14_700, 60, 66, false)], [], true).summary).toMatch(/covered sequence 60 \(/);
+    // One further is a skip, whenever it came: its page went past 60, which it was never sent.
+    expect(gradeCrashRestart(drill({ waitedMs: 3_000 }), null, [page(14_700, 60, 66, false)], [], true)).toMatchObject({ outcome: 'fail', summary: expect.stringMatching(/went past sequence 60 without reading it/) });
   });
 
   it('not run without --partner-command, saying so', () => {
@@ -130,15 +130,20 @@ describe('recovery.crash-restart', () => {
     expect(g.summary).toMatch(/^Received: its first replay page after the restart \(call #\d+\) read from after_sequence 0, below sequence 50/);
   });
 
-  it('fails a restart from "now" (cursorFromNowOnRestart): what was not acknowledged is never read', () => {
+  it('fails a restart from "now" (cursorFromNowOnRestart) once it read the pause twice with no replay between; on time alone it is not observed', () => {
     // latest_sequence read by a peek from 0, then a peek at the newest sequence: nothing to replay from there.
     const journal = [page(14_600, 0, 1, true, '1'), call(14_700, { operation: 'listEvents', query: { after_sequence: '66', limit: '1' }, cursor: { after_sequence: 66, next_after_sequence: 66, has_more: false, first: null, last: null } })];
     const skipped = (i: number, e: number) => (i >= 7 ? 9000 : e);
-    const g = gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS, beforeResume: reads('before', skipped) }), null, journal, [], true);
+    // GET /me at 15 s and 75 s, delivery withheld throughout (resumed at 80 s): its own loop came round without a replay.
+    const looped = [...journal, me(15_000), me(75_000)];
+    const g = gradeCrashRestart(drill({ resumedAt: T0 + 80_000, waitedMs: 66_000, beforeResume: reads('before', skipped) }), null, looped, [], true);
     expect(g.outcome).toBe('fail');
-    expect(g.summary).toMatch(/^Received: after the restart it read GET \/events #\d+ after_sequence 0 limit 1, #\d+ after_sequence 66 limit 1 \(no replay page, only peeks\); within 20 s no page or snapshot covered sequence 60, 61, .* \(recorded after its last acknowledgement, 58, and withheld from the webhook\): it resumed past its stored cursor/);
-    // The same without the whole wait is no evidence yet.
-    expect(gradeCrashRestart(drill({ waitedMs: 5_000 }), null, journal, [], true)).toMatchObject({ outcome: 'not_observed', summary: expect.stringMatching(/could wait only 5 s/) });
+    expect(g.summary).toMatch(/^Received: after the restart it read GET \/events #\d+ after_sequence 0 limit 1, #\d+ after_sequence 66 limit 1 \(no replay page, only peeks\); it read GET \/me #\d+ and #\d+ while delivery was withheld \(status paused\) with no replay page between them, and no page or snapshot covered sequence 60, 61, .* \(recorded after its last acknowledgement, 58, and withheld from the webhook\): it resumed past its stored cursor/);
+    // However long the wait, without those calls it is no evidence: a slow partner and a broken one look alike on the clock.
+    for (const waitedMs of [5_000, CRASH_REPLAY_WAIT_MS * 4]) {
+      expect(gradeCrashRestart(drill({ resumedAt: T0 + 80_000, waitedMs, beforeResume: reads('before', skipped) }), null, [...journal, me(15_000)], [], true))
+        .toMatchObject({ outcome: 'not_observed', summary: expect.stringMatching(/sequence 60, 61, .* was not read: neither a replay covering it nor one going past it, nor the pause read twice by GET \/me, was seen/) });
+    }
   });
 
   it('a cold start from snapshots covers what it did not replay (§4.8: included up to the watermark)', () => {
@@ -147,7 +152,8 @@ describe('recovery.crash-restart', () => {
     expect(g.outcome, g.summary).toBe('pass');
     // A snapshot of other nights covers nothing of the drill's.
     const elsewhere = { ...snapshot, query: { from: '2027-06-01', to: '2027-06-30' } };
-    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, [elsewhere], [], true).outcome).toBe('fail');
+    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, [elsewhere], [], true).outcome).toBe('not_observed');
+    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, [elsewhere, me(15_000), me(19_000)], [], true).outcome).toBe('fail');
   });
 
   it('fails an older value applied over a newer one between replay pages, even when the end state is right', () => {
@@ -162,18 +168,19 @@ describe('recovery.crash-restart', () => {
     expect(gradeCrashRestart(drill({ duringReplay: [], beforeResume: [], final: [] }), null, [page(14_700, 0, 66, false)], [], false).outcome).toBe('fail');
   });
 
-  it('without the journal (a running simulator) the replay is judged on the state', () => {
+  it('without the journal (a running simulator) the replay is judged on the state: held is a pass, not yet held is not observed (its calls cannot be seen)', () => {
     expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, null, [], true).outcome).toBe('pass');
     const skipped = (i: number, e: number) => (i >= 7 ? 9000 : e);
     const g = gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS, beforeResume: reads('before', skipped) }), null, null, [], true);
-    expect(g.outcome).toBe('fail');
-    expect(g.summary).toMatch(/still did not hold 8 of the 8 events recorded after its last acknowledgement/);
+    expect(g.outcome).toBe('not_observed');
+    expect(g.summary).toMatch(/did not hold 8 of the 8 events recorded after its last acknowledgement and withheld from the webhook yet/);
   });
 
   it('superseded sequences need no replay', () => {
     const journal = [page(14_600, 58, 63, false)];
     expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, journal, [64, 65, 66], true).outcome).toBe('pass');
-    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, journal, [], true).outcome).toBe('fail');
+    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, journal, [], true).outcome).toBe('not_observed');
+    expect(gradeCrashRestart(drill({ waitedMs: CRASH_REPLAY_WAIT_MS }), null, [me(14_500), ...journal, me(15_000), me(19_000)], [], true).outcome).toBe('fail');
   });
 });
 

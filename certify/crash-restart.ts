@@ -21,10 +21,15 @@
  *     the crash never shows its older value again (§6.4 apply-if-newer).
  */
 import { DELIVERY_TIMEOUT_MS } from '../simulator/domain/delivery.ts';
+import { pauseSeenWithoutReplay } from './pause-seen.ts';
 import type { DeliveryEvidence, JournalEntry, Outcome, StateCheck } from './types.ts';
 
-/** How long the restarted partner gets, once it answers a ping, to replay what it missed. */
-export const CRASH_REPLAY_WAIT_MS = 20_000;
+/**
+ * The cap on the drill's wait for the restarted partner's replay, counted from its last GET /events (or from when it
+ * answered a ping): a replay still walking is never cut short. A cap that runs out leaves the replay not observed;
+ * a breach is what the partner did (a page past an event it never had, the pause read twice with no replay between).
+ */
+export const CRASH_REPLAY_WAIT_MS = 150_000;
 
 /** One rates event of the drill: a night of the drill's property set to a rate. */
 export interface CrashEvent {
@@ -186,15 +191,26 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
     }
     const snapshots = after.filter((e) => SNAPSHOT_TYPE_OF[e.operation] === 'rates' && typeof e.watermark === 'number' && e.path.includes(`/properties/${d.propertyId}/`));
     const skipped = notYetRead(d, journal.filter((e) => e.at <= d.resumedAt), superseded);
+    // What it did decides, never how long it took (issue 38): replay pages that went past an event it was never sent
+    // started above its stored cursor; the pause read twice by GET /me with no replay page between is a partner that
+    // went round its own loop without catching up. Anything else is waited for, and not observed when the wait ends.
+    const reached = walk.length === 0 ? null : Math.max(...walk.map((e) => e.cursor!.next_after_sequence));
+    const passed = reached === null ? [] : skipped.filter((s) => s <= reached);
+    const ignored = pauseSeenWithoutReplay(journal, d.restartedAt, d.resumedAt);
+    const shown = pages.slice(0, 3).map((e) => `#${e.n} after_sequence ${e.cursor!.after_sequence} limit ${query(e, 'limit') ?? '(default)'}`).join(', ');
+    const read = firstRead ? `after the restart it read GET /events ${shown}${pages.length > 3 ? ', …' : ''}${reached !== null ? `, its replay pages reaching ${reached}` : ' (no replay page, only peeks)'}` : 'it made no GET /events after the restart';
+    const list = (xs: number[]) => `${xs.slice(0, 10).join(', ')}${xs.length > 10 ? ', …' : ''}`;
     if (skipped.length === 0) judgedReplay = true;
-    else if (d.waitedMs >= CRASH_REPLAY_WAIT_MS) {
+    else if (passed.length > 0) {
       judgedReplay = true;
-      const shown = pages.slice(0, 3).map((e) => `#${e.n} after_sequence ${e.cursor!.after_sequence} limit ${query(e, 'limit') ?? '(default)'}`).join(', ');
-      const read = firstRead ? `after the restart it read GET /events ${shown}${pages.length > 3 ? ', …' : ''}${walk.length > 0 ? `, its replay pages reaching ${Math.max(...walk.map((e) => e.cursor!.next_after_sequence))}` : ' (no replay page, only peeks)'}` : 'it made no GET /events after the restart';
-      problems.push(`${read}; within ${(d.waitedMs / 1000).toFixed(0)} s no page or snapshot covered sequence ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} (recorded after its last acknowledgement, ${d.acknowledged}, and withheld from the webhook): it resumed past its stored cursor`);
-      if (firstRead) involved.push(firstRead);
+      problems.push(`${read}: they went past sequence ${list(passed)} without reading it (recorded after its last acknowledgement, ${d.acknowledged}, and withheld from the webhook): it resumed past its stored cursor`);
+      involved.push(...walk.slice(0, 3));
+    } else if (ignored) {
+      judgedReplay = true;
+      problems.push(`${read}; it read GET /me #${ignored[0].n} and #${ignored[1].n} while delivery was withheld (status paused) with no replay page between them, and no page or snapshot covered sequence ${list(skipped)} (recorded after its last acknowledgement, ${d.acknowledged}, and withheld from the webhook): it resumed past its stored cursor`);
+      involved.push(...ignored, ...(firstRead ? [firstRead] : []));
     } else {
-      notes.push(`The run could wait only ${(d.waitedMs / 1000).toFixed(0)} s of the ${CRASH_REPLAY_WAIT_MS / 1000} s a restarted partner gets to replay: sequence ${skipped.join(', ')} not read yet.`);
+      notes.push(`In the ${(d.waitedMs / 1000).toFixed(0)} s the drill waited (until ${CRASH_REPLAY_WAIT_MS / 1000} s passed with no GET /events from the partner), ${read}, and sequence ${list(skipped)} was not read: neither a replay covering it nor one going past it, nor the pause read twice by GET /me, was seen.`);
     }
     involved.push(...pages.slice(0, 12), ...snapshots.slice(0, 4));
   } else if (stateProbe) {
@@ -202,10 +218,12 @@ export function gradeCrashRestart(d: CrashRestartDrill | null, notRun: string | 
     const unacked = [...newest.values()].filter((e) => !e.acknowledged);
     const reads = d.beforeResume.filter((s) => unacked.some((e) => e.date === s.date) && readable(s));
     const skipped = reads.filter((s) => s.held !== s.expected);
-    if (skipped.length > 0 && d.waitedMs >= CRASH_REPLAY_WAIT_MS) {
-      problems.push(`${(d.waitedMs / 1000).toFixed(0)} s after the restart it still did not hold ${skipped.length} of the ${unacked.length} events recorded after its last acknowledgement and withheld from the webhook (${skipped.slice(0, 3).map((s) => `${s.date}: base_rate ${JSON.stringify(s.held)}, not ${JSON.stringify(s.expected)}`).join('; ')}): it resumed past its stored cursor`);
+    // Without the journal its calls cannot be seen: a copy still missing them when the wait ended is not observed, not
+    // failed (a slow partner and one that skipped them look alike on the clock).
+    if (skipped.length > 0) {
+      notes.push(`${(d.waitedMs / 1000).toFixed(0)} s after the restart it did not hold ${skipped.length} of the ${unacked.length} events recorded after its last acknowledgement and withheld from the webhook yet (${skipped.slice(0, 3).map((s) => `${s.date}: base_rate ${JSON.stringify(s.held)}, not ${JSON.stringify(s.expected)}`).join('; ')}); without the call journal whether it replayed cannot be seen.`);
     }
-    judgedReplay = reads.length > 0 && (skipped.length === 0 || d.waitedMs >= CRASH_REPLAY_WAIT_MS);
+    judgedReplay = reads.length > 0 && skipped.length === 0;
   }
 
   // (c) The night changed twice before the kill never shows its older value once it showed the newer one.

@@ -193,6 +193,8 @@ const cases: Case[] = [
   ['no replay, but too short a wait to tell', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 5_000, before: 9, latest: 221, propertyId: 101, waitedMs: 5_000 }, journal: [] }, want: 'not_observed', says: /--duration/ }],
   // Issue 38: how long a partner takes is its machine's business; only what it read can breach §6.8.
   ['no replay however long the wait: not observed, never failed on time alone', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 200_000, before: 9, latest: 221, propertyId: 101, waitedMs: 190_000 }, journal: [] }, want: 'not_observed', says: /made no GET \/events/ }],
+  ['the pause read twice by GET /me with no replay between: a breach by its own calls, whatever the wait', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 200_000, before: 9, latest: 221, propertyId: 101, waitedMs: 3_000 }, journal: [me(1_000), events(1_500, 0, 1, true, '1'), me(61_000)] }, want: 'fail', says: /read GET \/me #\d+ and #\d+ \(status paused\) with no replay page between them/ }],
+  ['a replay page between the two reads of the pause: not that breach', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 200_000, before: 9, latest: 221, propertyId: 101, waitedMs: 190_000 }, journal: [me(1_000), events(1_500, 0, 9, false), me(61_000)] }, want: 'not_observed' }],
   ['a replay still short of the withheld events, past none of them: not observed', { id: 'recovery.outage-replay', given: { outage: { pausedAt: T0, resumedAt: T0 + 200_000, before: 9, latest: 221, propertyId: 101, waitedMs: 190_000 }, journal: [events(100, 0, 9, true)] }, want: 'not_observed' }],
 ];
 

@@ -11,6 +11,7 @@ import type { DeliveryEvidence, Evidence, JournalEntry, Outcome, RequirementResu
 import { REQUIREMENTS, requirement } from './requirements.ts';
 import { acrossCrash, cutOffByCrash, gradeCrashRestart, type CrashRestartDrill } from './crash-restart.ts';
 import { regressed } from './shown.ts';
+import { isWalkPage, pauseSeenWithoutReplay } from './pause-seen.ts';
 
 /** GET /me calls closer than this are a breach of §5.7 (a minute, less clock jitter). */
 export const ME_INTERVAL_MS = 60_000;
@@ -19,6 +20,11 @@ export const ME_TOLERANCE_MS = 500;
 export const RETRY_AFTER_TOLERANCE_MS = 100;
 /** A partner that learns of a paused webhook from GET /me needs this long to notice (§5.7 once a minute, plus the replay). */
 export const OUTAGE_FAIR_WAIT_MS = 65_000;
+/**
+ * The outage drill's cap on its wait for a replay once the gap is revealed, counted from the partner's last GET
+ * /events: room for two of its minute GET /me polls and a replay on a slow machine. Running out is not observed.
+ */
+export const OUTAGE_REPLAY_WAIT_MS = 150_000;
 /** A GET /bookings poll this soon after the partner started (the run's start, the crash drill's restart) is its start-up's, not its timer's. */
 export const START_POLL_MS = 15_000;
 /** Evidence lists are cut at this many journal entries. */
@@ -561,9 +567,6 @@ function replayWalk(o: Observations): Graded {
 }
 
 /** A replay page: GET /events answered 200 with more than one row asked for (a page of one is a peek at latest_sequence). */
-function isWalkPage(e: JournalEntry): boolean {
-  return e.operation === 'listEvents' && e.status === 200 && e.cursor !== undefined && query(e, 'limit') !== '1';
-}
 
 function covers(e: JournalEntry, sequence: number): boolean {
   return sequence > e.cursor!.after_sequence && sequence <= e.cursor!.next_after_sequence;
@@ -832,9 +835,14 @@ function outageReplay(o: Observations): Graded {
   if (skipped.length > 0) {
     return result(id, 'fail', `Received: while delivery was withheld (sequence ${d.before + 1} to ${d.latest}, one delivery of ${d.latest} revealing the gap, GET /me showing the pause) the partner made ${read}: its pages went past sequence ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} without reading it / Documented: ordinary outage: GET /events from the stored cursor (§6.8)`, { calls: pages, deliveries: gap });
   }
+  // It read the pause twice (its own GET /me loop, §5.7) and replayed nothing between: what it did, on its own clock.
+  const ignored = pauseSeenWithoutReplay(o.journal, d.pausedAt, d.resumedAt);
+  if (ignored) {
+    return result(id, 'fail', `Received: while delivery was withheld (sequence ${d.before + 1} to ${d.latest}) the partner read GET /me #${ignored[0].n} and #${ignored[1].n} (status paused) with no replay page between them, and made ${read} / Documented: ordinary outage: GET /events from the stored cursor (§6.8); GET /me shows the paused webhook (§5.7)`, { calls: [...ignored, ...pages], deliveries: gap });
+  }
   const short = d.waitedMs < OUTAGE_FAIR_WAIT_MS
     ? ` A partner that notices a pause only by GET /me (once a minute) needs at least ${OUTAGE_FAIR_WAIT_MS / 1000} s: run with a longer --duration.`
-    : ' The drill waited for a replay until the partner had made no GET /events for a minute after the gap-revealing delivery; none reached the withheld events.';
+    : ` The drill waited for a replay until ${OUTAGE_REPLAY_WAIT_MS / 1000} s passed with no GET /events from the partner after the gap-revealing delivery; none reached the withheld events, none went past them, and the partner did not read the pause twice by GET /me.`;
   return result(id, 'not_observed', `Within the ${(d.waitedMs / 1000).toFixed(0)} s the drill waited, the partner made ${read}.${short}`, { calls: pages, deliveries: gap });
 }
 

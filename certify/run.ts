@@ -16,7 +16,7 @@ import { API_VERSION } from '../spec/document-tables.ts';
 import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
 import { CertificationFileWriter, type CertificationFile, type CoveredProperty } from './credentials-file.ts';
-import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
+import { emptyObservations, gradeAll, OUTAGE_FAIR_WAIT_MS, OUTAGE_REPLAY_WAIT_MS, summarise, verdictOf, type Observations } from './grade.ts';
 import { buildPlan, choose, CRASH_IN_FLIGHT, CRASH_WHILE_DOWN, DEFAULT_DURATION_SECONDS, DRILL_RATE_LIMIT, NORMAL_RATE_LIMIT, orderBody, type PlanChoices } from './plan.ts';
 import { RAW_BODY_DESCRIPTIONS, RAW_BODY_VARIANTS, reencode } from './raw-body.ts';
 import { deliver, pingBody, receiverProbes, signed, type ProbeContext, type ProbeSpec } from './probes.ts';
@@ -24,6 +24,7 @@ import { connectRunningStage, startInProcessStage, type Stage } from './stage.ts
 import { startPartnerProcess, type PartnerProcess } from './partner-process.ts';
 import { CRASH_REPLAY_WAIT_MS, NEEDS_PARTNER_COMMAND, crashCounts, notYetRead, type CrashEvent } from './crash-restart.ts';
 import { armSnapshotHold, type SnapshotHold } from './snapshot-hold.ts';
+import { pauseSeenWithoutReplay } from './pause-seen.ts';
 import { evidenceBundle, type EvidenceBundle } from './evidence.ts';
 import { issuanceStatement } from './issuance.ts';
 import { DRILL_REQUIREMENT, explainSkippedDrills } from './drill-dependencies.ts';
@@ -45,8 +46,6 @@ const SPEC_URL = new URL('../spec/openapi.yaml', import.meta.url);
 const STEP_WAIT_MS = 60_000;
 /** Quiet time after a refusal, to see whether the partner sends the same create again (the grade reads the whole run's journal). */
 const QUIET_MS = 2_500;
-/** The outage drill's cap on its wait for the replay once the gap is revealed (the partner's GET /me minute comes before). */
-const OUTAGE_REPLAY_WAIT_MS = 60_000;
 /** The crash drill starts only with this much of the run left: a restart, a replay, a drain. */
 const CRASH_MIN_MS = 15_000;
 /** How long the partner started again gets to answer a signed ping. */
@@ -770,7 +769,10 @@ async function outageDrill(c: Ctx): Promise<void> {
     revealedAfter = Math.round(performance.now() - waitStart);
     const newest = await c.stage.event(c.integrationId, latest, c.file.current.apiKey);
     if (newest) await probe(c, { name: 'gap-delivery', body: newest.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), newest.body), integrationHeader: c.slug });
-    replayed = c.stage.kind === 'running' ? (await sleep(Math.min(5_000, remaining(c))), false) : await replayWalked(c, covered);
+    // Until the replay covers them, or the partner shows it will not (the pause read twice by GET /me, no replay between).
+    if (c.stage.kind === 'running') await sleep(Math.min(5_000, remaining(c)));
+    else await whileReading(c, OUTAGE_REPLAY_WAIT_MS, () => covered() || pauseSeenWithoutReplay(journal(c), pausedAt, c.stage.now()) !== null);
+    replayed = covered();
   }
   const waitedMs = Math.round(performance.now() - waitStart);
   // §3.3: the copy right after the replay, before the platform drains the backlog over it.
@@ -796,20 +798,22 @@ async function outageDrill(c: Ctx): Promise<void> {
 }
 
 /**
- * Waits for the outage's replay to cover the withheld events. The cap counts from the partner's latest GET /events
- * (or the gap-revealing delivery): a replay that is still walking is never cut short by a slow machine, only a
- * partner that stopped reading is given up on, and then the grade says what was not seen (not observed).
+ * Waits until `done` holds, for as long as the partner keeps reading GET /events: the cap counts from its latest read
+ * (or from the start), so a replay still walking on a slow machine is never cut short; only a partner that stopped
+ * reading is given up on, and then the grade says what was not seen (not observed). True when `done` held.
  */
-async function replayWalked(c: Ctx, covered: () => boolean): Promise<boolean> {
+async function whileReading(c: Ctx, quietMs: number, done: () => boolean | Promise<boolean>, every = 200): Promise<boolean> {
   const reads = () => journal(c).filter((e) => e.operation === 'listEvents').length;
   let seen = reads();
   let since = performance.now();
-  return until(c, remaining(c), () => {
-    if (covered()) return true;
+  let held = false;
+  await until(c, remaining(c), async () => {
+    if ((held = await done())) return true;
     const now = reads();
     if (now > seen) [seen, since] = [now, performance.now()];
-    return performance.now() - since >= OUTAGE_REPLAY_WAIT_MS;
-  }, 200).then(covered);
+    return performance.now() - since >= quietMs;
+  }, every);
+  return held;
 }
 
 async function crashRestartDrill(c: Ctx): Promise<void> {
@@ -899,10 +903,12 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   const waitStart = performance.now();
   const unacknowledged = crashNights.map((_, i) => i).filter((i) => !newest(crashNights[i]!).acknowledged);
   if (readyAt !== null) {
-    // Until it has read what it had not acknowledged (journal) and holds it (state probe), or the fair wait is over.
+    // Until it has read what it had not acknowledged (journal) and holds it (state probe), or it shows it will not
+    // (the pause read twice by GET /me with no replay between), or it stopped reading GET /events for the cap.
     const record = { propertyId, killedAt, acknowledged: highest, latest, events };
-    await until(c, CRASH_REPLAY_WAIT_MS, async () => {
+    await whileReading(c, CRASH_REPLAY_WAIT_MS, async () => {
       const log = c.stage.journal(c.integrationId, killedAt);
+      if (log !== null && pauseSeenWithoutReplay(log, restartedAt, c.stage.now()) !== null) return true;
       if (log !== null && notYetRead(record, log, []).length > 0) return false;
       if (!c.stateProbe) return log !== null;
       return (await Promise.all(unacknowledged.map((i) => read(i, '')))).every((x) => x.held === x.expected);
