@@ -87,12 +87,12 @@ describe('waiting for deliveries', () => {
     expect(await watchForAbsence(platform(7, [], false).ctx, () => true, 1, 'nothing is delivered while paused')).toEqual({ happened: true, unproven: null });
   });
 
-  it('no check ignores the outcome of a wait: every waitFor, waitForDrain and drained result is used', () => {
+  it('no check ignores the outcome of a wait: every waitFor, waitForDrain, drained, watchForAbsence and observed result is used', () => {
     const dir = new URL('./', import.meta.url);
     const ignored: string[] = [];
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f !== 'receiver.ts')) {
       readFileSync(new URL(file, dir), 'utf8').split('\n').forEach((line, i) => {
-        if (/^\s*await (\w+\.)?(waitFor|waitForDrain|drained)\(/.test(line)) ignored.push(`${file}:${i + 1}: ${line.trim()}`);
+        if (/^\s*await (\w+\.)?(waitFor|waitForDrain|drained|watchForAbsence|observed)\(/.test(line)) ignored.push(`${file}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(ignored).toEqual([]);
