@@ -15,7 +15,7 @@ import { preflight } from './preflight.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import { replayCommand } from './replay.ts';
 import { failingCurl } from './curl.ts';
-import { targetFactory, type TargetConfig } from './targets.ts';
+import { targetFactory, type TargetConfig, type TargetFactory } from './targets.ts';
 import { biteOf, shownToBite } from './bite.ts';
 import { isPartial, verdictDetail } from './verdict.ts';
 import { THROUGH_ASSUMPTION, type Capability, type CheckResult, type ClauseCoverage, type RunReport, type RunSummary } from './types.ts';
@@ -176,7 +176,8 @@ export async function assertConformance(options: ConformanceOptions = {}): Promi
   return report;
 }
 
-async function runOne(check: CheckDefinition, factory: ReturnType<typeof targetFactory>, o: { runId: string; runs: number; seed: number; path?: string; live: boolean; replay: string; syncAllowance?: SyncAllowance }): Promise<{ result: CheckResult; bookingsCreated: number }> {
+/** One check on a target `factory` opens, judged as a run judges it (tests hand in a target over a simulator they slowed). */
+export async function runOne(check: CheckDefinition, factory: Pick<TargetFactory, 'open'>, o: { runId: string; runs: number; seed: number; path?: string; live: boolean; replay: string; syncAllowance?: SyncAllowance }): Promise<{ result: CheckResult; bookingsCreated: number }> {
   const t0 = Date.now();
   const base = { id: check.id, title: check.title, suite: check.suite, clauses: check.clauses, level: check.level };
   let target;

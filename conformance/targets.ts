@@ -115,43 +115,51 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
     capabilities: IN_PROCESS,
     async open() {
       const clock = new VirtualClock(() => Date.now());
-      const sim = createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}) });
-      const server: Server = sim.app.listen(0, '127.0.0.1');
-      await new Promise<void>((ok) => server.once('listening', ok));
-      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken! });
-      const [main, other, disabled] = fixtures.integrations;
-      const target: Target = {
-        kind: 'in-process',
-        baseUrl: origin + API_ROOT,
-        capabilities: IN_PROCESS,
-        apiKey: main!.apiKey,
-        webhookSecret: main!.webhookSecret,
-        properties: main!.properties,
-        otherApiKey: other!.apiKey,
-        webhook: null,
-        disabledApiKey: disabled!.apiKey,
-        nonIntegrationToken: fixtures.staffToken,
-        me: null,
-        control: { url: origin + CONTROL_ROOT, token: fixtures.staffToken, actions: [...CONTROL_ACTIONS] },
-        secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
-        time: new PlatformTime(),
-        simulator: sim,
-        credentialRotated(kind, value) {
-          target.secrets.push(value);
-          target[kind] = value;
-        },
-        async close() {
-          server.closeAllConnections();
-          await new Promise<void>((ok) => server.close(() => ok()));
-          sim.webhooks.stop();
-          await sim.store.close();
-        },
-      };
-      return target;
+      return inProcessTarget(createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}) }));
     },
     async dispose() {},
   };
+}
+
+/**
+ * `sim` served on a loopback port with the demo world, as the in-process
+ * target: every capability, its control plane offering every action. Closing
+ * the target stops the simulator. (Tests hand in a simulator they slowed.)
+ */
+export async function inProcessTarget(sim: Simulator): Promise<Target> {
+  const server: Server = sim.app.listen(0, '127.0.0.1');
+  await new Promise<void>((ok) => server.once('listening', ok));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken! });
+  const [main, other, disabled] = fixtures.integrations;
+  const target: Target = {
+    kind: 'in-process',
+    baseUrl: origin + API_ROOT,
+    capabilities: IN_PROCESS,
+    apiKey: main!.apiKey,
+    webhookSecret: main!.webhookSecret,
+    properties: main!.properties,
+    otherApiKey: other!.apiKey,
+    webhook: null,
+    disabledApiKey: disabled!.apiKey,
+    nonIntegrationToken: fixtures.staffToken,
+    me: null,
+    control: { url: origin + CONTROL_ROOT, token: fixtures.staffToken, actions: [...CONTROL_ACTIONS] },
+    secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
+    time: new PlatformTime(),
+    simulator: sim,
+    credentialRotated(kind, value) {
+      target.secrets.push(value);
+      target[kind] = value;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+      sim.webhooks.stop();
+      await sim.store.close();
+    },
+  };
+  return target;
 }
 
 function liveFactory(config: TargetConfig, setup: PreflightResult | null): TargetFactory {

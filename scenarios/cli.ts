@@ -2,8 +2,8 @@
  * `npm run scenario -- NAME [NAME ...] [options]`: runs scenarios one by one
  * (by name or number; `all` for every one), prints a line each, writes each
  * timeline to reports/scenarios/NAME.md and .html, and exits 0 only when all
- * passed (1 when one failed, 2 on a usage error). The only file here that
- * exits the process.
+ * passed (1 when one failed, 2 on a usage error, 3 when none failed but a
+ * live wait ran out: not observed). The only file here that exits the process.
  */
 import { relative } from 'node:path';
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
@@ -110,11 +110,17 @@ async function main(): Promise<number> {
   const broken = Object.keys(breakages);
   const reportName = (s: ScenarioDefinition) => (broken.length > 0 ? `${s.name}--broken-${broken.join('-')}` : options.live ? `${s.name}--live` : s.name);
   let failed = 0;
+  let notObserved = 0;
   for (const s of chosen) {
     const r = await runScenario(s, { ...options, reportName: reportName(s) });
     const where = r.files ? relative(process.cwd(), r.files.md) : '';
-    process.stdout.write(`${r.ok ? 'PASS' : 'FAIL'}  ${String(s.number).padStart(2)} ${s.name.padEnd(18)} ${(r.durationMs / 1000).toFixed(1).padStart(5)} s  ${where}\n`);
-    if (!r.ok) {
+    // A live wait that ran out is neither a pass nor a failure (issue 38).
+    const unseen = !r.ok && r.failure === null && r.notObserved;
+    process.stdout.write(`${r.ok ? 'PASS' : unseen ? 'NOT OBSERVED' : 'FAIL'}  ${String(s.number).padStart(2)} ${s.name.padEnd(18)} ${(r.durationMs / 1000).toFixed(1).padStart(5)} s  ${where}\n`);
+    if (unseen) {
+      notObserved += 1;
+      process.stdout.write(`      ${r.notObserved}\n`);
+    } else if (!r.ok) {
       failed += 1;
       const failure = r.failure?.split('\n')[0] ?? '';
       process.stdout.write(`      ${failure}\n`);
@@ -122,7 +128,7 @@ async function main(): Promise<number> {
       if (first && !failure.includes(describeDifference(first))) process.stdout.write(`      first divergence: ${describeDifference(first)}\n`);
     }
   }
-  return failed === 0 ? 0 : 1;
+  return failed > 0 ? 1 : notObserved > 0 ? 3 : 0;
 }
 
 function usageError(message: string): number {

@@ -115,7 +115,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const sync = new SyncWorker(events);
   const contract = loadContract();
   const journal = new CallJournal();
-  const staff = staffRouter({ platform, clock, webhooks });
+  const staff = staffRouter({ platform, clock, webhooks, syncs: sync });
   const app = createApp({
     platform, contract,
     before: options.faults?.length ? [faultMiddleware(faults)] : [],

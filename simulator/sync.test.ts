@@ -58,6 +58,20 @@ describe('POST /sync', () => {
     expectConformingResponses(h);
   });
 
+  it('a clock step answers only once a queued sync has recorded all its events (control plane clock.advance: everything due happens first)', async () => {
+    // Issue 38: the runner waits for the step, not for a quiet second. The worker is kept from running here, so only
+    // the step can have emitted the events: one per type, per property, per calendar month (§4.7).
+    const h = makeHarness();
+    h.sim.sync.kick = () => undefined;
+    const property = h.fixtures.integrations[0]!.properties[1]!.doorloom_id;
+    expect((await h.api('post', '/sync').send({ property_ids: [property], types: ['property'] })).status).toBe(202);
+    expect(await rows(h)).toEqual([]);
+    await h.staff('post', '/clock/advance', { seconds: 0 });
+    const today = dateAt(h.sim.clock.now());
+    expect((await rows(h)).map((r) => r.event.window)).toEqual(monthChunks(today, addDays(today, 364)));
+    expect(h.sim.events.syncJobs()).toEqual([]);
+  });
+
   it('§4.7: validation runs before the interval is charged, so a 422 does not consume the window', async () => {
     const h = makeHarness();
     const other = h.fixtures.integrations[1]!.properties[0]!.doorloom_id;

@@ -8,7 +8,8 @@ import { conflictBodyProblems } from '../../protocol/conflict-body.ts';
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
-import { allEvents, bookingBody, createBooking, describe, farStay, horizonStay, writableProperty } from './support.ts';
+import { allEvents, bookingBody, createBooking, describe, expectCreated, farStay, horizonStay, ratesEvent, recorded, writableProperty } from './support.ts';
+import { NotObserved } from '../not-observed.ts';
 
 const suite = 'booking';
 
@@ -55,6 +56,30 @@ async function twoFreeUnits(ctx: CheckContext): Promise<{ property: number; nigh
     }
   }
   throw new NotApplicable(`needs a named property with two units free on one night (tried ${nights.join(', ')})`);
+}
+
+/**
+ * A change made after `after` whose own event is waited for and recorded: control `rates.set` on a night 21 days ahead
+ * where the control plane offers it (no booking), else a one-night create inside the event horizon. Returns what tells
+ * that change's own events from the rest. Events are recorded in sequence order (§6.2), so once it is there, whatever
+ * was recorded before it is too: the anchor of an absence (issue 38). Not observed when the integration is subscribed
+ * to neither rates.changed nor booking.changed (nothing to anchor on).
+ */
+async function laterChangeEvent(ctx: CheckContext, property: number, after: number): Promise<(row: any) => boolean> {
+  const types = (await ctx.api.get('/me')).body?.data?.webhook?.event_types;
+  const gets = (t: string) => !Array.isArray(types) || types.includes(t);
+  if (ctx.control?.offers('rates.set') && gets('rates.changed')) {
+    const night = addDays(dateAt(ctx.now()), 21);
+    const row = await ratesEvent(ctx, { property, from: night, to: night }, 4800 + Math.floor(ctx.random() * 100));
+    return (r) => r.sequence === row.sequence;
+  }
+  if (!gets('booking.changed')) throw new NotObserved('that the refused create recorded no event', 'the refusal', 'the integration gets neither rates.changed nor booking.changed, so no later change of the check\'s own anchors the absence');
+  const stay = horizonStay(ctx, 1);
+  const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, ...stay }));
+  expectCreated(ctx, res, 'the later create whose event shows what the refusal recorded');
+  const id = res.body.data.id;
+  await recorded(ctx, `the booking.changed event of booking ${id}, made after the refusal, after sequence ${after}`, () => allEvents(ctx, { include_superseded: true, property_id: property }, after), (rows) => rows.some((r) => r.event.type === 'booking.changed' && r.event.data?.id === id));
+  return (r) => (r.event.type === 'booking.changed' && r.event.data?.id === id) || (r.event.type === 'availability.changed' && r.event.window?.from === stay.check_in && r.event.window?.to === stay.check_in);
 }
 
 export const bookingChecks = [
@@ -235,12 +260,15 @@ export const bookingChecks = [
       const beforeHeld = await latest();
       const held = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, check_in: fill.night, check_out: addDays(fill.night, 1), units: Array.from({ length: fill.available }, () => ({ adults: 1 })) }));
       expectStatus(ctx, held, 201, null, '4.5.R8', `a create of the ${fill.available} unit(s) free on ${fill.night}`);
-      // The held create's own events (§4.5 rule 9) first, so a platform that records them a moment later is not blamed for the refusal's.
-      for (let waited = 0; waited < 10_000; waited += 500) {
-        const types = new Set((await allEvents(ctx, { property_id: property, include_superseded: true }, beforeHeld)).map((r) => r.event.type));
-        if (types.has('availability.changed') && types.has('booking.changed')) break;
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      // The held create's own events (§4.5 rule 9) first, so a platform that records them a moment later is not blamed for
+      // the refusal's: waited for until they are there (issue 38: not 10 s, then on), of the types the integration gets.
+      const subscribed = (await ctx.api.get('/me')).body?.data?.webhook?.event_types;
+      const expected = ['availability.changed', 'booking.changed'].filter((t) => !Array.isArray(subscribed) || subscribed.includes(t));
+      const heldId = held.body.data.id;
+      const own = (r: any) => (r.event.type === 'booking.changed' ? r.event.data?.id === heldId : r.event.type === 'availability.changed');
+      await recorded(ctx, `the ${expected.join(' and ')} events of the create holding ${fill.night} on property ${property} (booking ${heldId}), after sequence ${beforeHeld}`,
+        () => allEvents(ctx, { property_id: property, include_superseded: true }, beforeHeld),
+        (rows) => expected.every((t) => rows.some((r) => r.event.type === t && own(r))), 'the refusal is judged by the events that follow them');
       const checkIn = addDays(fill.night, -1);
       const checkOut = addDays(fill.night, 1);
       const lastNight = addDays(checkOut, -1);
@@ -258,7 +286,11 @@ export const bookingChecks = [
       const written = await ctx.api.get(`/bookings/external/${encodeURIComponent(refusedBody.external_booking_id)}`);
       if (written.status !== 404) ctx.fail('RefusalWrote', `${describe(written)} reading the refused create's external_booking_id`, '404 NOT_FOUND: nothing written on 409 UNAVAILABLE', '7.E6');
       if (JSON.stringify(want) !== JSON.stringify(before)) ctx.fail('RefusalChangedAvailability', `after the 409: ${JSON.stringify(want)}`, `availability unchanged by a refused create: ${JSON.stringify(before)}`, '4.5.R7');
-      const events = (await allEvents(ctx, { include_superseded: true }, mark)).filter((r) => r.event.property?.doorloom_id === property);
+      // "No event" is an absence: proven once a later change's own event is there (issue 38: not by reading at once, when a
+      // platform that records a moment later shows nothing yet). Events are recorded in sequence order (§6.2), so what the
+      // refusal recorded is there by then.
+      const anchor = await laterChangeEvent(ctx, property, mark);
+      const events = (await allEvents(ctx, { include_superseded: true }, mark)).filter((r) => r.event.property?.doorloom_id === property && !anchor(r));
       if (events.length > 0) ctx.fail('RefusalEmitted', `events after the 409: ${events.map((r) => `${r.sequence} ${r.event.type} ${r.event.window?.from}..${r.event.window?.to}`).join(', ')}`, 'no event for the property: nothing written on 409 UNAVAILABLE', '4.5.R7');
     },
   }),

@@ -1,6 +1,7 @@
 /** GET /bookings paging (§4.4, §6.9, §8): totals, order, limits, polling by updated_since. */
 import { listPageProblems } from '../../protocol/list-page.ts';
 import fc from 'fast-check';
+import { awaitObserved } from '../not-observed.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { bookingBody, createBooking, farStay, writableProperty } from './support.ts';
 
@@ -40,10 +41,21 @@ function inZone(instant: string, minutes: number): string {
   return `${local}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
-/** Waits until the wall clock has moved past `instant` by a little over a second (timestamps may be whole seconds). */
-async function after(instant: string): Promise<void> {
-  const wait = Date.parse(instant) + 1100 - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, 1100)));
+/**
+ * Waits until the platform's clock is a second past `instant` (timestamps may
+ * be whole seconds), as its answers' `Date` header shows it (RFC 9110: the
+ * platform's clock, to the second): not this machine's clock, which may be
+ * behind the platform's and then did not wait at all (issue 38). Without a
+ * `Date` header, a second and a tenth of real time, which the platform's
+ * clock also spends.
+ */
+async function after(ctx: CheckContext, instant: string): Promise<void> {
+  const past = Date.parse(instant) + 1000;
+  await awaitObserved(`the platform's clock (the Date header of its answers) a second past ${instant}`, async () => {
+    const date = (await ctx.api.get('/bookings', { query: { per_page: 1 } })).headers.date;
+    if (date === undefined) return new Promise<true>((ok) => setTimeout(() => ok(true), 1100));
+    return Date.parse(date) >= past ? true : undefined;
+  }, { everyMs: 250 });
 }
 
 export const paginationChecks = [
@@ -63,7 +75,7 @@ export const paginationChecks = [
       let moved: number | null = null;
       if (ctx.control?.offers('booking.status')) {
         if (ctx.control.offers('clock.advance')) await ctx.control.advanceClock(60);
-        else await after(created.at(-1).updated_at);
+        else await after(ctx, created.at(-1).updated_at);
         moved = created[0].id as number;
         await ctx.control.setBookingStatus(moved, 'cancelled');
       }
@@ -140,7 +152,7 @@ export const paginationChecks = [
       expectStatus(ctx, newer, 201, null, '4.5.R8', 'a valid create');
       if (Date.parse(newer.body.data.updated_at) <= Date.parse(older.body.data.updated_at)) {
         // The same instant as far as the platform's timestamps tell: the mark must fall strictly after the older one.
-        await after(older.body.data.updated_at);
+        await after(ctx, older.body.data.updated_at);
         stays.push(farStay(ctx, 1));
         newer = await createBooking(ctx, bookingBody(ctx, stays[2]!));
         expectStatus(ctx, newer, 201, null, '4.5.R8', 'a valid create');

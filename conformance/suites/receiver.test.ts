@@ -8,14 +8,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CheckFailure, NotApplicable, type CheckContext } from '../check.ts';
 import type { Receiver } from '../../simulator/webhooks/receiver.ts';
-import { DRAIN_PLATFORM_SECONDS, drained, ensureDelivered, notDelivered } from './receiver.ts';
+import { NotObserved } from '../not-observed.ts';
+import { DRAIN_PLATFORM_SECONDS, drained, ensureDelivered, notDelivered, watchForAbsence } from './receiver.ts';
 
-/** A platform whose integration is at `last` and whose rows are `rows`, with a clock the control plane moves (and counts). */
-function platform(last: number, rows: any[]) {
+/** A platform whose integration is at `last` and whose rows are `rows`, with a clock the control plane moves (and counts), or none. */
+function platform(last: number, rows: any[], clock = true) {
   const moved: number[] = [];
   const ctx = {
-    target: { kind: 'in-process' },
-    control: { offers: (a: string) => a === 'clock.advance', advanceClock: async (s: number) => void moved.push(s) },
+    target: { kind: clock ? 'in-process' : 'live' },
+    control: { offers: (a: string) => clock && a === 'clock.advance', advanceClock: async (s: number) => void moved.push(s) },
     api: {
       get: async (path: string, options?: { query?: Record<string, number> }) => {
         if (path === '/me') return { status: 200, body: { data: { status: 'active', webhook: { last_sequence: last } } } };
@@ -67,12 +68,31 @@ describe('waiting for deliveries', () => {
     expect(failed.failure).toMatchObject({ kind: 'NotDelivered', clause: '6.R2' });
   });
 
-  it('no check ignores the outcome of a wait: every waitFor, waitForDrain and drained result is used', () => {
+  it('notDelivered: after a drain of real time (no clock the control plane steps) nothing is missing, only not observed (issue 38)', async () => {
+    const breach = { kind: 'NotDelivered', received: 'event 7 not delivered', documented: 'delivered', clause: '6.R2' };
+    const outcome = await notDelivered(platform(7, [{ sequence: 6, status: 'delivered' }], false).ctx, [7], breach).catch((e) => e);
+    expect(outcome).toBeInstanceOf(NotObserved);
+    expect(outcome.message).toMatch(/^not observed: the delivery of events 7 \(delivered\), after 120 s of real time/);
+  });
+
+  it('watchForAbsence: a stepped span proves nothing came; a quiet span of real time is not observed; a breach seen is seen either way (§3.1 T2, issue 38)', async () => {
+    const stepped = platform(7, []);
+    expect(await watchForAbsence(stepped.ctx, () => false, 10, 'nothing is delivered while paused')).toEqual({ happened: false, unproven: null });
+    // Every second of the span was stepped, so every attempt due in it was made.
+    expect(stepped.moved.reduce((a, b) => a + b, 0)).toBe(10);
+    const real = await watchForAbsence(platform(7, [], false).ctx, () => false, 1, 'nothing is delivered while paused');
+    expect(real.happened).toBe(false);
+    expect(real.unproven).toBeInstanceOf(NotObserved);
+    expect(real.unproven!.message).toMatch(/^not observed: that nothing is delivered while paused, after 1 s of real time/);
+    expect(await watchForAbsence(platform(7, [], false).ctx, () => true, 1, 'nothing is delivered while paused')).toEqual({ happened: true, unproven: null });
+  });
+
+  it('no check ignores the outcome of a wait: every waitFor, waitForDrain, drained, watchForAbsence and observed result is used', () => {
     const dir = new URL('./', import.meta.url);
     const ignored: string[] = [];
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && f !== 'receiver.ts')) {
       readFileSync(new URL(file, dir), 'utf8').split('\n').forEach((line, i) => {
-        if (/^\s*await (\w+\.)?(waitFor|waitForDrain|drained)\(/.test(line)) ignored.push(`${file}:${i + 1}: ${line.trim()}`);
+        if (/^\s*await (\w+\.)?(waitFor|waitForDrain|drained|watchForAbsence|observed)\(/.test(line)) ignored.push(`${file}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(ignored).toEqual([]);

@@ -13,6 +13,7 @@ import { startReceiver, type ReceivedDelivery, type Receiver } from '../../simul
 import { DELIVERY_BREACHES } from '../../protocol/delivery-problems.ts';
 import type { CheckContext } from '../check.ts';
 import { NotApplicable } from '../check.ts';
+import { NotObserved } from '../not-observed.ts';
 
 /** The receiver a check registered last: live, one listen port serves one receiver at a time. */
 const current = new WeakMap<CheckContext, Receiver>();
@@ -203,15 +204,44 @@ export async function backlogAhead(ctx: CheckContext, own: number[]): Promise<nu
 }
 
 /**
- * The check's own events (`own`) were not delivered within a drain: not
- * applicable when older undelivered events are queued ahead of them (a
- * back-off the document does not time, so the wait proves nothing), else the
- * breach the caller names.
+ * The check's own events (`own`) were not delivered within a drain. Only a
+ * drain of platform time can make that a breach: where the control plane
+ * moves the clock, every attempt due in the two hours was made before each
+ * step answered. Then it is the breach the caller names, unless older
+ * undelivered events are queued ahead of them (a back-off the document does
+ * not time, so the wait proves nothing: not applicable). A drain of real
+ * time proves nothing either way (the platform, or this machine, may just be
+ * slow): not observed (issue 38).
  */
 export async function notDelivered(ctx: CheckContext, own: number[], breach: { kind: string; received: string; documented: string; clause: string }): Promise<never> {
   const ahead = own.length > 0 ? await backlogAhead(ctx, own) : 0;
   if (ahead > 0) throw new NotApplicable(`${ahead} older undelivered events are queued ahead of events ${own.join(', ')} after ${describeDrain(ctx)}; the retry schedule is not shown, so the wait proves nothing`);
+  if (!ctx.control?.offers('clock.advance')) throw new NotObserved(`the delivery of events ${own.join(', ')} (${breach.documented})`, describeDrain(ctx), 'real time proves no delivery missing: only a clock the control plane steps does');
   return ctx.fail(breach.kind, `${breach.received} (after ${describeDrain(ctx)})`, breach.documented, breach.clause);
+}
+
+/** What `watchForAbsence` saw. */
+export interface Absence {
+  /** The thing that must not happen happened: the caller fails the check. */
+  happened: boolean;
+  /** Null when the span proved it did not happen; else why the absence is not observed (the caller ends not applicable). */
+  unproven: NotObserved | null;
+}
+
+/**
+ * Watches, for `seconds` of platform time, for something that must not
+ * happen (a delivery while paused, or while no URL is registered). Where the
+ * control plane moves the clock, the span is stepped and every attempt due
+ * in it is made before each step answers, so nothing seen proves nothing
+ * came in that much platform time. In real time a quiet span proves nothing
+ * (issue 38: a slow platform or machine would pass it): the absence is then
+ * not observed, and the caller reports so once it has judged the rest; a
+ * breach seen on the way is a breach all the same.
+ */
+export async function watchForAbsence(ctx: CheckContext, happened: () => boolean, seconds: number, what: string): Promise<Absence> {
+  const seen = await waitFor(ctx, happened, seconds);
+  if (seen || ctx.control?.offers('clock.advance')) return { happened: seen, unproven: null };
+  return { happened: false, unproven: new NotObserved(`that ${what}`, `${seconds} s of real time`, 'a quiet span of real time proves no absence; it takes a clock the control plane steps (clock.advance)') };
 }
 
 /** Fails the check with the first problem the receiver recorded, if any. */

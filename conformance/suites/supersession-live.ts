@@ -11,6 +11,7 @@ import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../
 import { allEvents, bookingBody, coveringRow, createBooking, expectCreated, } from './support.ts';
 import { deliveryBreach, drained, notDelivered, partnerReceiver, type PartnerReceiver } from './receiver.ts';
 import { createdPair } from './webhooks.ts';
+import { awaitObserved, NotObserved } from '../not-observed.ts';
 
 const suite = 'supersession';
 
@@ -69,13 +70,17 @@ export async function makeSupersession(ctx: CheckContext): Promise<MadeSupersess
   // Not tried within the wait (a backlog ahead of it), it is still undelivered: pending rather than failed.
   const tried = await hook.waitFor(() => receiver.received.some((d) => d.sequence === target) || receiver.problems.length > 0, 15);
   deliveryBreach(ctx, receiver.received);
-  // The receiver has answered; give the platform a moment to record the failed attempt (an event in flight is not superseded).
-  for (let i = 0; i < 50 && receiver.received.some((d) => d.sequence === target); i++) {
-    const row = (await ctx.api.get('/events', { query: { after_sequence: first.sequence - 1, limit: 1, include_superseded: true } })).body?.data?.[0];
-    if (row?.sequence !== target || row.status !== 'delivering') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // An event in flight is not superseded (§3.3 covers what is still undelivered; a post under way is neither). The cover
+  // waits for the event that ends the attempt, the platform's record of it: its replay row no longer delivering
+  // (issue 38: it went on after 5 s, and a platform slower to record the refusal failed NotSuperseded).
+  const row = async () => (await ctx.api.get('/events', { query: { after_sequence: target! - 1, limit: 1, include_superseded: true } })).body?.data?.[0];
+  await awaitObserved(`the platform's record of its attempt at availability.changed ${target} (the replay row no longer delivering)`, async () => {
+    const r = await row();
+    return r?.sequence === target && r.status === 'delivering' ? undefined : (r ?? null);
+  }, { why: 'an event in flight is not superseded, so its cover waits for the attempt to end' });
   if (receiver.received.some((d) => d.sequence === target && d.answered === 200)) throw new Error(`the receiver accepted sequence ${target} it was told to fail`);
+  const attempts = () => receiver.received.filter((d) => d.sequence === target).length;
+  const attemptsBefore = attempts();
   const secondBody = bookingBody(ctx, { ...stay, property: { doorloom_id: property } });
   const secondRes = await createBooking(ctx, secondBody);
   expectStatus(ctx, secondRes, 201, null, '4.5.R8', `a second create on ${night}, where the snapshot showed two free units`);
@@ -83,6 +88,11 @@ export async function makeSupersession(ctx: CheckContext): Promise<MadeSupersess
   const second = createdPair(rows, secondBody, secondRes.body.data.id);
   const covered = rows.find((r) => r.sequence === target);
   if (covered?.status !== 'superseded') {
+    // A retry under way while the cover was recorded is in flight, not undelivered: nothing is judged on it. Its post
+    // reaches the receiver before the platform records its end, so a retry that overlapped the cover shows either way.
+    if (covered?.status === 'delivering' || attempts() > attemptsBefore) {
+      throw new NotObserved(`availability.changed ${target} undelivered and not in flight when availability.changed ${second[0]?.sequence ?? '?'} covered its night`, 'the second create', `a retry of it was under way then (row ${covered?.status}, ${attempts()} attempt(s) at the receiver, ${attemptsBefore} before the cover), and an event in flight is not superseded`);
+    }
     ctx.fail('NotSuperseded', `availability.changed ${target} is ${covered?.status ?? 'gone from replay'} after availability.changed ${second[0]?.sequence ?? '?'} covered its night while undelivered (${tried ? 'refused by the receiver' : 'not yet attempted'})`, 'an undelivered event fully covered by a newer one becomes superseded', '3.3.T1');
   }
   return { hook, first: covered, second, before };

@@ -7,7 +7,7 @@
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
-import { allEvents, bookingBody, createBooking, describe, horizonStay, knownProperty, ratesEvent, recorded, rowsFor, writableProperty, type ChangeWindow } from './support.ts';
+import { allEvents, bookingBody, changeEvent, createBooking, describe, horizonStay, knownProperty, ratesEvent, recorded, rowsFor, writableProperty, type ChangeWindow } from './support.ts';
 import { drained, ensureDelivered, receiverFor } from './receiver.ts';
 
 /** Delivery paused for the check and resumed after it, pass or fail: events stay undelivered, so they can be superseded (§3.3). */
@@ -65,8 +65,9 @@ export const supersessionChecks = [
       const w = nights(property, from, 0, 1);
       const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
       await ctx.control!.setRestrictions(property, { from: w.from, to: w.to, min_stay: 3 });
-      const [restrictions] = await recorded(ctx, () => rowsFor(ctx, 'restrictions.changed', w, before), (r) => r.length > 0);
-      if (!restrictions) throw new NotApplicable(`no restrictions.changed for ${w.from}..${w.to} after sequence ${before} (not subscribed, or not recorded within 15 s)`);
+      const subscribed = (await ctx.api.get('/me')).body?.data?.webhook?.event_types;
+      if (Array.isArray(subscribed) && !subscribed.includes('restrictions.changed')) throw new NotApplicable(`the integration is not subscribed to restrictions.changed (webhook.event_types ${JSON.stringify(subscribed)})`);
+      const [restrictions] = await recorded(ctx, changeEvent('restrictions.changed', w, before, 'control restrictions.set'), () => rowsFor(ctx, 'restrictions.changed', w, before), (r) => r.length > 0);
       // §3.3: a rates change over the same nights and more carries no restrictions: it covers nothing of that event.
       const rates = await ratesEvent(ctx, nights(property, from, 0, 3), 3300);
       const rows = await allEvents(ctx, { include_superseded: true }, restrictions.sequence - 1);
@@ -92,9 +93,10 @@ export const supersessionChecks = [
         expectStatus(ctx, res, 201, null, '4.5.R8', 'a valid create');
         ids.push(res.body.data.id);
       }
-      const rows = await recorded(ctx, () => allEvents(ctx, { include_superseded: true, property_id: property, 'types[]': ['booking.changed'] }, before), (r) => ids.every((id) => r.some((x) => x.event.data?.id === id)));
-      const first = rows.find((r) => r.event.data?.id === ids[0]);
-      if (!first) throw new NotApplicable(`no booking.changed for booking ${ids[0]} after sequence ${before} (not subscribed, or not recorded within 15 s)`);
+      const subscribed = (await ctx.api.get('/me')).body?.data?.webhook?.event_types;
+      if (Array.isArray(subscribed) && !subscribed.includes('booking.changed')) throw new NotApplicable(`the integration is not subscribed to booking.changed (webhook.event_types ${JSON.stringify(subscribed)})`);
+      const rows = await recorded(ctx, `the booking.changed events of bookings ${ids.join(' and ')} after sequence ${before}`, () => allEvents(ctx, { include_superseded: true, property_id: property, 'types[]': ['booking.changed'] }, before), (r) => ids.every((id) => r.some((x) => x.event.data?.id === id)));
+      const first = rows.find((r) => r.event.data?.id === ids[0])!;
       // The same assumption: a booking.changed's window is its stay, check-in to the last night.
       for (const [i, stay] of [shorter, longer].entries()) {
         const row = rows.find((r) => r.event.data?.id === ids[i]);
@@ -125,7 +127,7 @@ export const supersessionChecks = [
       await ensureDelivered(ctx, receiver, `event ${first.sequence}, the check's first change, must be delivered before a newer change covers it`, first.sequence);
       await held(ctx);
       // An attempt at the second still in flight when the pause landed ends (refused) before the cover is recorded.
-      await recorded(ctx, () => allEvents(ctx, { include_superseded: true }, second.sequence - 1), (r) => r[0]?.status !== 'delivering');
+      await recorded(ctx, `the platform's record of the attempt at event ${second.sequence} in flight when delivery was paused (its replay row no longer delivering)`, () => allEvents(ctx, { include_superseded: true }, second.sequence - 1), (r) => r[0]?.status !== 'delivering', 'an event in flight is not superseded, so the cover must wait for the attempt to end');
       receiver.setPolicy(null);
       const covering = await ratesEvent(ctx, nights(property, from, 0, 3), 4200);
       const rows = await allEvents(ctx, { include_superseded: true }, first.sequence - 1);

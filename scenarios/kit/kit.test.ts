@@ -1,7 +1,7 @@
 /** The scenario kit: how differences are found and how timelines are written for people. */
 import { describe, expect, it } from 'vitest';
 import { firstDifference, MISSING } from './convergence.ts';
-import { clockText, elapsedText, renderHtml, renderMarkdown, type ScenarioReport } from './report.ts';
+import { clockText, elapsedText, renderHtml, renderMarkdown, verdictWord, type ScenarioReport } from './report.ts';
 import { formatDuration, summarizeCall } from './scenario.ts';
 
 describe('firstDifference', () => {
@@ -60,6 +60,19 @@ describe('the timeline report', () => {
     const md = renderMarkdown(report({ ok: true, failure: null, divergence: null, breakages: [] }));
     expect(md).toContain('**PASSED**');
     expect(md).not.toContain('## Failure');
+  });
+
+  it('a live wait that ran out is NOT OBSERVED, naming what was awaited: neither passed nor failed (issue 38)', () => {
+    const awaited = 'not observed: the platform\'s delivery of every event up to sequence 9 to the partner (its cursor 4), after 120 s of real time';
+    const r = report({ ok: false, failure: null, notObserved: awaited, divergence: null, breakages: [], mode: 'live' });
+    expect(verdictWord(r)).toBe('NOT OBSERVED');
+    const md = renderMarkdown(r);
+    expect(md).toContain('**NOT OBSERVED**');
+    expect(md).toContain(`## Not observed\n\n${awaited}: a live wait that ran out judges nothing`);
+    expect(md).not.toContain('## Failure');
+    expect(renderHtml(r)).toContain('<span class="verdict info">NOT OBSERVED</span>');
+    expect(verdictWord(report())).toBe('FAILED');
+    expect(verdictWord(report({ ok: true, failure: null }))).toBe('PASSED');
   });
 
   it('clock and duration texts', () => {

@@ -29,6 +29,8 @@ export interface ScenarioReport {
   /** Breakages switched on in the partner (certification tests), by name. */
   breakages: string[];
   failure: string | null;
+  /** A live wait that ran out (issue 38): what was not observed. Neither passed nor failed. */
+  notObserved?: string | null;
   divergence: Divergence | null;
   timeline: TimelineEntry[];
   startedAt: number;
@@ -61,20 +63,26 @@ function firstLine(d: Divergence): string {
   return first ? describeDifference(first) : 'none: the partner still matched the platform when the run stopped';
 }
 
+/** PASSED, FAILED, or NOT OBSERVED (a live wait ran out: neither). */
+export function verdictWord(r: Pick<ScenarioReport, 'ok' | 'failure' | 'notObserved'>): string {
+  return r.ok ? 'PASSED' : r.failure === null && r.notObserved ? 'NOT OBSERVED' : 'FAILED';
+}
+
 export function renderMarkdown(r: ScenarioReport): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const start = r.timeline[0]?.at ?? r.startedAt;
   const lines = [
     `# ${headline(r)}`,
     '',
-    `**${r.ok ? 'PASSED' : 'FAILED'}** · ${r.mode} · ${(r.durationMs / 1000).toFixed(1)} s real time · platform clock ${clockText(start)} → ${clockText(r.timeline.at(-1)?.at ?? start)} (+05:30)`,
+    `**${verdictWord(r)}** · ${r.mode} · ${(r.durationMs / 1000).toFixed(1)} s real time · platform clock ${clockText(start)} → ${clockText(r.timeline.at(-1)?.at ?? start)} (+05:30)`,
     '',
     `${r.story}`,
     '',
     `Live target: ${r.live.capable ? 'yes' : 'no'}. ${r.live.note}`,
     ...(r.breakages.length > 0 ? ['', `Partner deliberately broken: **${r.breakages.join(', ')}**.`] : []),
   ];
-  if (!r.ok) {
+  if (!r.ok && r.failure === null && r.notObserved) lines.push('', '## Not observed', '', `${r.notObserved}: a live wait that ran out judges nothing (neither passed nor failed).`);
+  else if (!r.ok) {
     lines.push('', '## Failure', '', r.failure ?? '');
     if (r.divergence) lines.push(...divergenceMarkdown(r.divergence));
   }
@@ -111,7 +119,8 @@ export function renderHtml(r: ScenarioReport): string {
   const start = r.timeline[0]?.at ?? r.startedAt;
   const rows = r.timeline.map((e, i) => `<tr class="${e.level} ${e.actor.replace(/\s/g, '-')}"><td>${i + 1}</td><td class="clock">${esc(clockText(e.at))}</td><td class="clock">${esc(elapsedText(e.at - start))}</td><td>${esc(e.actor)}</td><td>${esc(e.action)}</td><td class="seq">${esc(e.sequence)}</td><td>${esc(e.outcome)}</td></tr>`).join('\n');
   let failure = '';
-  if (!r.ok) {
+  if (!r.ok && r.failure === null && r.notObserved) failure = `<section class="failure not-observed"><h2>Not observed</h2><p>${esc(r.notObserved)}: a live wait that ran out judges nothing (neither passed nor failed).</p></section>`;
+  else if (!r.ok) {
     failure = `<section class="failure"><h2>Failure</h2><p>${esc(r.failure ?? '')}</p>`;
     if (r.divergence) {
       const d = r.divergence;
@@ -130,7 +139,7 @@ export function renderHtml(r: ScenarioReport): string {
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1d1d1f}
 h1{font-size:1.3rem}.verdict{font-weight:700;padding:.15rem .5rem;border-radius:4px;color:#fff}
-.verdict.pass{background:#1a7f37}.verdict.fail{background:#cf222e}
+.verdict.pass{background:#1a7f37}.verdict.fail{background:#cf222e}.verdict.info{background:#6e7781}
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border-bottom:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa;position:sticky;top:0}td.clock,td.seq{white-space:nowrap;font-family:ui-monospace,monospace;font-size:12px}
 tr.fail td{background:#ffebe9}tr.ok td{background:#dafbe1}tr.note td{color:#57606a;font-style:italic}
@@ -138,7 +147,7 @@ tr.scenario td{font-weight:600;background:#f6f8fa}.failure{border:2px solid #cf2
 .first{font-weight:700;font-family:ui-monospace,monospace}code{font-size:12px}
 </style></head><body>
 <h1>${esc(headline(r))}</h1>
-<p><span class="verdict ${r.ok ? 'pass' : 'fail'}">${r.ok ? 'PASSED' : 'FAILED'}</span> ${esc(r.mode)} · ${(r.durationMs / 1000).toFixed(1)} s real time · platform clock ${esc(clockText(start))} → ${esc(clockText(r.timeline.at(-1)?.at ?? start))} (+05:30)</p>
+<p><span class="verdict ${r.ok ? 'pass' : verdictWord(r) === 'NOT OBSERVED' ? 'info' : 'fail'}">${verdictWord(r)}</span> ${esc(r.mode)} · ${(r.durationMs / 1000).toFixed(1)} s real time · platform clock ${esc(clockText(start))} → ${esc(clockText(r.timeline.at(-1)?.at ?? start))} (+05:30)</p>
 <p>${esc(r.story)}</p>
 <p>Live target: ${r.live.capable ? 'yes' : 'no'}. ${esc(r.live.note)}</p>
 ${r.breakages.length > 0 ? `<p>Partner deliberately broken: <strong>${esc(r.breakages.join(', '))}</strong>.</p>` : ''}

@@ -23,7 +23,8 @@ import { FaultyNetwork } from './network.ts';
 import { writeScenarioReport, type ScenarioReport } from './report.ts';
 import type { Staff } from './staff.ts';
 import { Timeline, type Actor, type Level } from './timeline.ts';
-import { LiveWorld, SimWorld, type LiveOptions, type PropertyInfo, type World } from './world.ts';
+import { LIVE_DELIVERY_MS, LiveWorld, SimWorld, type LiveOptions, type PropertyInfo, type World } from './world.ts';
+import { ScenarioNotObserved } from './not-observed.ts';
 
 /** The nights the reference partner keeps in the scenarios (two snapshot windows: 92 + 28). */
 export const SCENARIO_HORIZON_DAYS = 120;
@@ -146,11 +147,21 @@ export class ScenarioRun {
    * list, field for field. Live targets get a few seconds to settle.
    */
   async converged(label: string): Promise<void> {
-    const state = this.current?.state ?? this.lastState ?? emptyState();
-    let d = await compareWithPlatform(this.checker, state, this.window());
-    for (let attempt = 1; this.live && d.total > 0 && attempt < 5; attempt++) {
-      await realSleep(2000);
-      d = await compareWithPlatform(this.checker, state, this.window());
+    const state = () => this.current?.state ?? this.lastState ?? emptyState();
+    let d = await compareWithPlatform(this.checker, state(), this.window());
+    if (this.live && d.total > 0) {
+      // Live, the platform delivers in real time: the comparison waits for the event that makes it fair, the partner's
+      // cursor at the platform's latest sequence (every event issued processed), not four tries two seconds apart
+      // (issue 38). A difference left then is a divergence; a partner that never gets there is not observed.
+      const cap = (this.world as LiveWorld).options.deliverTimeoutMs ?? LIVE_DELIVERY_MS;
+      let latest = 0;
+      for (const end = Date.now() + cap; ;) {
+        latest = await this.latestSequence();
+        if ((state().cursor ?? 0) >= latest) break;
+        if (Date.now() > end) throw new ScenarioNotObserved(`the partner's cursor reaching the platform's latest sequence ${latest} (it stood at ${state().cursor}), before comparing states (${label})`, `${cap / 1000} s of real time`);
+        await realSleep(200);
+      }
+      d = await compareWithPlatform(this.checker, state(), this.window());
     }
     const c = d.compared;
     if (d.total === 0) {
@@ -372,6 +383,7 @@ export async function runScenario(definition: ScenarioDefinition, options: RunOp
   const timeline = new Timeline(() => world?.now() ?? Date.now(), () => world?.latestSequence() ?? null);
   let run: ScenarioRun | null = null;
   let failure: string | null = null;
+  let notObserved: string | null = null;
   let divergence: Divergence | null = null;
   try {
     if (options.live && !definition.live.capable) throw new ScenarioFailure(`${definition.name} cannot run against a live target: ${definition.live.note}`);
@@ -380,12 +392,14 @@ export async function runScenario(definition: ScenarioDefinition, options: RunOp
     timeline.add('scenario', `${definition.title}`, world.mode === 'live' ? `live target ${world.baseUrl}` : 'in-process simulator, frozen virtual clock, demo world');
     await definition.run(run);
   } catch (e) {
-    failure = e instanceof ScenarioFailure ? e.message : `${(e as Error).name ?? 'Error'}: ${(e as Error).message ?? String(e)}${e instanceof Error && e.stack ? `\n${e.stack.split('\n').slice(1, 6).join('\n')}` : ''}`;
+    // A live wait that ran out judges nothing: neither passed nor failed (issue 38).
+    if (e instanceof ScenarioNotObserved) notObserved = e.message;
+    else failure = e instanceof ScenarioFailure ? e.message : `${(e as Error).name ?? 'Error'}: ${(e as Error).message ?? String(e)}${e instanceof Error && e.stack ? `\n${e.stack.split('\n').slice(1, 6).join('\n')}` : ''}`;
     if (e instanceof DivergenceFailure) divergence = e.divergence;
     else if (run) {
       try {
         divergence = await run.divergenceNow();
-        timeline.add('check', 'state when the run stopped', divergence.total === 0 ? 'partner still equal to the platform' : `DIVERGED · ${describeDifference(divergence.differences[0]!)} (${divergence.total} difference(s))`, { level: divergence.total === 0 ? 'note' : 'fail' });
+        timeline.add('check', 'state when the run stopped', divergence.total === 0 ? 'partner still equal to the platform' : `DIVERGED · ${describeDifference(divergence.differences[0]!)} (${divergence.total} difference(s))`, { level: divergence.total === 0 || notObserved !== null ? 'note' : 'fail' });
       } catch {
         // The world itself is unusable; the failure message says why.
       }
@@ -397,7 +411,7 @@ export async function runScenario(definition: ScenarioDefinition, options: RunOp
   const breakages = Object.entries(options.breakages ?? {}).filter(([, on]) => on).map(([name]) => name);
   const report: ScenarioReport = {
     name: definition.name, number: definition.number, title: definition.title, story: definition.story, live: definition.live,
-    mode: options.live ? 'live' : 'simulator', ok: failure === null, breakages, failure, divergence,
+    mode: options.live ? 'live' : 'simulator', ok: failure === null && notObserved === null, breakages, failure, notObserved, divergence,
     timeline: timeline.entries, startedAt, durationMs: Date.now() - startedAt,
   };
   const files = options.reportDir === null ? null : writeScenarioReport(report, options.reportDir ?? undefined, options.reportName ?? definition.name);

@@ -49,10 +49,18 @@ export interface StaffWebhooks {
   log: { integration_id: number; kind: string; sequence: number | null; outcome: { status: number } | { error: string }; at: number }[];
 }
 
+/** Queued full re-syncs (simulator/sync-worker.ts): a clock step runs them to the end first. */
+export interface StaffSyncs {
+  /** Runs every queued sync job to the end, synchronously. */
+  drain(): void;
+}
+
 export interface StaffDeps {
   platform: Platform;
   clock: VirtualClock;
   webhooks: StaffWebhooks;
+  /** Without it a clock step leaves queued syncs to their worker (tests that build the staff plane alone). */
+  syncs?: StaffSyncs;
 }
 
 /** Lets a request through only with the staff token (the control plane's token too). */
@@ -65,7 +73,7 @@ export function staffTokenGuard(platform: Platform): Middleware {
   };
 }
 
-export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
+export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Router {
   const router = new Router({ prefix: STAFF_ROOT });
   const { store, entropy, vault, changes } = platform.deps;
   const now = () => clock.now();
@@ -321,6 +329,10 @@ export function staffRouter({ platform, clock, webhooks }: StaffDeps): Router {
     const seconds = num(b, 'seconds', { min: 0 });
     const ms = Math.round(seconds * 1000);
     if (!clockCanShow(now() + ms)) throw invalid('seconds', CLOCK_RANGE_MESSAGE);
+    // Everything due happens before the answer, in order (spec/control-openapi.yaml clock.advance): a queued sync is
+    // due at once, so its events are recorded first, then every delivery due on the way is made. A step (even of 0 s)
+    // is then an event a check can wait for: what it did not bring was not due, whatever the machine's speed.
+    syncs?.drain();
     await webhooks.advance(ms);
     // What the serving simulator's sweep would have done over that much time: keys past their 24 hours are let go (§4.5 rule 1).
     store.transaction((tx) => purgeExpired(tx, now()));
