@@ -57,5 +57,5 @@ describe('idempotency.in-progress judges two identical creates as the platform s
     const report = await runConformance({ ...s.partner, ...s.platform, baseUrl, checks: ['idempotency.in-progress'] });
     const result = report.results[0]!;
     expect([result.outcome, result.failure ?? result.reason ?? result.error ?? '']).toEqual(['passed', '']);
-  }, 120_000);
+  });
 });
