@@ -35,7 +35,8 @@ Target (default: the in-process simulator, fresh world per check, its control pl
   --allow-writes          let checks create bookings (live: only on --property, far-future free nights, ids prefixed by the run id)
   --allow-sync            let the sync checks call POST /sync (spends the day's full-sync allowance)
   --property ID           a platform property id a live run may use (repeatable)
-  --allow-burst           let a check drive the rate limit to a 429 (live: the key is throttled until the window resets)
+  --allow-burst           let a check drive the rate limit to a 429 (lowered and put back where the control plane offers
+                          rate-limit.set; otherwise, live, the key is throttled until the window resets)
   --webhook-public-url U  live webhooks: the URL the platform delivers to (staff registered it)
   --webhook-listen-port N live webhooks: where the runner's receiver listens behind that URL
   --control-url URL       a staging control plane (spec/control-openapi.yaml) for checks that need platform actions

@@ -26,6 +26,12 @@ export interface ControlPlane {
   actions: string[];
 }
 
+/** An integration's general rate limit (§7), as rate-limit.set sets and reads it. */
+export interface RateLimit {
+  limit: number;
+  window_seconds: number;
+}
+
 /** A control action the platform refused or failed: the run's own tooling, never a breach of the partner API. */
 export class ControlError extends Error {}
 
@@ -89,6 +95,24 @@ export class ControlClient {
     return this.integration('rate-limit.set', 'PUT', 'rate-limit', { limit, window_seconds: windowSeconds });
   }
 
+  /**
+   * The integration's rate limit in force (GET of rate-limit.set), so a check that lowers it puts back what it
+   * found; the partner API shows the limit but never the window (§7). Null where the control plane answers 404,
+   * 405 or 501: it offers the PUT alone.
+   */
+  async rateLimit(): Promise<RateLimit | null> {
+    if (!this.offers('rate-limit.set')) throw new ControlError('the control plane does not offer rate-limit.set');
+    const path = `/integrations/${encodeURIComponent(await this.integrationSlug('rate-limit.set'))}/rate-limit`;
+    const res = await this.http.request('GET', path);
+    if (res.status === 404 || res.status === 405 || res.status === 501) return null;
+    const found = res.body?.data?.rate_limit;
+    const whole = (n: unknown) => Number.isInteger(n) && (n as number) >= 1;
+    if (res.status !== 200 || !whole(found?.limit) || !whole(found?.window_seconds)) {
+      throw new ControlError(`control rate-limit.set (GET ${path}) answered ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}, not data.rate_limit {limit, window_seconds}: ${res.text.slice(0, 200)}`);
+    }
+    return { limit: found.limit, window_seconds: found.window_seconds };
+  }
+
   async rotateApiKey(): Promise<string> {
     return ((await this.integration('api-key.rotate', 'POST', 'rotate-api-key')) as { api_key: string }).api_key;
   }
@@ -146,12 +170,17 @@ export class ControlClient {
   }
 
   private async integration(action: ControlAction, method: string, tail: string, body?: unknown, call?: Pick<RequestOptions, 'idempotent'>): Promise<unknown> {
+    return this.call(action, method, `/integrations/${encodeURIComponent(await this.integrationSlug(action))}/${tail}`, body, call);
+  }
+
+  /** The integration's slug, as GET /me shows it (read once). */
+  private async integrationSlug(action: ControlAction): Promise<string> {
     if (this.slug === null) {
       const me = await this.api.get('/me');
       if (me.status !== 200 || typeof me.body?.data?.slug !== 'string') throw new ControlError(`the integration's slug is needed for ${action}, and GET /me answered ${me.status}`);
       this.slug = me.body.data.slug as string;
     }
-    return this.call(action, method, `/integrations/${encodeURIComponent(this.slug)}/${tail}`, body, call);
+    return this.slug;
   }
 
   /** One action; `call.idempotent` is the caller's word that a POST is idempotent by its meaning (resend.ts). */

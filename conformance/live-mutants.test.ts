@@ -22,7 +22,7 @@ describe('live mutation score', () => {
   it('is 100%: every fault detected by its check over HTTP', async () => {
     const { results, score } = await runLiveMutants(servedOverLoopback, { runs: 5, seed: 3, concurrency: 3 });
     expect(results.map((r) => r.fault)).toEqual([...FAULT_NAMES]);
-    expect(results.filter((r) => !r.detected).map((r) => `${r.fault}: ${r.check} did not fail (failed: ${r.failedChecks.join(', ') || 'nothing'})`)).toEqual([]);
+    expect(results.filter((r) => !r.detected).map((r) => `${r.fault}: ${r.check} did not fail (failed: ${r.failedChecks.join(', ') || 'nothing'}; it was ${r.missed})`)).toEqual([]);
     expect(score).toBe(1);
   });
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../simulator/faults.ts';
 import type { FaultName } from '../simulator/domain/faults.ts';
-import { DETECTED_BY, type MutantResult } from './mutants.ts';
+import { DETECTED_BY, missed, type MutantResult } from './mutants.ts';
 import { runConformance, type ConformanceOptions } from './runner.ts';
 import { freePort } from './served-simulator.ts';
 
@@ -43,7 +43,7 @@ export async function runLiveMutants(serve: ServeFault, options: Pick<Conformanc
         const report = await runConformance({ ...deployment.options, runs: options.runs ?? 5, seed: options.seed, checks: [check] });
         const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
         const clause = report.results.find((r) => r.id === check && r.outcome === 'failed')?.failure?.clause || null;
-        results[i] = { fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks, clause };
+        results[i] = { fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks, clause, ...missed(report.results, check) };
       } finally {
         await deployment.stop();
       }

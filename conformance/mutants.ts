@@ -6,6 +6,7 @@
 import { FAULT_DESCRIPTIONS, FAULT_NAMES } from '../simulator/faults.ts';
 import type { FaultName } from '../simulator/domain/faults.ts';
 import { runConformance, type ConformanceOptions } from './runner.ts';
+import type { CheckResult } from './types.ts';
 
 /** The check each fault must make fail. */
 export const DETECTED_BY: Record<FaultName, string> = {
@@ -137,6 +138,8 @@ export interface MutantResult {
   failedChecks: string[];
   /** The clause the detecting check's failure named (none when it was not detected). */
   clause: string | null;
+  /** When it was not detected: the expected check's outcome and why (its reason or error), so a miss says what happened. */
+  missed?: string;
 }
 
 /** Runs the expected check (or, with `full`, the whole catalogue) against each fault. */
@@ -147,7 +150,15 @@ export async function runMutants(options: Pick<ConformanceOptions, 'runs' | 'see
     const report = await runConformance({ target: 'in-process', fault, runs: options.runs ?? 15, seed: options.seed, checks: options.full ? undefined : [check] });
     const failedChecks = report.results.filter((r) => r.outcome === 'failed').map((r) => r.id);
     const clause = report.results.find((r) => r.id === check && r.outcome === 'failed')?.failure?.clause || null;
-    results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks, clause });
+    results.push({ fault, description: FAULT_DESCRIPTIONS[fault], check, detected: failedChecks.includes(check), failedChecks, clause, ...missed(report.results, check) });
   }
   return { results, score: results.filter((r) => r.detected).length / results.length };
+}
+
+/** `missed` of a MutantResult: the expected check's outcome and the first line of its reason or error, unless it failed. */
+export function missed(results: CheckResult[], check: string): { missed?: string } {
+  const own = results.find((r) => r.id === check);
+  if (!own || own.outcome === 'failed') return {};
+  const why = (own.reason ?? own.error)?.split('\n')[0];
+  return { missed: `${own.outcome}${why ? `: ${why}` : ''}` };
 }

@@ -50,7 +50,7 @@ describe('against the in-process simulator', () => {
 
   it('detects every fault with the check that should detect it (mutation score 100%)', async () => {
     const { results, score } = await runMutants({ runs: 10, seed: 7 });
-    expect(results.filter((r) => !r.detected).map((r) => r.fault)).toEqual([]);
+    expect(results.filter((r) => !r.detected).map((r) => `${r.fault}: ${r.check} ${r.missed}`)).toEqual([]);
     expect(score).toBe(1);
     // The committed evidence behind the report's "shown to bite" is what the faults show now (npm run bite-evidence rewrites it).
     expect(BITE_EVIDENCE.faults, 'conformance/bite-evidence.ts is stale: npm run bite-evidence').toEqual(faultKills(results));

@@ -18,12 +18,12 @@ type Params = Record<string, string>;
 /** One action of the contract: its route here and the staff route that performs it. */
 interface ControlRoute {
   action: string;
-  method: 'post' | 'put';
+  method: 'get' | 'post' | 'put';
   path: string;
   staff(params: Params, integrationId: (slug: string) => number): string;
 }
 
-/** Every action of spec/control-openapi.yaml (control/control-openapi.test.ts keeps the two equal). */
+/** Every operation of spec/control-openapi.yaml (control/control-openapi.test.ts keeps the two equal); an action may have more than one. */
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
   { action: 'delivery.pause', method: 'post', path: '/integrations/:slug/pause', staff: (p, id) => `/integrations/${id(p.slug!)}/pause` },
   { action: 'delivery.resume', method: 'post', path: '/integrations/:slug/resume', staff: (p, id) => `/integrations/${id(p.slug!)}/resume` },
@@ -32,6 +32,8 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   { action: 'webhook.set-event-types', method: 'put', path: '/integrations/:slug/webhook/event-types', staff: (p, id) => `/integrations/${id(p.slug!)}/webhook` },
   { action: 'integration.disable', method: 'post', path: '/integrations/:slug/disable', staff: (p, id) => `/integrations/${id(p.slug!)}/disable` },
   { action: 'integration.enable', method: 'post', path: '/integrations/:slug/enable', staff: (p, id) => `/integrations/${id(p.slug!)}/enable` },
+  // The limit in force is part of the action (the staff view of the integration holds it): a run that lowers it reads it first, to put it back.
+  { action: 'rate-limit.set', method: 'get', path: '/integrations/:slug/rate-limit', staff: (p, id) => `/integrations/${id(p.slug!)}` },
   { action: 'rate-limit.set', method: 'put', path: '/integrations/:slug/rate-limit', staff: (p, id) => `/integrations/${id(p.slug!)}/rate-limit` },
   { action: 'api-key.rotate', method: 'post', path: '/integrations/:slug/rotate-api-key', staff: (p, id) => `/integrations/${id(p.slug!)}/rotate-api-key` },
   { action: 'webhook-secret.rotate', method: 'post', path: '/integrations/:slug/rotate-webhook-secret', staff: (p, id) => `/integrations/${id(p.slug!)}/rotate-webhook-secret` },
@@ -45,6 +47,9 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   { action: 'create.latency', method: 'put', path: '/create-latency', staff: () => '/settings' },
 ];
 
+/** The action names offered, each once. */
+export const OFFERED_ACTIONS: readonly string[] = [...new Set(CONTROL_ROUTES.map((r) => r.action))];
+
 export function controlRouter({ platform, staff }: { platform: Platform; staff: Router }): Router {
   const router = new Router({ prefix: CONTROL_ROOT });
   const staffRoutes = staff.routes();
@@ -55,7 +60,7 @@ export function controlRouter({ platform, staff }: { platform: Platform; staff: 
   };
   router.use(staffTokenGuard(platform));
   router.get('/capabilities', (ctx) => {
-    send(ctx, { status: 200, body: success('Control actions offered.', { actions: CONTROL_ROUTES.map((r) => r.action) }) });
+    send(ctx, { status: 200, body: success('Control actions offered.', { actions: OFFERED_ACTIONS }) });
   });
   for (const route of CONTROL_ROUTES) {
     router[route.method](route.path, async (ctx, next) => {
