@@ -31,6 +31,8 @@ export interface DoubleOptions {
   port?: number;
   breakage?: Breakage | null;
   log?: (line: string) => void;
+  /** Every API call waits this long before it goes out: a partner on a slow machine (issue 38). */
+  callDelayMs?: number;
 }
 
 interface Night {
@@ -130,6 +132,7 @@ export class PartnerDouble {
   // ------------------------------------------------------------ API
 
   private async api(method: 'GET' | 'POST', path: string, init: { body?: string; key?: string } = {}): Promise<Answer> {
+    if (this.o.callDelayMs) await sleep(this.o.callDelayMs);
     let refreshed = false;
     for (let limited = 0; ;) {
       const wait = this.retryAfterUntil - Date.now();

@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  */
 const CAP_SECONDS = 1_800;
 
-async function certifyDouble(breakage: Breakage | null, seed: number, lines: string[] = [], lastStep: string | null = null): Promise<CertReport> {
+async function certifyDouble(breakage: Breakage | null, seed: number, lines: string[] = [], lastStep: string | null = null, callDelayMs = 0): Promise<CertReport> {
   const port = await freePort();
   let double: PartnerDouble | null = null;
   const end = new AbortController();
@@ -44,7 +44,7 @@ async function certifyDouble(breakage: Breakage | null, seed: number, lines: str
         if (l === `step ${lastStep}`) end.abort();
       },
       onCredentials: async (path) => {
-        double = await PartnerDouble.start({ credentialsPath: path, port, breakage });
+        double = await PartnerDouble.start({ credentialsPath: path, port, breakage, callDelayMs });
       },
     });
     return report;
@@ -94,6 +94,16 @@ describe.concurrent('certification of partners', () => {
     expect(failed(report), explain(report)).toContain('receiver.redelivery');
     expect(report.results.find((r) => r.id === 'receiver.redelivery')!.summary).toMatch(/^Received: sequence \d+, which the platform's delivery log shows the partner answered 200 at \S+, re-sent as a duplicate and answered 500 \/ Documented: /);
     expect(report.verdict).toBe('not-certified');
+  });
+
+  // Issue 38: a partner on a slow machine is waited for. Each of its calls goes out 9 s late, more than the 8 s a step
+  // used to give a partner to act: the lost-answer drill then ended before order 2 was placed, and the break was not
+  // seen. The run waits for the partner's calls (a minute each, at most), so the break is found however slow it is.
+  it('a partner whose every call goes out 9 s late still has its planted break found (newKeyPerRetry)', async () => {
+    const lines: string[] = [];
+    const report = await certifyDouble('newKeyPerRetry', 204, lines, 'drill.lost-answer', 9_000);
+    expect(failed(report), `${explain(report)}\n${lines.join('\n')}`).toEqual(['usage.retry-same-key']);
+    expect(report.drills.find((d) => d.id === 'drill.lost-answer')!.did).toMatch(/withheld; retries: .*NEW key/);
   });
 
   it.each<[Breakage, string, string]>([
