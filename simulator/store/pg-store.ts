@@ -179,6 +179,7 @@ export class PgStore extends MemoryStore {
   private lose(client: pg.Client, e: Error): void {
     if (this.closed || client !== this.client || this.broken) return;
     this.broken = e;
+    this.leases.clear();
     // The session's locks went with it; whatever was not inserted is not acknowledged, and memory is reloaded.
     this.diverged = true;
     this.failure ??= new JournalFailedError(`the connection to PostgreSQL at ${this.where} was lost (${e.message}); nothing since the last acknowledged transaction is, and this process reloads its state before it writes again`);
@@ -415,6 +416,10 @@ export class PgStore extends MemoryStore {
     const { rows } = await this.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LEASE_NAMESPACE, id]);
     if (rows[0]!.ok) this.leases.add(id);
     return rows[0]!.ok;
+  }
+
+  holds(id: number): boolean {
+    return this.leases.has(id);
   }
 
   async releaseLease(id: number): Promise<void> {
