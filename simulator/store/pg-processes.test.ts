@@ -12,6 +12,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,9 +73,9 @@ function bounded<T>(promise: Promise<T>, ms: number, what: () => string): Promis
 }
 
 /** Starts `npm start -- --database URL --port 0` and resolves once its banner is out and its fixtures file written. */
-async function startOn(url: string, name: string): Promise<Serving> {
+async function startOn(url: string, name: string, extra: string[] = []): Promise<Serving> {
   const fixturesFile = join(dir, `${name}.json`);
-  const run = launch(['--database', url, '--port', '0', '--fixtures-out', fixturesFile]);
+  const run = launch(['--database', url, '--port', '0', '--fixtures-out', fixturesFile, ...extra]);
   const ready = new Promise<void>((resolve, reject) => {
     run.child.stdout!.on('data', () => {
       if (/base URL\s+\S+/.test(run.stdout) && run.stdout.endsWith('\n')) resolve();
@@ -213,6 +215,78 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
     expect(seen.body.data).toMatchObject({ now: set.body.data.now, frozen: true });
     await staff(b, 'PUT', '/clock', { frozen: false });
   });
+});
+
+describe('§6.2 delivery across processes: one process per integration at a time, taken over when it dies', () => {
+  it('the holder dies mid-attempt: the other process redelivers that event within seconds, then the rest in order, never two at once', async () => {
+    // A partner that never answers the first delivery it gets, and answers every later one at once.
+    const deliveries: { sequence: number; at: number }[] = [];
+    let open = 0;
+    let overlapped = false;
+    let hung: ((seen: number) => void) | null = null;
+    const firstHung = new Promise<number>((resolve) => (hung = resolve));
+    const receiver = createServer((req, res) => {
+      let text = '';
+      req.setEncoding('utf8').on('data', (c: string) => (text += c));
+      req.on('end', () => {
+        const sequence = (JSON.parse(text) as { sequence: number }).sequence;
+        deliveries.push({ sequence, at: Date.now() });
+        if (hung) {
+          const told = hung;
+          hung = null;
+          told(sequence);
+          return; // left hanging: the process that sent it is killed before it times out
+        }
+        if (++open > 1) overlapped = true;
+        res.statusCode = 204;
+        res.end(() => open--);
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      const url = await cluster.createDatabase('delivery_takeover');
+      // The first process alone: it takes every integration's lease; a booking gives it events to deliver to the hook.
+      const holder = await startOn(url, 'holder', ['--webhook-url', hook]);
+      const { apiKey, properties } = holder.fixtures.integrations[0]!;
+      const checkIn = addDays((await call(holder.origin, 'GET', '/_staff/clock', holder.fixtures.staffToken)).body.data.now.slice(0, 10), 30);
+      for (let i = 0; i < 3; i++) {
+        const created = await call(holder.api, 'POST', '/bookings', apiKey, {
+          external_booking_id: `TAKEOVER-${i}`, property: { doorloom_id: properties[0]!.doorloom_id }, units: [{ adults: 2 }],
+          check_in: addDays(checkIn, 3 * i), check_out: addDays(checkIn, 3 * i + 2), guest: { name: 'Asha Rao', mobile: '9800000000' }, pricing: { total: 12000 },
+        }, { 'Idempotency-Key': `takeover-${i}` });
+        expect(created.status, created.text).toBe(201);
+      }
+      const stuck = await bounded(firstHung, START_TIMEOUT_MS, () => `waiting for the first delivery\nstderr: ${holder.stderr}`);
+      const other = await startOn(url, 'taker');
+      expect(other.stdout).toContain('(state restored)');
+      holder.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      await bounded(holder.exit, 30_000, () => 'waiting for the killed holder');
+      // The taker notices the lease free (its holder's session is gone), puts the head back in the queue and sends it again.
+      const again = await bounded((async () => {
+        for (;;) {
+          const found = deliveries.slice(1).find((d) => d.sequence === stuck);
+          if (found) return found;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })(), 30_000, () => `waiting for event ${stuck} to be delivered again; deliveries: ${JSON.stringify(deliveries.map((d) => d.sequence))}\ntaker stderr: ${other.stderr}`);
+      expect(again.at - killedAt).toBeLessThan(15_000);
+      // Then the rest, in sequence order (superseded events are skipped, never sent out of order), one at a time.
+      await new Promise((r) => setTimeout(r, 1000));
+      const after = deliveries.slice(1).map((d) => d.sequence);
+      expect(after[0]).toBe(stuck);
+      expect(after.length, JSON.stringify(after)).toBeGreaterThan(2);
+      expect(after, JSON.stringify(after)).toEqual([...after].sort((x, y) => x - y));
+      expect(new Set(after).size).toBe(after.length);
+      expect(overlapped).toBe(false);
+      other.child.kill('SIGTERM');
+      expect(await bounded(other.exit, 30_000, () => 'waiting for the taker to exit')).toBe(0);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  }, 240_000);
 });
 
 describe('the schema version', () => {
