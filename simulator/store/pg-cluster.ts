@@ -35,14 +35,15 @@ export interface PgClusterOptions {
 }
 
 /** Where the server binaries are: $PG_BIN, the newest /usr/lib/postgresql/N/bin, or `initdb` on the PATH. */
-export function findPgBin(): string {
+export function findPgBin(where: { env?: NodeJS.ProcessEnv; debian?: string } = {}): string {
+  const env = where.env ?? process.env;
   const candidates: string[] = [];
-  if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
-  const debian = '/usr/lib/postgresql';
+  if (env.PG_BIN) candidates.push(env.PG_BIN);
+  const debian = where.debian ?? '/usr/lib/postgresql';
   if (existsSync(debian)) {
     for (const v of readdirSync(debian).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a))) candidates.push(join(debian, v, 'bin'));
   }
-  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) candidates.push(dir);
+  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) candidates.push(dir);
   const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
   if (!found) {
     throw new Error('PostgreSQL server binaries (initdb, pg_ctl) were not found in $PG_BIN, /usr/lib/postgresql/*/bin or the PATH: '
