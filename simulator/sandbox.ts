@@ -174,9 +174,12 @@ async function main(): Promise<void> {
 }
 
 /**
- * Sends the request to a process; a process that refuses the connection
- * (it died) gets no bytes, so the request goes to the next one. The answer
- * names the process that served it (`X-Sandbox-Process`).
+ * Sends the request to a process, on a connection of its own (a pooled one
+ * to a process that just died fails mid-request, where a new one is refused
+ * before a byte is sent). A process that refuses the connection got nothing,
+ * so the request goes to the next one; one that reset it may have got the
+ * request, so only a request safe to send twice (RFC 9110 §9.2.2) goes on.
+ * The answer names the process that served it (`X-Sandbox-Process`).
  */
 function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: () => Backend | null, tries = 0): void {
   const backend = pick();
@@ -186,12 +189,16 @@ function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: 
     return;
   }
   const origin = backend.origin!;
-  const upstream = request(origin + (req.url ?? '/'), { method: req.method, headers: { ...req.headers, host: new URL(origin).host, 'content-length': String(body.length) } }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'x-sandbox-process': String(backend.index) });
+  // Hop-by-hop headers stay on the client's connection (RFC 9110 §7.6.1); the body was read whole.
+  const { connection: _c, 'keep-alive': _k, 'transfer-encoding': _t, ...headers } = req.headers;
+  const upstream = request(origin + (req.url ?? '/'), { agent: false, method: req.method, headers: { ...headers, host: new URL(origin).host, 'content-length': String(body.length) } }, (answer) => {
+    const { connection: _ac, 'keep-alive': _ak, ...answered } = answer.headers;
+    res.writeHead(answer.statusCode ?? 502, { ...answered, 'x-sandbox-process': String(backend.index) });
     answer.pipe(res);
   });
   upstream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'ECONNREFUSED' && !res.headersSent) return forward(req, res, body, pick, tries + 1);
+    const resend = e.code === 'ECONNREFUSED' || (e.code === 'ECONNRESET' && ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(req.method ?? ''));
+    if (resend && !res.headersSent) return forward(req, res, body, pick, tries + 1);
     if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
     res.end(res.headersSent ? undefined : JSON.stringify({ success: false, code: 'BAD_GATEWAY', message: `simulator process ${backend.index} failed mid-answer: ${e.message}`, errors: {} }));
   });
