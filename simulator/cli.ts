@@ -232,6 +232,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Started with an IPC channel (npm run sandbox): the simulator stops when its parent goes, however it went.
+  if (process.connected) process.once('disconnect', stop);
   process.stdout.write(lines.filter(Boolean).join('\n') + '\n');
 
   /** Everything up to the banner that reads or writes the world. */

@@ -31,20 +31,48 @@ function bounded<T>(promise: Promise<T>, ms: number, what: () => string): Promis
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Starts the sandbox and resolves once its banner is out. */
+async function startSandbox(args: string[]) {
+  const child = spawn(process.execPath, [...nodeArgs('simulator/sandbox.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A failed test kills the sandbox outright: its simulators follow it (IPC), its cluster's watchdog removes the cluster.
+  kill.push(() => child.exitCode === null && child.kill('SIGKILL'));
+  const run = { child, stdout: '', stderr: '', exit: new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code))) };
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (run.stderr += s));
+  await bounded(new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', () => /webhook secret/.test(run.stdout) && run.stdout.endsWith('\n') && resolve());
+    void run.exit.then((code) => reject(new Error(`the sandbox exited with ${code}\n${run.stdout}\n${run.stderr}`)));
+  }), 240_000, () => `waiting for the sandbox\n${run.stdout}\n${run.stderr}`);
+  return run;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('npm run sandbox', () => {
+  it('killed outright (SIGKILL, no handler runs): its simulators stop and its cluster is stopped and removed all the same', async () => {
+    const run = await startSandbox(['--processes', '2', '--port', '0']);
+    const clusterDir = /a cluster of its own in (\S+),/.exec(run.stdout)![1]!;
+    const pids = [...run.stdout.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    expect(pids).toHaveLength(2);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    await bounded((async () => {
+      while (existsSync(clusterDir) || pids.some(alive)) await new Promise((r) => setTimeout(r, 200));
+    })(), 60_000, () => `waiting for ${clusterDir} to go (exists: ${existsSync(clusterDir)}) and pids ${pids.join(', ')} to end (alive: ${pids.filter(alive).join(', ')})`);
+  }, 400_000);
+
   it('two processes behind one proxy serve one world; a killed one comes back; SIGTERM stops all and removes its own cluster', async () => {
     const fixturesFile = join(dir, 'sandbox.json');
-    const child = spawn(process.execPath, [...nodeArgs('simulator/sandbox.ts'), '--processes', '2', '--port', '0', '--fixtures-out', fixturesFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    kill.push(() => child.exitCode === null && child.kill('SIGKILL'));
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-    await bounded(new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', () => /webhook secret/.test(stdout) && stdout.endsWith('\n') && resolve());
-      void exit.then((code) => reject(new Error(`the sandbox exited with ${code}\n${stdout}\n${stderr}`)));
-    }), 240_000, () => `waiting for the sandbox\n${stdout}\n${stderr}`);
+    const run = await startSandbox(['--processes', '2', '--port', '0', '--fixtures-out', fixturesFile]);
+    const { child, exit } = run;
+    const { stdout } = run;
     const clusterDir = /a cluster of its own in (\S+),/.exec(stdout)?.[1];
     expect(clusterDir, stdout).toBeDefined();
     expect(existsSync(clusterDir!)).toBe(true);
@@ -80,16 +108,16 @@ describe('npm run sandbox', () => {
     process.kill(pid, 'SIGKILL');
     for (let i = 0; i < 4; i++) expect((await call('GET', `/bookings/${id}`)).status).toBe(200);
     await bounded((async () => {
-      while (!/process 1\] exited/.test(stderr)) await new Promise((r) => setTimeout(r, 100));
+      while (!/process 1\] exited/.test(run.stderr)) await new Promise((r) => setTimeout(r, 100));
       for (;;) {
         const answers = await Promise.all([call('GET', '/me'), call('GET', '/me')]);
         if (answers.some((a) => a.process === '1')) return;
         await new Promise((r) => setTimeout(r, 200));
       }
-    })(), 120_000, () => `waiting for process 1 to serve again\n${stderr}`);
+    })(), 120_000, () => `waiting for process 1 to serve again\n${run.stderr}`);
 
     child.kill('SIGTERM');
-    expect(await bounded(exit, 60_000, () => `waiting for the sandbox to stop\n${stderr}`)).toBe(0);
+    expect(await bounded(exit, 60_000, () => `waiting for the sandbox to stop\n${run.stderr}`)).toBe(0);
     expect(existsSync(clusterDir!)).toBe(false);
   }, 400_000);
 });

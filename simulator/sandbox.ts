@@ -10,7 +10,7 @@
  * requests to the others. docs/shared-sandbox.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   if (given !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(given)) throw new Refused(`${args.database !== undefined ? '--database' : 'DATABASE_URL'} must be a postgres:// or postgresql:// URL`);
   if (args['webhook-url'] && !/^https?:\/\/\S+$/.test(args['webhook-url'])) throw new Refused(`--webhook-url must be an http(s) URL, got "${args['webhook-url']}"`);
 
-  const work = mkdtempSync(join(tmpdir(), 'sim-sandbox-'));
+  let work: string | null = null;
   let cluster: PgCluster | null = null;
   const backends: Backend[] = [];
   let stopping = false;
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       setTimeout(() => b.child.kill('SIGKILL'), 20_000).unref();
     })));
     await cluster?.stop();
-    rmSync(work, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
     process.exit(code);
   };
   process.once('SIGINT', () => void stopAll(0));
@@ -98,19 +98,25 @@ async function main(): Promise<void> {
     // A cluster of its own only when no database was named: the sandbox is then whole on this machine.
     if (given === undefined) cluster = await startPgCluster({ durable: true });
     const database = given ?? (await cluster!.createDatabase('sandbox'));
+    // Where the processes write their fixtures (each file removed once read): inside the cluster's directory when the sandbox
+    // has one, so that even a sandbox killed outright leaves nothing behind (the cluster's watchdog removes it).
+    work = cluster ? join(cluster.dir, 'sandbox') : mkdtempSync(join(tmpdir(), 'sim-sandbox-'));
+    mkdirSync(work, { recursive: true, mode: 0o700 });
+    const workDir = work;
 
     const cli = fileURLToPath(new URL(`./cli.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
     const launch = (index: number): Backend => {
-      const fixturesFile = join(work, `process-${index}.json`);
+      const fixturesFile = join(workDir, `process-${index}.json`);
       rmSync(fixturesFile, { force: true });
       const child = spawn(process.execPath, [...process.execArgv, cli, '--database', database, '--port', '0', '--fixtures-out', fixturesFile,
-        ...(args['webhook-url'] ? ['--webhook-url', args['webhook-url']] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+        ...(args['webhook-url'] ? ['--webhook-url', args['webhook-url']] : [])], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
       const backend: Backend = { index, child, origin: null, fixtures: null };
       let out = '';
       child.stdout!.setEncoding('utf8').on('data', (s: string) => {
         out += s;
         if (backend.origin === null && /base URL\s+\S+/.test(out) && out.endsWith('\n')) {
           backend.fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as Fixtures;
+          rmSync(fixturesFile, { force: true });
           backend.origin = new URL(backend.fixtures.baseUrl).origin;
         }
       });
@@ -168,7 +174,7 @@ async function main(): Promise<void> {
     stopping = true;
     for (const b of backends) b.child.kill('SIGKILL');
     await cluster?.stop().catch(() => undefined);
-    rmSync(work, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
     throw e;
   }
 }

@@ -6,9 +6,11 @@
  * the machine's PostgreSQL server binaries; without them it fails, naming
  * what to install. `initdb` refuses to run as root, so as root every
  * PostgreSQL command runs as the `postgres` user (`runuser`), in a directory
- * that user owns.
+ * that user owns. The server is a daemon (pg_ctl), so a watchdog process
+ * stops it and removes the directory should this process be killed
+ * outright (SIGKILL, no exit hook runs).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,7 +85,10 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
   if (owner) chownSync(dir, owner.uid, owner.gid);
   const command = (name: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, name), ...args]] : [join(bin, name), args]) as [string, string[]];
   let started = false;
+  let watchdog: ReturnType<typeof spawn> | null = null;
   const stopNow = () => {
+    watchdog?.kill('SIGKILL');
+    watchdog = null;
     if (started) spawnSync(...command('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']), { stdio: 'ignore', timeout: 30_000 });
     started = false;
     rmSync(dir, { recursive: true, force: true });
@@ -110,6 +115,10 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
         throw new Error(`PostgreSQL did not start (${(e as Error).message.trim()}); its log: ${text.slice(-2000)}`);
       }
     }
+    // Polls this process once a second; once it is gone, stops the server and removes the directory (paths from mkdtemp: no quoting needed).
+    const stopCommand = [...command('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])].flat().join(' ');
+    watchdog = spawn('sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCommand} >/dev/null 2>&1; rm -rf ${dir}`], { detached: true, stdio: 'ignore' });
+    watchdog.unref();
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     return {
       url, port, dir,
