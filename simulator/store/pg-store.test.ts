@@ -99,11 +99,17 @@ describe('PgStore: one state shared by several processes', () => {
     const b = await openStore(url);
     let release!: () => void;
     const waiting = new Promise<void>((r) => (release = r));
+    let outsideNow!: () => void;
+    const isOutside = new Promise<void>((r) => (outsideNow = r));
     const seen = a.section(async () => {
       a.transaction((tx) => tx.put('counters', 'n', { value: 1 }));
-      await a.outside(() => waiting);
+      await a.outside(() => {
+        outsideNow();
+        return waiting;
+      });
       return a.get('counters', 'n');
     });
+    await isOutside;
     await b.section(() => {
       expect(b.get('counters', 'n')).toEqual({ value: 1 });
       b.transaction((tx) => tx.put('counters', 'n', { value: 2 }));
