@@ -201,6 +201,23 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
     expect(viaB).toEqual(viaA);
   });
 
+  it('a staff clock advance through either process answers, whichever holds the lease of the integration with deliveries due', async () => {
+    const sea = a.fixtures.integrations[0]!.properties[0]!.doorloom_id;
+    const id = a.fixtures.integrations[0]!.id;
+    // Nobody listens there: every attempt fails and the next is due within the hour (§6.4 retries).
+    expect((await staff(a, 'PUT', `/integrations/${id}/webhook`, { webhook_url: 'http://127.0.0.1:9/hook' })).status).toBe(200);
+    try {
+      expect((await api(a, 'POST', '/bookings', booking(sea), { 'Idempotency-Key': 'pg-advance' })).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 500));
+      for (const s of [a, b]) {
+        const moved = await bounded(staff(s, 'POST', '/clock/advance', { seconds: 3600 }), 30_000, () => 'waiting for POST /_staff/clock/advance');
+        expect(moved.status, moved.text).toBe(200);
+      }
+    } finally {
+      await staff(a, 'PUT', `/integrations/${id}/webhook`, { webhook_url: null });
+    }
+  }, 90_000);
+
   it('§5.3: a key rotated through one process is refused by the other at once; the virtual clock moved on one is the other\'s', async () => {
     const id = a.fixtures.integrations[1]!.id;
     const oldKey = a.fixtures.integrations[1]!.apiKey;

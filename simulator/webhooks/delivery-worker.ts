@@ -144,6 +144,8 @@ export class DeliveryWorker {
   nextDue(): number | null {
     let due: number | null = null;
     for (const integration of this.deps.store.values('integrations')) {
+      // Only what this process can start: work another process's lease holds would keep advance() waiting for it for ever.
+      if (this.deps.leases && !this.deps.leases.holds(integration.id)) continue;
       const work = this.deps.store.transaction((tx) => nextWork(tx, integration, this.clock.now(), this.faults, this.deps.readings));
       if (work && (due === null || work.due < due)) due = work.due;
     }
