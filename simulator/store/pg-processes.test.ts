@@ -24,6 +24,7 @@ import { addDays } from '../../protocol/calendar.ts';
 import type { Fixtures } from '../demo-world.ts';
 import { startPgCluster, type PgCluster } from './pg-cluster.ts';
 import { SCHEMA_VERSION } from './pg-schema.ts';
+import { DEFAULT_RATE_LIMIT } from '../domain/integrations.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Hang guards, not speed targets: a start on a machine loaded many times over can take 20 s. */
@@ -199,6 +200,19 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
     expect(viaA.length).toBeGreaterThan(10);
     expect(viaA).toEqual(Array.from({ length: viaA.length }, (_, i) => i + 1));
     expect(viaB).toEqual(viaA);
+  });
+
+  it('§5.2: an integration\'s rate limit is one across the processes: 6 calls through both with a limit of 5, exactly one 429', async () => {
+    const integration = a.fixtures.integrations[1]!;
+    const limited = await staff(a, 'PUT', `/integrations/${integration.id}/rate-limit`, { limit: 5, window_seconds: 3600 });
+    expect(limited.status, limited.text).toBe(200);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await call((i % 2 === 0 ? a : b).api, 'GET', '/me', integration.apiKey)).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    } finally {
+      await staff(b, 'PUT', `/integrations/${integration.id}/rate-limit`, { ...DEFAULT_RATE_LIMIT });
+    }
   });
 
   it('a staff clock advance through either process answers, whichever holds the lease of the integration with deliveries due', async () => {

@@ -45,6 +45,18 @@ export const MIGRATIONS: readonly Migration[] = [
         value text NOT NULL
       );`,
   },
+  {
+    version: 2,
+    why: 'the volatile tables (rate-limit windows) shared by every process, so an integration\'s limit is one across them (§5.2); '
+      + 'unlogged: never journaled, and a crash of PostgreSQL opens fresh windows, as a restart of one simulator does',
+    sql: `
+      CREATE UNLOGGED TABLE simulator_volatile (
+        tbl text NOT NULL,
+        key text NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (tbl, key)
+      );`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -85,6 +85,28 @@ describe('PgStore: one state shared by several processes', () => {
     for (const s of stores) await s.section(() => expect(s.get('counters', 'n')).toEqual({ value: 80 }));
   }, 60_000);
 
+  it('§5.2: rate-limit windows written in a section are one across stores (never journaled); a delete is too', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    await a.section(() => a.transaction((tx) => {
+      tx.put('rateWindows', '1', { started_at: 5, count: 3 });
+      tx.put('rateWindows', '2', { started_at: 5, count: 1 });
+    }));
+    await b.section(() => {
+      expect(b.get('rateWindows', '1')).toEqual({ started_at: 5, count: 3 });
+      b.transaction((tx) => {
+        tx.put('rateWindows', '1', { started_at: 5, count: (tx.get('rateWindows', '1')?.count ?? 0) + 1 });
+        tx.delete('rateWindows', '2');
+      });
+    });
+    await a.section(() => {
+      expect(a.get('rateWindows', '1')).toEqual({ started_at: 5, count: 4 });
+      expect(a.get('rateWindows', '2')).toBeUndefined();
+    });
+    expect(a.position).toBe(0);
+  });
+
   it('a durable write outside a section is refused and writes nothing; a volatile one (rate-limit windows) needs none', async () => {
     const store = await openStore(await newDatabase());
     expect(() => store.transaction((tx) => tx.put('bookings', '1', sampleBooking(1)))).toThrow(/outside a section/);
@@ -180,6 +202,34 @@ describe('PgStore: the schema', () => {
     try {
       const { rows } = await client.query('SELECT version FROM simulator_schema ORDER BY version');
       expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a database of an older schema (version 1) is migrated on open, keeping what it holds', async () => {
+    const url = await newDatabase();
+    const first = await PgStore.open(url);
+    await first.section(() => first.transaction((tx) => tx.put('bookings', '1', sampleBooking(1))));
+    await first.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // What a simulator of schema version 1 left.
+      await client.query('DROP TABLE simulator_volatile');
+      await client.query('DELETE FROM simulator_schema WHERE version > 1');
+      const again = await PgStore.open(url);
+      try {
+        expect(again.report.schema).toEqual({ from: 1, to: SCHEMA_VERSION });
+        await again.section(() => {
+          expect(again.get('bookings', '1')).toEqual(sampleBooking(1));
+          again.transaction((tx) => tx.put('rateWindows', '1', { started_at: 1, count: 1 }));
+        });
+      } finally {
+        await again.close();
+      }
+      const { rows } = await client.query('SELECT count(*)::int AS n FROM simulator_volatile');
+      expect(rows[0].n).toBe(1);
     } finally {
       await client.end();
     }

@@ -23,8 +23,11 @@
  *   process cannot keep the others waiting for ever.
  * - A write outside a section is a bug, refused: it would run on a state
  *   that may be stale. Volatile tables (the rate-limit windows) are never
- *   written to PostgreSQL, so they need no section: each process keeps its
- *   own (docs/shared-sandbox.md says what that means for §5.2).
+ *   journaled: written in a section, they go to `simulator_volatile` (an
+ *   unlogged table, one row per record) before the section ends and are read
+ *   back at the next one, so an integration's window is one across every
+ *   process (§5.2); written outside a section, they are not sent, and the
+ *   next section's read replaces them.
  * - When PostgreSQL refuses an insert or the connection drops, nothing after
  *   the last inserted row is acknowledged (503, as the file store's journal
  *   failure), and the process reloads everything from PostgreSQL before it
@@ -41,7 +44,7 @@ import pg from 'pg';
 import { JournalFailedError, StoreDamagedError } from './errors.ts';
 import { decodeLine, encodeTransaction } from './journal.ts';
 import { LazyTable } from './lazy-table.ts';
-import { MemoryStore, type Overlay } from './memory-store.ts';
+import { DELETED, MemoryStore, type Overlay } from './memory-store.ts';
 import { LEASE_NAMESPACE, LOCK_KEYS, LOCK_NAMESPACE, migrate } from './pg-schema.ts';
 import { VOLATILE_TABLES, type TableName, type Transaction } from './store.ts';
 
@@ -99,6 +102,8 @@ export class PgStore extends MemoryStore {
   private lastN = 0;
   /** Rows written here and not yet inserted. */
   private pending: { n: number; record: string }[] = [];
+  /** Volatile records written in a section and not yet sent, by table and key (the last write wins). */
+  private volatilePending = new Map<string, { table: TableName; key: string; value: unknown }>();
   /** Inserts run one after another; a failed one fails every later flush until the reload. */
   private inserting: Promise<void> = Promise.resolve();
   private failure: JournalFailedError | null = null;
@@ -312,6 +317,7 @@ export class PgStore extends MemoryStore {
     this.tables.clear();
     this.lastN = 0;
     this.pending = [];
+    this.volatilePending.clear();
   }
 
   /** Applies the rows other processes wrote since `lastN`, in order, checking that none is missing. */
@@ -338,6 +344,10 @@ export class PgStore extends MemoryStore {
       this.lastN = n;
     }
     if (changed.size > 0) this.onCatchUp?.(changed);
+    // The volatile tables as the other processes left them (a handful of rows: one window per integration).
+    const volatile = await this.client.query<{ tbl: string; key: string; value: string }>('SELECT tbl, key, value FROM simulator_volatile');
+    for (const name of VOLATILE_TABLES) this.table(name).clear();
+    for (const row of volatile.rows) this.table(row.tbl as TableName).set(row.key, row.value);
     return rows.length;
   }
 
@@ -345,6 +355,11 @@ export class PgStore extends MemoryStore {
 
   protected override commit(overlay: Overlay): void {
     if (this.closed) throw new Error(`the store on ${this.where} is closed`);
+    if (this.state === 'held') {
+      for (const name of VOLATILE_TABLES) {
+        for (const [key, value] of overlay.get(name) ?? []) this.volatilePending.set(`${name}\t${key}`, { table: name, key, value });
+      }
+    }
     const durable = durablePart(overlay);
     if (durable.size > 0) {
       if (this.state !== 'held') {
@@ -363,24 +378,38 @@ export class PgStore extends MemoryStore {
 
   /** Resolves once every transaction written here so far is in PostgreSQL (one insert for all that waited: group commit). */
   override flush(): Promise<void> {
-    if (this.pending.length > 0) {
+    if (this.pending.length > 0 || this.volatilePending.size > 0) {
       const batch = this.pending.splice(0);
-      this.inserting = this.inserting.then(() => this.insert(batch));
+      const volatile = [...this.volatilePending.values()];
+      this.volatilePending.clear();
+      this.inserting = this.inserting.then(() => this.insert(batch, volatile));
       // Handled here as well: a failed insert nobody waits for must not end the process.
       this.inserting.catch(() => undefined);
     }
     return this.inserting;
   }
 
-  private async insert(batch: { n: number; record: string }[]): Promise<void> {
+  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[]): Promise<void> {
     if (this.failure) throw this.failure;
     try {
+      const puts = volatile.filter((v) => v.value !== DELETED);
+      const deletes = volatile.filter((v) => v.value === DELETED);
+      if (puts.length > 0) {
+        await this.client.query('INSERT INTO simulator_volatile (tbl, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) '
+          + 'ON CONFLICT (tbl, key) DO UPDATE SET value = excluded.value', [puts.map((v) => v.table), puts.map((v) => v.key), puts.map((v) => JSON.stringify(v.value))]);
+      }
+      if (deletes.length > 0) {
+        await this.client.query('DELETE FROM simulator_volatile WHERE (tbl, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+          [deletes.map((v) => v.table), deletes.map((v) => v.key)]);
+      }
       // One statement: all of the batch or none.
-      await this.client.query('INSERT INTO simulator_journal (n, record) SELECT * FROM unnest($1::bigint[], $2::text[])',
-        [batch.map((b) => b.n), batch.map((b) => b.record)]);
+      if (batch.length > 0) {
+        await this.client.query('INSERT INTO simulator_journal (n, record) SELECT * FROM unnest($1::bigint[], $2::text[])',
+          [batch.map((b) => b.n), batch.map((b) => b.record)]);
+      }
     } catch (e) {
       this.diverged = true;
-      this.failure ??= new JournalFailedError(`PostgreSQL at ${this.where} did not take transactions ${batch[0]!.n} to ${batch.at(-1)!.n} (${(e as Error).message}); `
+      this.failure ??= new JournalFailedError(`PostgreSQL at ${this.where} did not take ${batch.length > 0 ? `transactions ${batch[0]!.n} to ${batch.at(-1)!.n}` : 'the rate-limit windows'} (${(e as Error).message}); `
         + 'nothing after the last one it took is acknowledged, and this process reloads its state from PostgreSQL before it writes again');
       throw this.failure;
     }
