@@ -88,6 +88,7 @@ const PAGES = [
   { page: 'docs/receiver.md', setup: 'clone' },
   { page: 'docs/benchmarks.md', setup: 'clone' },
   { page: 'docs/watch.md', setup: 'clone' },
+  { page: 'docs/shared-sandbox.md', setup: 'clone' },
 ] as const;
 const NOT_HERE = ['docs/ci.md'];
 

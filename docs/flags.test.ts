@@ -30,6 +30,7 @@ const COMMANDS = [
   { name: 'spec', argv: ['cli/partner-api.ts', 'spec'], page: 'docs/contract.md' },
   { name: 'reference-partner', argv: ['certify/reference-partner-cli.ts'], page: 'docs/certification.md' },
   { name: 'bench', argv: ['bench/run.ts'], page: 'docs/benchmarks.md' },
+  { name: 'sandbox', argv: ['simulator/sandbox.ts'], page: 'docs/shared-sandbox.md' },
 ] as const;
 
 async function node(args: string[]): Promise<string> {

@@ -21,12 +21,19 @@ import type { FileStore } from './store/file-store.ts';
 import type { Store } from './store/store.ts';
 import { loadVaultKey, VaultKeyError } from './vault-key.ts';
 import { issuedHighWater, raiseIssued } from './domain/issued.ts';
+import { recoverAfterRestart } from './domain/recovery.ts';
+import { VirtualClock } from './domain/clock.ts';
+import { inSection } from './store/store.ts';
+import type { PgStore } from './store/pg-store.ts';
+import { randomBytes } from 'node:crypto';
 
 const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [options])
 
   --port N             port on 127.0.0.1 (default 4010; 0 picks a free port)
   --memory             keep everything in memory (no files)
   --data DIR           data directory (default ./data)
+  --database URL       keep the world in PostgreSQL (postgres://…; or DATABASE_URL), one world for every simulator
+                       started on it (docs/shared-sandbox.md)
   --recover            start even when the newest journal lost acknowledged transactions: keep what is intact,
                        move the damaged journal aside, never reuse an id or sequence (docs/simulator.md)
   --fixtures-out FILE  write base URL, staff token and demo credentials as JSON once serving
@@ -75,6 +82,7 @@ async function main(): Promise<void> {
         port: { type: 'string', default: '4010' },
         memory: { type: 'boolean', default: false },
         data: { type: 'string' },
+        database: { type: 'string' },
         recover: { type: 'boolean', default: false },
         'fixtures-out': { type: 'string' },
         'webhook-url': { type: 'string' },
@@ -95,6 +103,14 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${args.port}"`);
   if (args.memory && args.data) fail('--memory and --data exclude each other');
   if (args.memory && args.recover) fail('--recover applies to a data directory; --memory keeps nothing to recover');
+  if (args.database !== undefined && args.memory) fail('--database and --memory exclude each other');
+  if (args.database !== undefined && args.data !== undefined) fail('--database and --data exclude each other');
+  // DATABASE_URL stands in for --database only when no other storage was named: --memory and --data keep their meaning.
+  const fromEnv = args.database === undefined && !args.memory && args.data === undefined && (process.env.DATABASE_URL ?? '') !== '';
+  const database = args.database ?? (fromEnv ? process.env.DATABASE_URL! : undefined);
+  const databaseFlag = fromEnv ? 'DATABASE_URL' : '--database';
+  if (database !== undefined && !/^postgres(ql)?:\/\/\S*$/.test(database)) fail(`${databaseFlag} must be a postgres:// or postgresql:// URL, got "${database.replace(/\/\/[^@/]*@/, '//…@')}"`);
+  if (database !== undefined && args.recover) fail(`--recover applies to a data directory; a database is restored with pg_restore (docs/shared-sandbox.md), not with ${databaseFlag}`);
   if (args['webhook-url'] && !/^https?:\/\/\S+$/.test(args['webhook-url'])) fail(`--webhook-url must be an http(s) URL, got "${args['webhook-url']}"`);
   const faults = args.fault ?? [];
   if (faults.length > 0 && !args['enable-faults']) fail('--fault breaks the simulator on purpose; add --enable-faults to confirm');
@@ -105,9 +121,33 @@ async function main(): Promise<void> {
   const unknownReading = readings.find((r) => !(r in READINGS));
   if (unknownReading) fail(`--reading "${unknownReading}" is not a reading${didYouMean(unknownReading, Object.keys(READINGS))} (readings: ${Object.keys(READINGS).join(', ')})`);
 
-  const dataDir = args.memory ? null : resolve(args.data ?? 'data');
+  const dataDir = args.memory || database !== undefined ? null : resolve(args.data ?? 'data');
   let store: Store | undefined;
   let vaultKey: Buffer | undefined;
+  let shared: PgStore | undefined;
+  if (database !== undefined) {
+    // Imported here: only a start on a database loads the PostgreSQL client.
+    const { PgStore, redactUrl } = await import('./store/pg-store.ts');
+    const { SchemaTooNewError } = await import('./store/pg-schema.ts');
+    try {
+      // The first process after every other stopped undoes what the dead left in flight, before anyone else joins (pg-store.ts).
+      shared = await PgStore.open(database, {
+        afterRestart: (tx) => void recoverAfterRestart(tx, new VirtualClock(() => Date.now(), tx.get('settings', 'platform')?.clock).now()),
+      });
+    } catch (e) {
+      if (e instanceof SchemaTooNewError || e instanceof StoreDamagedError || e instanceof JournalFailedError) refuse(e.message);
+      refuse(`cannot open the database ${redactUrl(database)}: ${(e as Error).message}`);
+    }
+    store = opened = shared;
+    shared.onConnectionLost = (e) => process.stderr.write(`error: lost the connection to PostgreSQL at ${shared!.where} (${e.message}); requests answer 503 until it is back.\n`);
+    try {
+      // Every process seals and opens webhook secrets with the same key, kept in the database beside what it seals (as vault.key beside a data directory).
+      vaultKey = Buffer.from(await shared.sharedValue('vault-key', () => randomBytes(32).toString('base64')), 'base64');
+    } catch (e) {
+      refuse(`cannot read the vault key from ${shared.where}: ${(e as Error).message}`);
+    }
+    if (vaultKey.length !== 32) refuse(`the vault key in ${shared.where} (simulator_meta) is not 32 bytes: restore the database from a backup`);
+  }
   if (dataDir) {
     const compaction = compactAfterBytes();
     try {
@@ -157,49 +197,12 @@ async function main(): Promise<void> {
       refuse(e instanceof VaultKeyError ? e.message : `cannot write ${join(dataDir, 'vault.key')}: ${(e as Error).message}`);
     }
   }
-  const sim = createSimulator({ store, vaultKey, faults, readings, journal: false }); // no journal: only an in-process caller (certify) can read one
-  // Forget idempotency keys past their 24 hours now and then.
-  setInterval(() => {
-    try {
-      sim.maintain();
-    } catch (e) {
-      if (!(e instanceof JournalFailedError)) throw e; // the disk refuses writes: next time
-    }
-  }, 10 * 60_000).unref();
-  const firstStart = sim.store.size('integrations') === 0;
-
-  // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
-  sim.webhooks.start();
-  // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s;
-  // what Node's parser refuses is answered with the error envelope (issue 29).
-  const server = createSimulatorServer(sim.app);
-  server.listen(port, '127.0.0.1');
-  await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
-    fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const baseUrl = origin + API_ROOT;
-
-  let fixtures: Fixtures;
-  if (firstStart) {
-    fixtures = seedDemoWorld(sim, { baseUrl, staffToken: sim.staffToken!, webhookUrl: args['webhook-url'] ?? null });
-    // The simulator is a development tool: it keeps the demo credentials so a restart can show them again.
-    // Durable before the world is: a restart never finds a world without them.
-    if (dataDir) writeFileDurablySync(join(dataDir, 'demo-credentials.json'), JSON.stringify(fixtures, null, 2) + '\n');
-  } else {
-    const saved = dataDir ? savedFixtures(join(dataDir, 'demo-credentials.json')) : null;
-    if (!saved) fail('the data directory has a world but no demo-credentials.json; start with an empty --data DIR');
-    // Status and coverage as the restored world has them (staff may have changed both); keys cannot be read back.
-    fixtures = { ...saved, baseUrl, integrations: saved.integrations.map((i) => ({ ...i, status: currentStatus(sim, i), properties: coveredProperties(sim, i.id) })) };
-    if (args['webhook-url']) {
-      const url = args['webhook-url'];
-      sim.store.transaction((tx) => {
-        const i = tx.get('integrations', String(fixtures.integrations[0]!.id))!;
-        tx.put('integrations', String(i.id), { ...i, webhook: { ...i.webhook, url } });
-      });
-    }
-  }
-  if (args['api-off']) sim.store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, api_enabled: false }));
-  await sim.store.flush();
+  // On a shared database the start is one section: the first process to find the database empty seeds it, the others
+  // wait and find it seeded (issue 39). Without one, it runs as it always has.
+  const webhookUrl = args['webhook-url'];
+  const apiOff = args['api-off'];
+  const booted = await (store ? inSection(store, () => boot(store)) : boot(undefined));
+  const { sim, fixtures, firstStart, baseUrl, origin, server } = booted;
   if (args['fixtures-out']) {
     const path = resolve(args['fixtures-out']);
     try {
@@ -213,7 +216,7 @@ async function main(): Promise<void> {
     `Partner API 2026-09 simulator ${firstStart ? '(demo world seeded)' : '(state restored)'}`,
     `  base URL     ${baseUrl}`,
     `  staff plane  ${origin}${STAFF_ROOT}   (Authorization: Bearer ${fixtures.staffToken})`,
-    `  storage      ${dataDir ?? 'memory (nothing is written to disk)'}`,
+    `  storage      ${shared ? `PostgreSQL ${shared.where} (shared by every simulator started on it)` : (dataDir ?? 'memory (nothing is written to disk)')}`,
     ...fixtures.integrations.map((i) => `  ${i.slug.padEnd(17)} #${i.id} ${i.status.padEnd(8)} API key ${i.apiKey}  webhook secret ${i.webhookSecret}`),
     // The switch is part of the saved state: say so whether --api-off or an earlier PUT /_staff/api turned it off.
     !sim.platform.apiEnabled() ? '  the partner API is switched OFF (PUT /_staff/api {"enabled":true} to switch it on)' : '',
@@ -229,8 +232,78 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Started with an IPC channel (npm run sandbox): the simulator stops when its parent goes, however it went.
+  if (process.connected) process.once('disconnect', stop);
   process.stdout.write(lines.filter(Boolean).join('\n') + '\n');
 
+  /** Everything up to the banner that reads or writes the world. */
+  async function boot(store: Store | undefined) {
+    const sim = createSimulator({
+      store, vaultKey, faults, readings, journal: false, // no journal: only an in-process caller (certify) can read one
+      // A shared store undoes what dead processes left in flight only when no other process is alive (PgStore.open).
+      restartRecovery: !shared, leases: shared,
+    });
+    if (shared) {
+      // One virtual clock for every process: a clock another process set is taken at the next catch-up.
+      shared.onCatchUp = (tables) => {
+        const clock = tables.has('settings') ? sim.store.get('settings', 'platform')?.clock : undefined;
+        if (clock) sim.clock.restore(clock);
+      };
+      // Syncs another process accepted and could not finish (it died) carry on here.
+      setInterval(() => void shared!.section(() => sim.sync.kick()).catch(() => undefined), 1000).unref();
+    }
+    // Forget idempotency keys past their 24 hours now and then.
+    setInterval(() => {
+      if (sim.store.section) {
+        sim.store.section(() => sim.maintain()).catch((e: unknown) => {
+          if (!(e instanceof JournalFailedError)) process.stderr.write(`warning: forgetting expired idempotency keys failed: ${(e as Error).message}\n`);
+        });
+        return;
+      }
+      try {
+        sim.maintain();
+      } catch (e) {
+        if (!(e instanceof JournalFailedError)) throw e; // the disk refuses writes: next time
+      }
+    }, 10 * 60_000).unref();
+    const firstStart = sim.store.size('integrations') === 0;
+
+    // Webhooks flow in real time (the virtual clock still applies; staff clock moves step through due deliveries).
+    sim.webhooks.start();
+    // Request and header time-outs (docs/simulator.md): a slow client never holds a socket for Node's default 300 s;
+    // what Node's parser refuses is answered with the error envelope (issue 29).
+    const server = createSimulatorServer(sim.app);
+    server.listen(port, '127.0.0.1');
+    await new Promise<void>((ok, ko) => server.once('listening', ok).once('error', ko)).catch((e: NodeJS.ErrnoException) =>
+      fail(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const baseUrl = origin + API_ROOT;
+
+    let fixtures: Fixtures;
+    if (firstStart) {
+      fixtures = seedDemoWorld(sim, { baseUrl, staffToken: sim.staffToken!, webhookUrl: webhookUrl ?? null });
+      // The simulator is a development tool: it keeps the demo credentials so a restart can show them again.
+      // Durable before the world is: a restart never finds a world without them.
+      if (dataDir) writeFileDurablySync(join(dataDir, 'demo-credentials.json'), JSON.stringify(fixtures, null, 2) + '\n');
+      // In the database, under the lock, before the world: every later process shows the same credentials.
+      if (shared) await shared.writeValue('demo-credentials', JSON.stringify(fixtures));
+    } else {
+      const saved = dataDir ? savedFixtures(join(dataDir, 'demo-credentials.json')) : shared ? sharedFixtures(await shared.readValue('demo-credentials'), shared.where) : null;
+      if (!saved) fail(shared ? `the database ${shared.where} has a world but no demo credentials; start on a new database` : 'the data directory has a world but no demo-credentials.json; start with an empty --data DIR');
+      // Status and coverage as the restored world has them (staff may have changed both); keys cannot be read back.
+      fixtures = { ...saved, baseUrl, integrations: saved.integrations.map((i) => ({ ...i, status: currentStatus(sim, i), properties: coveredProperties(sim, i.id) })) };
+      if (webhookUrl) {
+        const url = webhookUrl;
+        sim.store.transaction((tx) => {
+          const i = tx.get('integrations', String(fixtures.integrations[0]!.id))!;
+          tx.put('integrations', String(i.id), { ...i, webhook: { ...i.webhook, url } });
+        });
+      }
+    }
+    if (apiOff) sim.store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, api_enabled: false }));
+    await sim.store.flush();
+    return { sim, fixtures, firstStart, baseUrl, origin, server };
+  }
 }
 
 function currentStatus(sim: Simulator, fixture: FixtureIntegration): string {
@@ -247,6 +320,18 @@ function writePrivate(path: string, text: string): void {
   writeFileSync(partial, text + '\n', { mode: 0o600 });
   chmodSync(partial, 0o600);
   renameSync(partial, path);
+}
+
+/** The demo credentials the first process on a database saved there; null when there are none. */
+function sharedFixtures(text: string | null, where: string): Fixtures | null {
+  if (text === null) return null;
+  try {
+    const saved = JSON.parse(text) as Fixtures;
+    if (Array.isArray(saved?.integrations) && typeof saved.staffToken === 'string') return saved;
+  } catch {
+    // Said below.
+  }
+  refuse(`the demo credentials in ${where} (simulator_meta) are damaged; restore the database from a backup, or start on a new database`);
 }
 
 /** The demo credentials a first start saved; null when there are none; a refusal when they cannot be read. */

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
-import { createApp, type ContractViolation, type UnexpectedError } from './http/app.ts';
+import { createApp, logUnexpectedError, type ContractViolation, type UnexpectedError } from './http/app.ts';
+import { JournalFailedError } from './store/errors.ts';
 import { staffRouter } from './staff/routes.ts';
 import { controlRouter } from './control/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
@@ -20,7 +21,7 @@ import { purgeExpired } from './domain/idempotency.ts';
 import { faultSet } from './domain/faults.ts';
 import { readingSet } from './domain/readings.ts';
 import { faultMiddleware } from './faults.ts';
-import { DeliveryWorker } from './webhooks/delivery-worker.ts';
+import { DeliveryWorker, type DeliveryLeases } from './webhooks/delivery-worker.ts';
 import { httpTransport, type Transport } from './webhooks/transport.ts';
 import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
@@ -54,6 +55,15 @@ export interface SimulatorOptions {
   journal?: boolean;
   /** Told of every unexpected 500 with its request id (stderr by default; tests collect them). */
   onUnexpectedError?: (report: UnexpectedError) => void;
+  /**
+   * Undo the work the previous process left in flight (default true). A
+   * store several processes share does it itself, and only when no other
+   * process is connected (PgStore's `afterRestart`): here it would release a
+   * live process's keys.
+   */
+  restartRecovery?: boolean;
+  /** With a store several processes share: which integrations this process delivers (PgStore's delivery leases). */
+  leases?: DeliveryLeases;
 }
 
 export interface Simulator {
@@ -77,7 +87,7 @@ export interface Simulator {
 export const cryptoEntropy: Entropy = { hex: (bytes) => randomBytes(bytes).toString('hex') };
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
-  const store = options.store ?? new MemoryStore();
+  const store: Store = options.store ?? new MemoryStore();
   const entropy = options.entropy ?? cryptoEntropy;
   const existing = store.get('settings', 'platform');
   const clock = options.clock ?? new VirtualClock(() => Date.now(), existing?.clock);
@@ -93,7 +103,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }));
   }
   // Work in flight when the previous process stopped (a no-op on a fresh store).
-  store.transaction((tx) => recoverAfterRestart(tx, clock.now()));
+  if (options.restartRecovery !== false) store.transaction((tx) => recoverAfterRestart(tx, clock.now()));
   const faults = faultSet(options.faults ?? []);
   const readings = readingSet(options.readings ?? []);
   // Only tests keep a log of changes: in a long-running simulator it would grow without end.
@@ -111,8 +121,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     faults,
   });
   const events = new EventApi({ store, clock, log: eventLog, faults, readings });
-  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings });
-  const sync = new SyncWorker(events);
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings, leases: options.leases });
+  // With a shared store each step of a sync runs in a section of its own (issue 39), retried while the store is unavailable.
+  const sync = store.section ? new SyncWorker(events, sectioned(store)) : new SyncWorker(events);
   const contract = loadContract();
   const journal = new CallJournal();
   const staff = staffRouter({ platform, clock, webhooks, syncs: sync });
@@ -129,4 +140,17 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   sync.kick();
   const maintain = () => store.transaction((tx) => purgeExpired(tx, clock.now()));
   return { app, platform, clock, store, changes, eventLog, events, sync, webhooks, journal, maintain, staffToken };
+}
+
+/** Schedules `fn` in a section of a shared store, on the next turn of the event loop; again a second later while the store refuses. */
+function sectioned(store: Store): (fn: () => void) => void {
+  return (fn) => {
+    const attempt = () => {
+      store.section!(fn).catch((e: unknown) => {
+        if (e instanceof JournalFailedError) setTimeout(attempt, 1000).unref();
+        else logUnexpectedError({ requestId: 'sync-worker', method: 'SYNC', path: '(background)', error: e });
+      });
+    };
+    setImmediate(attempt);
+  };
 }

@@ -56,5 +56,10 @@ export class VirtualClock implements Clock {
   snapshot(): ClockState {
     return { ...this.state };
   }
+
+  /** Takes the state another process of a shared sandbox set (issue 39: one virtual clock for all of them). */
+  restore(state: ClockState): void {
+    this.state = { ...state };
+  }
   // Stryker restore all
 }

@@ -86,4 +86,33 @@ export interface Store extends StoreReader {
   /** Resolves once every committed transaction is durable (a no-op in memory). */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Only a store several processes share has sections (PgStore; the memory
+   * and file stores have none, and run everything as before). Runs `work`
+   * as one section: it waits until this process may write the shared state
+   * and has caught up on what the others wrote, so the synchronous
+   * transactions `work` runs see the latest state and no other process
+   * writes meanwhile; what they wrote is durable once it resolves. A section
+   * opened inside another joins it. `waitTurn`: a section that starts from
+   * outside (a request) waits for its turn when this process has kept the
+   * others waiting long enough; one that work in a section may await (a
+   * delivery, a sync step) never does, or the two would wait on each other.
+   */
+  section?<R>(work: () => R | Promise<R>, options?: { waitTurn?: boolean }): Promise<R>;
+  /**
+   * With a section: runs `wait` with the current section suspended (a
+   * create's deliberate latency, §4.5 rule 3), so other processes can write
+   * meanwhile and see a key `in_progress`; the section resumes after it.
+   */
+  outside?<R>(wait: () => Promise<R>): Promise<R>;
+}
+
+/** Runs `work` in a section of a shared store; at once (and synchronously) in a store without sections. */
+export function inSection<R>(store: Store, work: () => R | Promise<R>, options?: { waitTurn?: boolean }): R | Promise<R> {
+  return store.section ? store.section(work, options) : work();
+}
+
+/** Runs `wait` outside the current section of a shared store; just `wait()` in a store without sections. */
+export function outsideSection<R>(store: Store, wait: () => Promise<R>): Promise<R> {
+  return store.outside ? store.outside(wait) : wait();
 }

@@ -23,8 +23,23 @@ import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../pro
 import type { Transport } from './transport.ts';
 import { NO_FAULTS, type Faults } from '../domain/faults.ts';
 
+/**
+ * Which process delivers which integration, when several share one store
+ * (issue 39): a lease per integration, held by one process at a time for as
+ * long as it lives (PgStore: a session-level advisory lock, gone with the
+ * session when the process dies, so another takes over).
+ */
+export interface DeliveryLeases {
+  /** Takes the lease of `id` if it is free; true when this process holds it (now or already). */
+  tryLease(id: number): Promise<boolean>;
+  /** Whether this process holds the lease of `id`. */
+  holds(id: number): boolean;
+}
+
 export interface DeliveryWorkerDeps {
   store: Store;
+  /** With a store several processes share: only the integrations whose lease this process holds are delivered here. */
+  leases?: DeliveryLeases;
   clock: VirtualClock;
   vault: Vault;
   transport: Transport;
@@ -74,13 +89,18 @@ export class DeliveryWorker {
     const now = this.clock.now();
     // Stryker disable all: storage failures (issue 17): a head stalled because the disk refused a write goes back in the queue
     for (const id of this.stalled) {
+      this.stalled.delete(id);
+      // A lease lost with the connection (issue 39): whoever holds it now requeues the head when it takes it over.
+      if (this.deps.leases && !this.deps.leases.holds(id)) continue;
       // Issue 17: as a restart would (recovery.ts), once the store takes writes again.
       this.deps.store.transaction((tx) => requeueInFlight(tx, id, now));
-      this.stalled.delete(id);
     }
     // Stryker restore all
     for (const integration of this.deps.store.values('integrations')) {
       if (this.inFlight.has(integration.id)) continue;
+      // §6.2 one at a time across processes too: another process holds this integration's lease and delivers it.
+      // Stryker disable next-line all: only a store several processes share has leases (simulator/store/pg-processes.test.ts)
+      if (this.deps.leases && !this.deps.leases.holds(integration.id)) continue;
       const begun = this.deps.store.transaction((tx) => {
         const work = nextWork(tx, integration, now, this.faults, this.deps.readings);
         return work && work.due <= now ? begin(tx, work, now) : null;
@@ -109,6 +129,7 @@ export class DeliveryWorker {
   async settle(): Promise<void> {
     this.settling += 1;
     try {
+      await this.claim();
       for (let guard = 0; guard < 100_000; guard++) {
         this.tick();
         if (this.inFlight.size === 0) return;
@@ -123,6 +144,8 @@ export class DeliveryWorker {
   nextDue(): number | null {
     let due: number | null = null;
     for (const integration of this.deps.store.values('integrations')) {
+      // Only what this process can start: work another process's lease holds would keep advance() waiting for it for ever.
+      if (this.deps.leases && !this.deps.leases.holds(integration.id)) continue;
       const work = this.deps.store.transaction((tx) => nextWork(tx, integration, this.clock.now(), this.faults, this.deps.readings));
       if (work && (due === null || work.due < due)) due = work.due;
     }
@@ -159,7 +182,22 @@ export class DeliveryWorker {
   /** Real-time serving: tick every `intervalMs`. */
   start(intervalMs = 100): void {
     this.stop();
+    const { store } = this.deps;
     this.timer = setInterval(() => {
+      if (store.section) {
+        // A shared store (issue 39): each tick is a section (caught up, the one writer), one at a time.
+        if (this.ticking) return;
+        this.ticking = true;
+        store.section(async () => {
+          await this.claim();
+          this.tick();
+        }).catch((e: unknown) => {
+          if (!(e instanceof JournalFailedError)) throw e;
+        }).finally(() => {
+          this.ticking = false;
+        });
+        return;
+      }
       try {
         this.tick();
       } catch (e) {
@@ -168,6 +206,30 @@ export class DeliveryWorker {
       }
     }, intervalMs);
     this.timer.unref();
+  }
+
+  /** A shared tick is under way. */
+  private ticking = false;
+  /** When to try again for the leases other processes hold (a takeover is noticed within about this much after the holder died). */
+  private nextClaimAt = 0;
+
+  /**
+   * With leases: takes the lease of every integration nobody holds (at most
+   * once a second for those another process holds). A lease taken over from
+   * a process that died mid-attempt finds its head still `delivering`: that
+   * attempt goes back in the queue, due at once, as a restart would
+   * (domain/recovery.ts; at least once, §6.2). Runs in a section.
+   */
+  private async claim(): Promise<void> {
+    const leases = this.deps.leases;
+    if (!leases) return;
+    const now = Date.now();
+    if (now < this.nextClaimAt) return;
+    this.nextClaimAt = now + CLAIM_INTERVAL_MS;
+    for (const integration of [...this.deps.store.values('integrations')]) {
+      if (leases.holds(integration.id) || !(await leases.tryLease(integration.id))) continue;
+      if (!this.inFlight.has(integration.id)) this.deps.store.transaction((tx) => requeueInFlight(tx, integration.id, this.clock.now()));
+    }
   }
 
   stop(): void {
@@ -197,12 +259,15 @@ export class DeliveryWorker {
       const outcome = current.kind === 'probe'
         ? await this.send(fresh, 'ping', null, pingBody(fresh, this.clock.now()))
         : await this.send(fresh, 'event', current.event.sequence, current.event.body);
-      step = this.deps.store.transaction((tx) => {
+      const record = () => this.deps.store.transaction((tx) => {
         const now = this.clock.now();
         if (current.kind === 'probe') finishProbe(tx, integration.id, outcome, now, this.faults);
         else finishAttempt(tx, current.event, outcome, now, this.faults, this.deps.readings);
         return this.following(tx, integration.id, now);
       });
+      // A shared store: the outcome is recorded in a section (issue 39); the others, at once, as before.
+      // Stryker disable next-line all: only the PostgreSQL store has sections (simulator/store/pg-processes.test.ts)
+      step = this.deps.store.section ? await this.deps.store.section(record) : record();
     }
     await this.deps.store.flush();
   }
@@ -241,6 +306,9 @@ export class DeliveryWorker {
     return outcome;
   }
 }
+
+/** How often a process tries for the delivery leases other processes hold. */
+const CLAIM_INTERVAL_MS = 1000;
 
 /** Starts work: a delivery marks its event in flight, so it is neither superseded nor sent twice (§6.2); a probe needs nothing. */
 function begin(tx: Transaction, work: Work, now: number): Begun {
