@@ -50,13 +50,13 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   cluster = await startPgCluster();
   dir = mkdtempSync(join(tmpdir(), 'sim-pg-processes-'));
-}, 180_000);
+});
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await cluster?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+});
 
 function launch(args: string[]): Running {
   const child = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -123,13 +123,13 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
     key = a.fixtures.integrations[0]!.apiKey;
     const clock = await staff(a, 'GET', '/clock');
     today = (clock.body.data.now as string).slice(0, 10);
-  }, 240_000);
+  });
 
   afterAll(async () => {
     for (const s of [a, b]) if (s) s.child.kill('SIGTERM');
     const codes = await Promise.all([a, b].filter(Boolean).map((s) => bounded(s.exit, 30_000, () => 'waiting for a simulator to exit after SIGTERM')));
     expect(codes).toEqual([0, 0]);
-  }, 60_000);
+  });
 
   it('the first seeds the demo world, the other restores it: the same staff token and keys, each its own base URL', () => {
     const seeded = [a, b].filter((s) => s.stdout.includes('(demo world seeded)'));
@@ -161,7 +161,7 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
       expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).toEqual([201, 409]);
       expect(answers.find((r) => r.status === 409)!.body.code).toBe('UNAVAILABLE');
     }
-  }, 60_000);
+  });
 
   it('§4.5 rule 3: the identical create in flight on one process is 409 IN_PROGRESS on the other, then replays the 201', async () => {
     const sea = a.fixtures.integrations[0]!.properties[0]!.doorloom_id;
@@ -182,7 +182,7 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
     } finally {
       await staff(b, 'PUT', '/settings', { create_latency_ms: 0 });
     }
-  }, 60_000);
+  });
 
   it('§6.1: the integration\'s event sequences, read through either process, are 1..N without a gap or a repeat', async () => {
     const read = async (s: Serving) => {
@@ -230,7 +230,7 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
     } finally {
       await staff(a, 'PUT', `/integrations/${id}/webhook`, { webhook_url: null });
     }
-  }, 90_000);
+  });
 
   it('§5.3: a key rotated through one process is refused by the other at once; the virtual clock moved on one is the other\'s', async () => {
     const id = a.fixtures.integrations[1]!.id;
@@ -317,7 +317,7 @@ describe('§6.2 delivery across processes: one process per integration at a time
       receiver.closeAllConnections();
       await new Promise<void>((r) => receiver.close(() => r()));
     }
-  }, 240_000);
+  });
 });
 
 describe('the schema version', () => {
@@ -336,5 +336,5 @@ describe('the schema version', () => {
     expect(code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`has schema version ${SCHEMA_VERSION + 1}, but this simulator knows versions up to ${SCHEMA_VERSION}`);
     expect(run.stdout).toBe('');
-  }, 120_000);
+  });
 });

@@ -21,11 +21,11 @@ const newDatabase = () => cluster.createDatabase(`store_${++databases}`);
 
 beforeAll(async () => {
   cluster = await startPgCluster();
-}, 180_000);
+});
 
 afterAll(async () => {
   await cluster?.stop();
-}, 60_000);
+});
 
 // The contract's transactions run in one section opened by hand, as a tool's would.
 runStoreContract('PgStore', async () => {
@@ -83,7 +83,7 @@ describe('PgStore: one state shared by several processes', () => {
     }, { waitTurn: true });
     await Promise.all(stores.flatMap((s) => Array.from({ length: 40 }, () => bump(s))));
     for (const s of stores) await s.section(() => expect(s.get('counters', 'n')).toEqual({ value: 80 }));
-  }, 60_000);
+  });
 
   it('§5.2: rate-limit windows written in a section are one across stores (never journaled); a delete is too', async () => {
     const url = await newDatabase();
@@ -184,7 +184,7 @@ describe('PgStore: one state shared by several processes', () => {
     } finally {
       await admin.end();
     }
-  }, 60_000);
+  });
 });
 
 describe('PgStore: the schema', () => {
