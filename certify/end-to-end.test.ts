@@ -74,11 +74,24 @@ function referencePartnerCommand(port: number, statePort: number, stateDir: stri
   return `cd "${ROOT}" && exec ${REFERENCE_PARTNER} --credentials "$CERTIFY_CREDENTIALS" --port ${port} --state-port ${statePort} --state-dir "${stateDir}" ${extra.join(' ')}`;
 }
 
+/**
+ * What a clean partner gets: every requirement passed. One outcome rests on the machine, not the partner: the rate-limit
+ * drill allows one call per 2 s, and on a slow machine the partner's calls for orders 3 and 4 may come further apart;
+ * no 429 is met, the drill says so ("none refused"), and usage.retry-after is not observed (never failed).
+ */
+function clean(report: CertReport): { outcomes: Array<[string, string]>; verdict: string } {
+  const spread = /none refused/.test(report.drills.find((d) => d.id === 'drill.rate-limit')?.did ?? '');
+  return {
+    outcomes: REQUIREMENTS.map((r) => [r.id, spread && r.id === 'usage.retry-after' ? 'not_observed' : 'pass']),
+    verdict: spread ? 'certified-with-gaps' : 'certified',
+  };
+}
+
 function expectCertifiedReference(report: CertReport): void {
   // With the calls each judgement read: the report directory is gone once the test ends.
   const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
   expect(report.results.filter((r) => r.outcome === 'fail'), explain).toEqual([]);
-  expect(report.results.map((r) => [r.id, r.outcome]), explain).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+  expect(report.results.map((r) => [r.id, r.outcome]), explain).toEqual(clean(report).outcomes);
 }
 
 describe.concurrent('certification end to end', () => {
@@ -147,8 +160,8 @@ describe.concurrent('certification end to end', () => {
       const run = command('certify/cli.ts', ['--verify', ...args]);
       return { code: await run.exited, out: run.out() };
     };
-    expect(report.verdict).toBe('certified');
-    const gaps: string[] = [];
+    expect(report.verdict).toBe(clean(report).verdict);
+    const gaps = report.verdict === 'certified-with-gaps' ? ['--allow-gaps'] : [];
     const untouched = await verify([certificatePath, '--public-key', publicKey, ...gaps]);
     expect(untouched.code, untouched.out).toBe(0);
     expect(untouched.out).toMatch(/^OK .*: certified(-with-gaps)?; signed by a trusted key/);
@@ -323,8 +336,8 @@ describe.concurrent('certification end to end', () => {
     });
     // With the calls each judgement read: the report directory is gone once the test ends.
   const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
-    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
-    expect(report.verdict).toBe('certified');
+    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(clean(report).outcomes);
+    expect(report.verdict).toBe(clean(report).verdict);
     expect(report.warnings.join('\n')).not.toMatch(/crash-and-restart/);
     // It ended once the second reconciliation was seen (during the drills on a slow machine, after them on a fast one),
     // never by running out its --duration.
@@ -370,8 +383,8 @@ describe.concurrent('certification end to end', () => {
     });
     // With the calls each judgement read: the report directory is gone once the test ends.
   const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
-    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
-    expect(report.verdict).toBe('certified');
+    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(clean(report).outcomes);
+    expect(report.verdict).toBe(clean(report).verdict);
     const noRegression = report.results.find((r) => r.id === 'receiver.no-regression')!;
     expect(noRegression.evidence.state.length).toBeGreaterThan(0);
     if (restartDuringOutage) {
@@ -439,9 +452,9 @@ describe.concurrent('certification end to end', () => {
     const explain = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome} ${r.id}: ${r.summary}\n  calls: ${JSON.stringify(r.evidence.calls).slice(0, 3000)}`).join('\n');
     expect(killed, `the moment never came\n${lines.join('\n')}`).not.toBeNull();
     const kill = killed as unknown as JournalEntry;
-    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(REQUIREMENTS.map((r) => [r.id, 'pass']));
+    expect(report.results.map((r) => [r.id, r.outcome]), `${explain}\n${lines.join('\n')}`).toEqual(clean(report).outcomes);
     cameBack(kill, calls.filter((e) => e.n > kill.n), report);
-    expect(report.verdict).toBe('certified');
+    expect(report.verdict).toBe(clean(report).verdict);
     // Killed twice in all (the crash drill's, certify's own, and this one), started again each time: three lives.
     const pids = [...lines.join('\n').matchAll(/partner \| pid (\d+)/g)].map((m) => Number(m[1]));
     expect(new Set(pids).size, lines.join('\n')).toBe(3);

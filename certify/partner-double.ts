@@ -135,8 +135,9 @@ export class PartnerDouble {
     if (this.o.callDelayMs) await sleep(this.o.callDelayMs);
     let refreshed = false;
     for (let limited = 0; ;) {
-      const wait = this.retryAfterUntil - Date.now();
-      if (wait > 0 && this.o.breakage !== 'ignoreRetryAfter') await sleep(wait);
+      // §7: no call before the Retry-After has passed, looked at again after each wait: a refusal another of its calls
+      // met meanwhile moves it on (with a window longer than its calls take, a call woken by an older one went early).
+      for (let wait; (wait = this.retryAfterUntil - Date.now()) > 0 && this.o.breakage !== 'ignoreRetryAfter';) await sleep(wait);
       const headers: Record<string, string> = { Authorization: `Bearer ${this.file.apiKey}`, Accept: 'application/json' };
       if (init.body !== undefined) headers['Content-Type'] = 'application/json';
       if (init.key !== undefined) headers['Idempotency-Key'] = init.key;

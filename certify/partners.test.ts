@@ -13,7 +13,7 @@ import { PartnerDouble, type Breakage } from './partner-double.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import { runCertification } from './run.ts';
 import { freePort } from './test-support.ts';
-import type { CertReport } from './types.ts';
+import type { CertReport, JournalEntry } from './types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'certify-partners-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  */
 const CAP_SECONDS = 1_800;
 
-async function certifyDouble(breakage: Breakage | null, seed: number, lines: string[] = [], lastStep: string | null = null, callDelayMs = 0): Promise<CertReport> {
+async function certifyDouble(breakage: Breakage | null, seed: number, lines: string[] = [], lastStep: string | ((e: JournalEntry) => boolean) | null = null, callDelayMs = 0): Promise<CertReport> {
   const port = await freePort();
   let double: PartnerDouble | null = null;
   const end = new AbortController();
@@ -43,6 +43,8 @@ async function certifyDouble(breakage: Breakage | null, seed: number, lines: str
         lines.push(l);
         if (l === `step ${lastStep}`) end.abort();
       },
+      // Or once the partner's own call shows the break (the step in progress still finishes).
+      onCall: (e) => void (typeof lastStep === 'function' && lastStep(e) && end.abort()),
       onCredentials: async (path) => {
         double = await PartnerDouble.start({ credentialsPath: path, port, breakage, callDelayMs });
       },
@@ -65,12 +67,16 @@ describe.concurrent('certification of partners', () => {
     expect(lines.join('\n')).toMatch(/API key {11}apiKey in the credentials file \(sha256:[0-9a-f]{12}\)/);
     expect(lines.join('\n')).toMatch(/run key {11}sha256:[0-9a-f]{64}/);
     // Certify did not start it, so it cannot kill and restart it: that requirement is not observed, and says why.
-    expect(report.results.map((r) => [r.id, r.outcome]), explain(report)).toEqual(REQUIREMENTS.map((r) => [r.id, r.id === 'recovery.crash-restart' ? 'not_observed' : 'pass']));
+    // On a slow machine its two calls for orders 3 and 4 may come more than the drill's 2 s apart: no 429 is met, the drill
+    // says "none refused", and usage.retry-after is not observed (never failed).
+    const spread = /none refused/.test(report.drills.find((d) => d.id === 'drill.rate-limit')!.did);
+    const gap = (id: string) => id === 'recovery.crash-restart' || (spread && id === 'usage.retry-after');
+    expect(report.results.map((r) => [r.id, r.outcome]), explain(report)).toEqual(REQUIREMENTS.map((r) => [r.id, gap(r.id) ? 'not_observed' : 'pass']));
     expect(report.results.find((r) => r.id === 'recovery.crash-restart')!.summary).toMatch(/^Not run: .*--partner-command/);
     expect(report.verdict).toBe('certified-with-gaps');
     expect(report.warnings.join('\n')).toMatch(/crash-and-restart drill did not run .*--partner-command.*certified-with-gaps/);
     expect(report.drills.map((d) => [d.id, d.outcome])).toEqual([
-      ['drill.snapshot-watermark', 'pass'], ['drill.raw-body', 'pass'], ['drill.lost-answer', 'pass'], ['drill.rate-limit', 'pass'], ['drill.unavailable', 'pass'], ['drill.crash-restart', 'not_run'],
+      ['drill.snapshot-watermark', 'pass'], ['drill.raw-body', 'pass'], ['drill.lost-answer', 'pass'], ['drill.rate-limit', spread ? 'not_observed' : 'pass'], ['drill.unavailable', 'pass'], ['drill.crash-restart', 'not_run'],
       ['drill.webhook-outage', 'pass'], ['drill.key-rotation', 'pass'], ['drill.secret-rotation', 'pass'],
     ]);
     for (const d of report.drills) expect(d.did, d.id).not.toBe('');
@@ -106,10 +112,10 @@ describe.concurrent('certification of partners', () => {
     expect(report.drills.find((d) => d.id === 'drill.lost-answer')!.did).toMatch(/withheld; retries: .*NEW key/);
   });
 
-  it.each<[Breakage, string, string]>([
+  it.each<[Breakage, string, string | ((e: JournalEntry) => boolean)]>([
     ['skipSignature', 'receiver.refuses-bad-signature', 'drill.raw-body'],
     ['newKeyPerRetry', 'usage.retry-same-key', 'drill.rate-limit'],
-    ['pollMeEverySecond', 'usage.me-interval', 'drill.lost-answer'],
+    ['pollMeEverySecond', 'usage.me-interval', ((n) => (e: JournalEntry) => e.operation === 'getMe' && ++n >= 4)(0)],
     ['ignoreRetryAfter', 'usage.retry-after', 'drill.rate-limit'],
     ['applySuperseded', 'receiver.no-regression', 'older-event'],
     ['applySupersededInOrder', 'receiver.no-regression', 'older-event'],

@@ -36,6 +36,9 @@ describe('the catalogue against a live deployment', () => {
     for (const r of report.results.filter((x) => x.outcome === 'not_applicable')) {
       const needed = catalogue().find((c) => c.id === r.id)!.needs.filter((n) => n.startsWith('control:')).map((n) => n.slice(8));
       if (needed.length > 0) expect(r.reason, r.id).toContain(`control actions ${needed.join(', ')} (no control plane`);
+      // The burst reaches 200 calls in 2 s only on a fast enough client; short of it, it says the rate it reached and
+      // that a control plane's rate-limit.set would lower the limit (issue 38 item 3): a slow machine is not a failure.
+      else if (r.id === 'auth.rate-limited-headers') expect(r.reason, r.id).toMatch(/this client reached [\d.]+ calls\/s .*rate-limit\.set/);
       else expect(r.reason, r.id).toMatch(/otherApiKey|PARTNER_OTHER_API_KEY|disabledApiKey|PARTNER_DISABLED_API_KEY|nonIntegrationToken|PARTNER_NON_INTEGRATION_TOKEN/);
     }
   });
