@@ -423,8 +423,8 @@ async function integration(c: Ctx): Promise<{ status: string; webhook: { last_se
 }
 
 /** Waits until every event is delivered; each round asks the platform to send what is due now (staff clock advance of 0 s). */
-async function drained(c: Ctx, ms = DRAIN_WAIT_MS): Promise<boolean> {
-  return until(c, ms, async () => {
+async function drained(c: Ctx): Promise<boolean> {
+  return until(c, DRAIN_WAIT_MS, async () => {
     await c.stage.staff('POST', '/clock/advance', { seconds: 0 }, IDEMPOTENT);
     return (await integration(c)).webhook.undelivered_events === 0;
   }, 150);
