@@ -4,7 +4,7 @@
  * planes (control.ts, certify/stage.ts, scenarios/kit/staff.ts).
  *
  * A busy server loses such a request in the plainest way: a keep-alive socket it closed as idle just as the request
- * went out on it (Node's server closes one after 5 s idle, fetch reuses it for up to a second less, and a loaded
+ * went out on it (Node's server closes one after 5 s idle by default, fetch reuses it for up to a second less, and a loaded
  * machine loses that margin), or a connection it reset. RFC 9110 §9.2.2: a client may then send an idempotent request
  * again, since sending it twice has the effect of sending it once; it does not resend a non-idempotent one on its own,
  * since the server may have applied it before the connection went.

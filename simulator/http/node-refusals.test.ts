@@ -19,7 +19,7 @@ afterEach(() => {
   server = undefined;
 });
 
-async function listening(timeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 }): Promise<{ port: number; key: string; unexpected: UnexpectedError[] }> {
+async function listening(timeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 65_000 }): Promise<{ port: number; key: string; unexpected: UnexpectedError[] }> {
   const unexpected: UnexpectedError[] = [];
   const h = makeHarness({ onUnexpectedError: (r) => unexpected.push(r) });
   server = createSimulatorServer(h.sim.app, timeouts);
