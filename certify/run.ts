@@ -521,6 +521,8 @@ async function receiverChecks(c: Ctx): Promise<void> {
   const newest = await newestEvent(c);
   const body = newest?.body ?? pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
   // §6.4: the duplicate is an event the platform's delivery log shows the partner already answered 2xx, never one new to it.
+  // Waited for (an event, not a time): a platform that counts an attempt in flight as delivered shows no answer yet.
+  await until(c, STEP_WAIT_MS, async () => (await acknowledgedEvent(c)) !== null, 200);
   const duplicate = await acknowledgedEvent(c);
   const now = Math.floor(c.stage.now() / 1000);
   for (const spec of receiverProbes({ slug: c.slug }, secrets(c), body, now, c.otherSlug)) {
