@@ -210,7 +210,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
 const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
 
 /** The summary as a page: headline, files, checks, clauses, then every mutant that lived. */
-export function summaryMarkdown(s: MutationSummary, about: { when: string; minutes?: number; command: string; seeded?: number }): string {
+export function summaryMarkdown(s: MutationSummary, about: { when: string; minutes?: number; command: string; seeded?: number }, headline: string[] = []): string {
   const t = s.totals;
   const out: string[] = [
     '# Mutation testing: last run',
@@ -218,6 +218,9 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     `Written by \`${about.command}\` on ${about.when}${about.minutes !== undefined ? ` (${about.minutes} minutes)` : ''}. Mutated: ${s.mutate.map((p) => `\`${p}\``).join(', ')}.`,
     ...(about.seeded === undefined ? [] : ['', `The ${about.seeded} mutants recorded equivalent kept their last result, not run again, where their code was unchanged (\`npm run mutation -- --with-equivalents\` runs them too, to confirm each still survives after a check changed).`]),
     'Only the conformance suite may kill a mutant (each check one vitest test, in-process); see docs/conformance.md, "Mutation testing with StrykerJS".',
+    '',
+    ...headline,
+    '## The suite\'s bite over the files its last run mutated',
     '',
     `**Score: ${pct(t.score)}** of ${t.killed + t.timeout + t.survived + t.noCoverage} mutants detected (${t.killed} killed, ${t.timeout} timed out; ${t.survived} survived, ${t.noCoverage} not reached by any check); ${pct(t.scoreCovered)} of those a check reached. Out of the score: ${t.equivalent} recorded equivalent (conformance/mutation/equivalent-mutants.yaml), ${t.ignored} ignored with a reason, ${t.errors} not valid code.`,
     '',
