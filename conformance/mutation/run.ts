@@ -36,7 +36,7 @@ const INCREMENTAL = join(ROOT, 'conformance/mutation/stryker-incremental.json');
 
 const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
 
-  (no flag)        every mutant of stryker.config.mjs (simulator/domain, http, webhooks); refreshes
+  (no flag)        every mutant of stryker.config.mjs (the suite's areas of scope.mjs); refreshes
                    the incremental file and the committed summary (conformance/mutation/). A mutant
                    recorded equivalent keeps its last result, not run, while its code is unchanged
                    (recorded-equivalents.ts); all else is tested afresh
