@@ -1,32 +1,18 @@
 // @ts-check
+import { mutateFor } from './conformance/mutation/scope.mjs';
+
 /**
  * `npm run mutation` (conformance/mutation/run.ts runs Stryker with this,
  * then writes the summary): StrykerJS mutates the simulator's behaviour and
- * only the conformance suite may kill a mutant. docs/conformance.md
+ * only the conformance suite may kill a mutant (the suite's bite). docs/conformance.md
  * "Mutation testing with StrykerJS" says how to read and rerun it.
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {
-  mutate: [
-    'simulator/domain/**/*.ts',
-    'simulator/http/**/*.ts',
-    'simulator/webhooks/**/*.ts',
-    // Unit tests are not behaviour.
-    '!**/*.test.ts',
-    // The fault catalogue (names and a Set): off in the run, its mutants only rename a fault or turn faults on (conformance --mutants proves those caught).
-    '!simulator/domain/faults.ts',
-    // The loopback receiver is the suite's own instrument (conformance/suites/receiver.ts judges deliveries with it), not the platform: its mutants weaken the judge, never the simulator.
-    '!simulator/webhooks/receiver.ts',
-    // The receiver's command line (`npm run receiver`): a tool for people around that instrument.
-    '!simulator/webhooks/receiver-cli.ts',
-    // The listening server's transport below the API (issue 17/29): the envelope for what Node's HTTP parser refuses, the socket time
-    // limits, and the one function wiring them. No request the document describes reaches this code (§7 covers requests that reach the
-    // API), it states no rule for a request that is not HTTP the server can read, and the in-process target listens with Koa's own server.
-    '!simulator/http/node-refusals.ts',
-    '!simulator/http/server-timeouts.ts',
-    '!simulator/http/server.ts',
-  ],
+  // The areas the conformance suite must kill, and every file or region left out with its reason: conformance/mutation/scope.mjs
+  // (the store is scored apart, by the simulator's own tests: conformance/mutation/stryker.own-tests.config.mjs).
+  mutate: mutateFor('suite'),
   testRunner: 'vitest',
   vitest: {
     // One test per conformance check, and no unit test: a mutant is killed by the conformance suite alone.

@@ -11,6 +11,7 @@ import { API_ROOT, CONTROL_ROOT } from '../simulator/http/app.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld, type FixtureProperty } from '../simulator/demo-world.ts';
 import { VirtualClock } from '../simulator/domain/clock.ts';
+import type { Contract } from '../spec/contract.ts';
 import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
 import { CONTROL_ACTIONS, control, type ControlPlane } from './control.ts';
@@ -56,6 +57,11 @@ export interface TargetConfig {
    * post left unanswered otherwise costs every mutant that reaches it ten idle seconds.
    */
   deliveryTimeoutMs?: number;
+  /**
+   * In-process only: the contract the simulator enforces instead of spec/openapi.yaml's (the contract mutator's one-step
+   * change of the document, issue 40). The suite keeps judging by spec/openapi.yaml.
+   */
+  simulatorContract?: Contract;
 }
 
 /** What one check gets to work with. */
@@ -115,7 +121,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
     capabilities: IN_PROCESS,
     async open() {
       const clock = new VirtualClock(() => Date.now());
-      return inProcessTarget(createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}) }));
+      return inProcessTarget(createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}), ...(config.simulatorContract ? { contract: config.simulatorContract } : {}) }));
     },
     async dispose() {},
   };

@@ -14,7 +14,7 @@ import type { Change, ChangeRecorder } from './domain/changes.ts';
 import { EventApi } from './domain/event-api.ts';
 import { EventLog } from './domain/event-log.ts';
 import { eventHandlers } from './http/event-routes.ts';
-import { loadContract } from '../spec/contract.ts';
+import { loadContract, type Contract } from '../spec/contract.ts';
 import { SyncWorker } from './sync-worker.ts';
 import { CallJournal } from './call-journal.ts';
 import { purgeExpired } from './domain/idempotency.ts';
@@ -64,6 +64,8 @@ export interface SimulatorOptions {
   restartRecovery?: boolean;
   /** With a store several processes share: which integrations this process delivers (PgStore's delivery leases). */
   leases?: DeliveryLeases;
+  /** The contract the simulator enforces (spec/openapi.yaml's by default); the contract mutator hands in a mutated one (issue 40). */
+  contract?: Contract;
 }
 
 export interface Simulator {
@@ -124,7 +126,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings, leases: options.leases });
   // With a shared store each step of a sync runs in a section of its own (issue 39), retried while the store is unavailable.
   const sync = store.section ? new SyncWorker(events, sectioned(store)) : new SyncWorker(events);
-  const contract = loadContract();
+  const contract = options.contract ?? loadContract();
   const journal = new CallJournal();
   const staff = staffRouter({ platform, clock, webhooks, syncs: sync });
   const app = createApp({

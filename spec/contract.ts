@@ -104,6 +104,19 @@ export function loadContract(): Contract {
   return cached;
 }
 
+/** The document as spec/openapi.yaml reads, parsed (a fresh copy each call: the contract mutator changes its copy, issue 40). */
+export function contractDocument(): JsonSchema {
+  return structuredClone(parseYamlCached(SPEC_URL) as JsonSchema);
+}
+
+/**
+ * A contract from a document given as data, never written into spec/: the contract mutator builds a simulator from a
+ * one-step change of spec/openapi.yaml (conformance/mutation/contract-mutants.ts) while the suite keeps loadContract()'s.
+ */
+export function contractFrom(document: JsonSchema): Contract {
+  return buildContract(document);
+}
+
 function buildContract(raw: JsonSchema): Contract {
   const document = dereference(raw, raw) as JsonSchema;
   const operations = collectOperations(document);

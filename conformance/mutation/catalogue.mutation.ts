@@ -14,19 +14,15 @@
 import { describe, it } from 'vitest';
 import { catalogue } from '../catalogue.ts';
 import { runConformance } from '../runner.ts';
+import { killReason } from './kill.ts';
 import { CHECK_TESTS, checkTestName, MUTATION_DELIVERY_TIMEOUT_MS, MUTATION_RUNS, MUTATION_SEED } from './settings.ts';
 
 describe.sequential(CHECK_TESTS, () => {
   for (const check of catalogue()) {
     it(checkTestName(check), async () => {
       const report = await runConformance({ target: 'in-process', checks: [check.id], runs: MUTATION_RUNS, seed: MUTATION_SEED, deliveryTimeoutMs: MUTATION_DELIVERY_TIMEOUT_MS });
-      const result = report.results[0]!;
-      if (result.outcome === 'failed') {
-        const f = result.failure!;
-        throw new Error(`${check.id} failed: ${f.kind}: received ${f.received}; documented ${f.documented} (${f.clause})`);
-      }
-      if (result.outcome === 'errored') throw new Error(`${check.id} errored: ${result.error?.split('\n')[0]}`);
-      if (result.outcome === 'not_applicable') throw new Error(`${check.id} not applicable in-process (--fail-on-not-applicable): ${result.reason}`);
+      const killed = killReason(report.results[0]!);
+      if (killed !== null) throw new Error(killed);
     });
   }
 });

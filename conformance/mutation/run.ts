@@ -5,6 +5,8 @@
  *   npm run mutation                      every mutant; refreshes the incremental file
  *   npm run mutation -- --incremental     only mutants whose code or covering checks changed
  *   npm run mutation -- --mutate simulator/domain/pricing.ts    one file (or glob); leaves the incremental file alone
+ *   npm run mutation -- --own-tests       the second score: the store, killed by the simulator's own tests
+ *   npm run mutation -- --contract        the contract's mutants (spec/openapi.yaml), cached by document and sources
  *
  * Writes reports/mutation/ (Stryker's index.html and mutation.json,
  * summary.json and summary.md). A run over the whole scope also writes what
@@ -21,6 +23,10 @@ import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
 import { equivalentSeed } from './recorded-equivalents.ts';
 import { REPORT_DIR } from './settings.ts';
+import { census } from './census.ts';
+import { LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
+import { contractScores, runContractMutation, type ContractRun } from './contract-mutation.ts';
+import { headline, headlineMarkdown, type Headline, type Provenance } from './headline.ts';
 import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type StrykerReport } from './summary.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,7 +36,7 @@ const INCREMENTAL = join(ROOT, 'conformance/mutation/stryker-incremental.json');
 
 const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
 
-  (no flag)        every mutant of stryker.config.mjs (simulator/domain, http, webhooks); refreshes
+  (no flag)        every mutant of stryker.config.mjs (the suite's areas of scope.mjs); refreshes
                    the incremental file and the committed summary (conformance/mutation/). A mutant
                    recorded equivalent keeps its last result, not run, while its code is unchanged
                    (recorded-equivalents.ts); all else is tested afresh
@@ -41,7 +47,16 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
   --concurrency N  Stryker's test-runner processes (default: one per core, one fewer above four cores)
-  --summary-only   write the summary of the last run's reports/mutation/mutation.json, run nothing
+  --own-tests      the second score instead (conformance/mutation/stryker.own-tests.config.mjs): the store,
+                   killed by the simulator's own tests; with --mutate, only those files
+  --contract       the contract mutator instead: one-step mutants of the limits, defaults, enum values and
+                   required entries of spec/openapi.yaml the simulator enforces, each against a simulator built
+                   from it (results cached in conformance/mutation/contract-incremental.json)
+  --keyword K[,K]  with --contract: only these keywords (minLength, maxLength, minimum, maximum, minItems,
+                   maxItems, default, enum, required)
+  --only TEXT      with --contract: only mutants whose id contains TEXT
+  --summary-only   write the summary of the last runs' reports (reports/mutation/), run nothing; it is also the
+                   committed summary: each area says which run measured it, or that none has yet
   --help           this text
 `;
 
@@ -55,6 +70,10 @@ async function main(): Promise<number> {
         concurrency: { type: 'string' },
         'with-equivalents': { type: 'boolean', default: false },
         'summary-only': { type: 'boolean', default: false },
+        'own-tests': { type: 'boolean', default: false },
+        contract: { type: 'boolean', default: false },
+        keyword: { type: 'string' },
+        only: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -75,13 +94,47 @@ async function main(): Promise<number> {
     process.stderr.write(`error: --concurrency must be a whole number ≥ 1, got ${JSON.stringify(args.concurrency)}\n${USAGE}`);
     return 2;
   }
+  if ((args.keyword !== undefined || args.only !== undefined) && !args.contract) {
+    process.stderr.write(`error: --keyword and --only go with --contract\n${USAGE}`);
+    return 2;
+  }
+  const keywords = args.keyword?.split(',').map((k) => k.trim());
+  const unknownKeyword = keywords?.find((k) => !KEYWORDS.includes(k));
+  if (unknownKeyword !== undefined) {
+    process.stderr.write(`error: --keyword ${JSON.stringify(unknownKeyword)} is not one of ${KEYWORDS.join(', ')}\n${USAGE}`);
+    return 2;
+  }
+  if (args.contract && !args['summary-only']) {
+    const started = Date.now();
+    const run = await runContractMutation({
+      keywords: keywords as ContractKeyword[] | undefined, only: args.only,
+      onResult: (r, i, n) => process.stdout.write(`${i}/${n} ${r.status}${r.cached ? ' (cached)' : ''} ${r.id}${r.killedBy ? ` by ${r.killedBy}` : ''}\n`),
+    });
+    const dir = join(ROOT, REPORT_DIR);
+    mkdirSync(dir, { recursive: true });
+    const provenance = { command: `npm run mutation -- --contract${args.keyword ? ` --keyword ${args.keyword}` : ''}${args.only ? ` --only ${JSON.stringify(args.only)}` : ''}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
+    writeFileSync(join(dir, 'contract.json'), `${JSON.stringify({ ...provenance, ...run }, null, 1)}\n`);
+    const all = contractScores(run.results).at(-1)!;
+    process.stdout.write(`\ncontract mutants: ${all.killed} of ${all.mutants} killed, ${all.survived} survived, ${all.noCoverage} not reached (${run.mutants} in the document); ${REPORT_DIR}/contract.json; npm run mutation -- --summary-only writes the summary\n`);
+    return 0;
+  }
   const started = Date.now();
   const full = args.mutate === undefined;
   let seeded: number | undefined;
+  if (args['own-tests'] && !args['summary-only']) {
+    const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', ...(full ? ['--incremental'] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
+    const ran = spawnSync(process.execPath, [strykerBin(), ...flags], { cwd: ROOT, stdio: 'inherit' });
+    if (ran.status !== 0) {
+      process.stderr.write(`error: stryker exited ${ran.status ?? ran.signal}\n`);
+      return 1;
+    }
+    const dir = join(ROOT, REPORT_DIR, 'own-tests');
+    writeFileSync(join(dir, 'run.json'), `${JSON.stringify({ command: `npm run mutation -- --own-tests${full ? '' : ` --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 })}\n`);
+    process.stdout.write(`\nthe simulator's own tests: ${REPORT_DIR}/own-tests/; npm run mutation -- --summary-only writes the summary\n`);
+    return 0;
+  }
   if (!args['summary-only']) {
-    // The package exports no bin path: take its `bin` from beside its package.json.
-    const manifest = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
-    const stryker = join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { stryker: string } }).bin.stryker);
+    const stryker = strykerBin();
     // A full run always writes the incremental file; a partial run must not overwrite it with a part. A whole run starts from
     // the recorded equivalents alone, an incremental one from everything (recorded-equivalents.ts); --with-equivalents runs
     // them again: a whole run from nothing (--force), an incremental one from the committed file as it stands.
@@ -105,10 +158,12 @@ async function main(): Promise<number> {
   // What ran: a --summary-only later keeps the figures of the run it summarises.
   const ranFile = new URL('run.json', dir);
   const ran: { minutes?: number; command: string; when: string; seeded?: number } = args['summary-only']
-    ? (existsSync(ranFile) ? JSON.parse(readFileSync(ranFile, 'utf8')) : { command: 'npm run mutation -- --summary-only', when: new Date().toISOString().slice(0, 10) })
+    ? (existsSync(ranFile) ? JSON.parse(readFileSync(ranFile, 'utf8')) : lastWholeRun())
     : { minutes: Math.round((Date.now() - started) / 6000) / 10, command: `npm run mutation${args.incremental ? ' -- --incremental' : ''}${args['with-equivalents'] ? ' -- --with-equivalents' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), ...(seeded !== undefined ? { seeded } : {}) };
   if (!args['summary-only']) writeFileSync(ranFile, `${JSON.stringify(ran)}\n`);
-  const report = JSON.parse(readFileSync(new URL('mutation.json', dir), 'utf8')) as StrykerReport;
+  // --summary-only with no run of the suite's here: the last whole run's results, as Stryker committed them.
+  const reportFile = existsSync(new URL('mutation.json', dir)) ? new URL('mutation.json', dir) : new URL(`file://${INCREMENTAL}`);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as StrykerReport;
   const summary = summarise(report, catalogue(), readEquivalents());
   const t = summary.totals;
   // Every check's world is the simulator Stryker switches mutants in: a run that killed nothing ran the checks against something else.
@@ -116,12 +171,14 @@ async function main(): Promise<number> {
     process.stderr.write('error: no mutant was killed: the checks did not run the mutated simulator (is it loaded in the test\'s own process?)\n');
     return 1;
   }
-  const page = summaryMarkdown(summary, ran);
-  const json = `${JSON.stringify({ ...ran, ...summary }, null, 2)}\n`;
+  const top = await headlineOf({ report, provenance: ran });
+  const page = summaryMarkdown(summary, ran, headlineMarkdown(top));
+  const json = `${JSON.stringify({ ...ran, ...summary, headline: top }, null, 2)}\n`;
   writeFileSync(new URL('summary.json', dir), json);
   writeFileSync(new URL('summary.md', dir), page);
-  // The committed summary is the whole scope's: a partial run (or the summary of one) never replaces it.
-  const whole = JSON.stringify(report.config?.mutate) === JSON.stringify(await configuredMutate());
+  // The committed summary: a whole run's, or --summary-only's (its table says per area which run measured what, or none);
+  // a partial run never replaces it.
+  const whole = args['summary-only'] || JSON.stringify(report.config?.mutate) === JSON.stringify(await configuredMutate());
   if (whole) {
     writeFileSync(new URL(`${LAST.href}.json`), json);
     writeFileSync(new URL(`${LAST.href}.md`), page);
@@ -129,6 +186,37 @@ async function main(): Promise<number> {
   process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${ran.minutes !== undefined ? ` in ${ran.minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
   return 0;
+}
+
+/** With no run of the suite's here, its figures are the committed incremental file's: the run the committed summary names. */
+function lastWholeRun(): { command: string; when: string; minutes?: number } {
+  const last = new URL(`${LAST.href}.json`);
+  if (!existsSync(last)) return { command: 'npm run mutation -- --summary-only', when: new Date().toISOString().slice(0, 10) };
+  const { command, when, minutes } = JSON.parse(readFileSync(last, 'utf8')) as { command: string; when: string; minutes?: number };
+  return { command, when, ...(minutes !== undefined ? { minutes } : {}) };
+}
+
+/** Stryker's command (the package exports no bin path: its `bin` from beside its package.json). */
+function strykerBin(): string {
+  const manifest = createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json');
+  return join(dirname(manifest), (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: { stryker: string } }).bin.stryker);
+}
+
+const KEYWORDS: string[] = [...LIMIT_KEYWORDS, 'default', 'enum', 'required'];
+
+/** The headline over every run's last report here: the suite's, the own tests' (reports/mutation/own-tests/), the contract's. */
+async function headlineOf(suite: { report: StrykerReport; provenance: Provenance }): Promise<Headline> {
+  const dir = join(ROOT, REPORT_DIR);
+  const read = <T>(file: string): T | undefined => (existsSync(join(dir, file)) ? JSON.parse(readFileSync(join(dir, file), 'utf8')) as T : undefined);
+  const own = read<StrykerReport>('own-tests/mutation.json');
+  const contract = read<ContractRun & Provenance>('contract.json');
+  return headline({
+    census: await census(),
+    suite,
+    ...(own ? { ownTests: { report: own, provenance: read<Provenance>('own-tests/run.json') ?? { command: 'npm run mutation -- --own-tests', when: '?' } } } : {}),
+    ...(contract ? { contract: { run: contract, provenance: { command: contract.command, when: contract.when, minutes: contract.minutes } } } : {}),
+    equivalents: readEquivalents(),
+  });
 }
 
 /** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */

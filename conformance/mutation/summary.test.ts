@@ -53,7 +53,7 @@ describe('the mutation summary', () => {
   const s = summarise(report, checks);
 
   it('scores detected (killed and timed out) over detected, survived and not reached; ignored and invalid mutants apart', () => {
-    expect(s.totals).toEqual({ mutants: 7, killed: 2, timeout: 1, survived: 1, noCoverage: 1, ignored: 1, equivalent: 0, errors: 1, score: 60, scoreCovered: 75 });
+    expect(s.totals).toEqual({ mutants: 7, killed: 2, timeout: 1, survived: 1, noCoverage: 1, ignored: 1, equivalent: 0, notReached: 0, errors: 1, score: 60, scoreCovered: 75 });
     expect(s.files.map((f) => [f.file, f.score])).toEqual([['simulator/domain/a.ts', 66.67], ['simulator/domain/b.ts', 50]]);
   });
 

@@ -39,6 +39,11 @@ export interface Equivalent {
   original: string;
   replacement: string;
   reason: string;
+  /**
+   * `not-reached`: a mutant no check can reach (issue 40), counted in its own column and out of the score like an
+   * equivalent; which entries are which is equivalent-mutants.yaml's to say. Absent: equivalent.
+   */
+  category?: 'equivalent' | 'not-reached';
 }
 
 export interface Counts {
@@ -51,6 +56,8 @@ export interface Counts {
   ignored: number;
   /** Survived or not reached, and recorded equivalent with a reason: out of the score. */
   equivalent: number;
+  /** Recorded as not reachable by any check (category `not-reached`), with a reason: out of the score, counted apart. */
+  notReached: number;
   /** Mutants that did not run as code (runtime or compile errors): not in the score. */
   errors: number;
   /** Detected (killed or timed out) over detected + survived + not covered, in per cent; null when nothing counted. */
@@ -110,10 +117,11 @@ export function recordedEntry(equivalents: Equivalent[], file: string, original:
   return equivalents.find((e) => e.file === file && e.mutator === m.mutatorName && e.replacement === (m.replacement ?? '') && e.original === original);
 }
 
-type Judged = Omit<StrykerMutant, 'status'> & { status: StrykerMutant['status'] | 'Equivalent' };
+export type Judged = Omit<StrykerMutant, 'status'> & { status: StrykerMutant['status'] | 'Equivalent' | 'NotReached' };
 
-function counts(mutants: Judged[]): Counts {
+export function counts(mutants: Pick<Judged, 'status'>[]): Counts {
   const n = (s: Judged['status']) => mutants.filter((m) => m.status === s).length;
+  const notReached = n('NotReached');
   const killed = n('Killed');
   const timeout = n('Timeout');
   const survived = n('Survived');
@@ -124,6 +132,7 @@ function counts(mutants: Judged[]): Counts {
     mutants: mutants.length, killed, timeout, survived, noCoverage,
     ignored: n('Ignored'),
     equivalent: n('Equivalent'),
+    notReached,
     errors: n('RuntimeError') + n('CompileError'),
     score: pct(detected, detected + survived + noCoverage),
     scoreCovered: pct(detected, detected + survived),
@@ -136,19 +145,24 @@ export function clauseOf(statusReason: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, 'id' | 'clauses'>[], equivalents: Equivalent[] = []): MutationSummary {
-  const testNames = new Map<string, string>();
-  for (const file of Object.values(report.testFiles ?? {})) for (const t of file.tests) testNames.set(t.id, checkIdOf(t.name));
-  const checkOf = (testId: string) => testNames.get(testId) ?? testId;
-  const used = new Set<Equivalent>();
+/** Every mutant of the report with its file, a recorded equivalent (or not-reached) judged so, with its reason; `used` collects the entries that matched. */
+export function judgeAll(report: StrykerReport, equivalents: Equivalent[], used = new Set<Equivalent>()): (Judged & { file: string; reason?: string })[] {
   const judge = (file: string, source: string | undefined, m: StrykerMutant): Judged & { file: string; reason?: string } => {
     if (m.status !== 'Survived' && m.status !== 'NoCoverage') return { ...m, file };
     const match = source === undefined ? undefined : recordedEntry(equivalents, file, originalText(source, m.location), m);
     if (!match) return { ...m, file };
     used.add(match);
-    return { ...m, file, status: 'Equivalent', reason: match.reason };
+    return { ...m, file, status: match.category === 'not-reached' ? 'NotReached' : 'Equivalent', reason: match.reason };
   };
-  const all = Object.entries(report.files).flatMap(([file, f]) => f.mutants.map((m) => judge(file, f.source, m)));
+  return Object.entries(report.files).flatMap(([file, f]) => f.mutants.map((m) => judge(file, f.source, m)));
+}
+
+export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, 'id' | 'clauses'>[], equivalents: Equivalent[] = []): MutationSummary {
+  const testNames = new Map<string, string>();
+  for (const file of Object.values(report.testFiles ?? {})) for (const t of file.tests) testNames.set(t.id, checkIdOf(t.name));
+  const checkOf = (testId: string) => testNames.get(testId) ?? testId;
+  const used = new Set<Equivalent>();
+  const all = judgeAll(report, equivalents, used);
   const killedByCheck = new Map<string, number>();
   const coveredByCheck = new Map<string, number>();
   const clauseKills = new Map<string, { killed: number; checks: Set<string> }>();
@@ -196,7 +210,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
 const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
 
 /** The summary as a page: headline, files, checks, clauses, then every mutant that lived. */
-export function summaryMarkdown(s: MutationSummary, about: { when: string; minutes?: number; command: string; seeded?: number }): string {
+export function summaryMarkdown(s: MutationSummary, about: { when: string; minutes?: number; command: string; seeded?: number }, headline: string[] = []): string {
   const t = s.totals;
   const out: string[] = [
     '# Mutation testing: last run',
@@ -204,6 +218,9 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     `Written by \`${about.command}\` on ${about.when}${about.minutes !== undefined ? ` (${about.minutes} minutes)` : ''}. Mutated: ${s.mutate.map((p) => `\`${p}\``).join(', ')}.`,
     ...(about.seeded === undefined ? [] : ['', `The ${about.seeded} mutants recorded equivalent kept their last result, not run again, where their code was unchanged (\`npm run mutation -- --with-equivalents\` runs them too, to confirm each still survives after a check changed).`]),
     'Only the conformance suite may kill a mutant (each check one vitest test, in-process); see docs/conformance.md, "Mutation testing with StrykerJS".',
+    '',
+    ...headline,
+    '## The suite\'s bite over the files its last run mutated',
     '',
     `**Score: ${pct(t.score)}** of ${t.killed + t.timeout + t.survived + t.noCoverage} mutants detected (${t.killed} killed, ${t.timeout} timed out; ${t.survived} survived, ${t.noCoverage} not reached by any check); ${pct(t.scoreCovered)} of those a check reached. Out of the score: ${t.equivalent} recorded equivalent (conformance/mutation/equivalent-mutants.yaml), ${t.ignored} ignored with a reason, ${t.errors} not valid code.`,
     '',
@@ -281,6 +298,7 @@ export function parseEquivalents(list: unknown, where: string): Equivalent[] {
       if (typeof e?.[k] !== 'string' || (k !== 'replacement' && (e[k] as string).trim() === '')) throw new Error(`${where}: entry ${i + 1} needs ${k} (a string)`);
     }
     if ((e.reason as string).includes('\n')) throw new Error(`${where}: entry ${i + 1}: the reason is one line`);
-    return { file: e.file as string, mutator: e.mutator as string, original: e.original as string, replacement: e.replacement as string, reason: e.reason as string };
+    if (e.category !== undefined && e.category !== 'equivalent' && e.category !== 'not-reached') throw new Error(`${where}: entry ${i + 1}: category is equivalent or not-reached`);
+    return { file: e.file as string, mutator: e.mutator as string, original: e.original as string, replacement: e.replacement as string, reason: e.reason as string, ...(e.category !== undefined ? { category: e.category as 'equivalent' | 'not-reached' } : {}) };
   });
 }

@@ -1,0 +1,154 @@
+/**
+ * The honest headline (issue 40 item 3): not one percentage but, per area of
+ * scope.mjs, how many mutants it holds, how many a run scored and killed,
+ * how many are recorded equivalent or not reached, how many are ignored and
+ * why, how many no run has tested yet; then what is left out and why, and
+ * the contract mutants per keyword. Data in, data and a page out.
+ */
+import type { CensusMutant } from './census.ts';
+import type { ContractRun } from './contract-mutation.ts';
+import { contractScores } from './contract-mutation.ts';
+import { AREAS, OUTSIDE, placeOf, type Area } from './scope.mjs';
+import { counts, judgeAll, type Equivalent, type StrykerReport } from './summary.ts';
+
+/** Where a run's figures come from (run.json of its report, or the committed summary's). */
+export interface Provenance {
+  command: string;
+  when: string;
+  minutes?: number;
+}
+
+export interface AreaRow {
+  area: string;
+  killer: Area['killer'];
+  note?: string;
+  /** Mutants Stryker makes in the area (census), and of them ignored by a disable comment or the ignorer. */
+  mutants: number;
+  ignored: number;
+  files: number;
+  /** Files a run of its killer has results for. */
+  measuredFiles: number;
+  scored: number;
+  detected: number;
+  survived: number;
+  noCoverage: number;
+  equivalent: number;
+  notReached: number;
+  /** Mutants (not ignored) of files no run has measured yet. */
+  notRun: number;
+  score: number | null;
+}
+
+export interface Headline {
+  areas: AreaRow[];
+  ignoredReasons: { area: string; reason: string; mutants: number }[];
+  outside: { files: string; reason: string; mutants: number | null }[];
+  contract: { run: ContractRun; scores: ReturnType<typeof contractScores> } | null;
+  provenance: { suite: Provenance | null; ownTests: Provenance | null; contract: Provenance | null };
+}
+
+export interface HeadlineInput {
+  census: CensusMutant[];
+  suite?: { report: StrykerReport; provenance: Provenance };
+  ownTests?: { report: StrykerReport; provenance: Provenance };
+  contract?: { run: ContractRun; provenance: Provenance };
+  equivalents: Equivalent[];
+}
+
+const areaOf = (file: string, line: number): Area | undefined => {
+  const p = placeOf(file, line);
+  return p && 'area' in p ? p.area : undefined;
+};
+
+export function headline(input: HeadlineInput): Headline {
+  const judged = (killer: Area['killer']) => {
+    const run = killer === 'suite' ? input.suite : input.ownTests;
+    return run ? judgeAll(run.report, input.equivalents) : [];
+  };
+  const byKiller = { suite: judged('suite'), 'own-tests': judged('own-tests') };
+  const measured = (killer: Area['killer']) => new Set(Object.keys((killer === 'suite' ? input.suite : input.ownTests)?.report.files ?? {}));
+  const areas = AREAS.map((area): AreaRow => {
+    const inArea = input.census.filter((m) => areaOf(m.file, m.line) === area);
+    const files = new Set(inArea.map((m) => m.file));
+    const ran = measured(area.killer);
+    const results = byKiller[area.killer].filter((m) => areaOf(m.file, m.location.start.line) === area);
+    const c = counts(results);
+    return {
+      area: area.area, killer: area.killer, ...(area.note ? { note: area.note } : {}),
+      mutants: inArea.length, ignored: inArea.filter((m) => m.ignored !== null).length,
+      files: files.size, measuredFiles: [...files].filter((f) => ran.has(f)).length,
+      scored: c.killed + c.timeout + c.survived + c.noCoverage, detected: c.killed + c.timeout, survived: c.survived, noCoverage: c.noCoverage,
+      equivalent: c.equivalent, notReached: c.notReached,
+      notRun: inArea.filter((m) => m.ignored === null && !ran.has(m.file)).length,
+      score: c.score,
+    };
+  });
+  const reasons = new Map<string, number>();
+  for (const m of input.census) {
+    const area = areaOf(m.file, m.line);
+    if (!area || m.ignored === null) continue;
+    const key = `${area.area}\u0000${m.ignored}`;
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+  }
+  const ignoredReasons = [...reasons].map(([k, mutants]) => ({ area: k.split('\u0000')[0]!, reason: k.split('\u0000')[1]!, mutants }))
+    .sort((a, b) => a.area.localeCompare(b.area) || b.mutants - a.mutants);
+  const outside = OUTSIDE.map((o) => ({
+    files: o.files, reason: o.reason,
+    // Tests are not counted: the census reads the sources only.
+    mutants: o.files === '**/*.test.ts' ? null : input.census.filter((m) => { const p = placeOf(m.file, m.line); return p !== undefined && 'outside' in p && p.outside === o; }).length,
+  }));
+  return {
+    areas, ignoredReasons, outside,
+    contract: input.contract ? { run: input.contract.run, scores: contractScores(input.contract.run.results) } : null,
+    provenance: { suite: input.suite?.provenance ?? null, ownTests: input.ownTests?.provenance ?? null, contract: input.contract?.provenance ?? null },
+  };
+}
+
+const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
+const about = (p: Provenance | null) => (p ? `\`${p.command}\` on ${p.when}${p.minutes !== undefined ? ` (${p.minutes} minutes)` : ''}` : 'not run');
+
+/** The page's first section: the table the docs quote. */
+export function headlineMarkdown(h: Headline): string[] {
+  const total = (k: keyof AreaRow) => h.areas.reduce((n, a) => n + (a[k] as number), 0);
+  const outsideTotal = h.outside.reduce((n, o) => n + (o.mutants ?? 0), 0);
+  return [
+    '## What the score covers',
+    '',
+    `Per area of \`conformance/mutation/scope.mjs\`: the mutants StrykerJS makes there (counted by its instrumenter, nothing run), those a run scored and detected, and those out of the score, each with its reason. The suite's bite: ${about(h.provenance.suite)}. The simulator's own tests (the store): ${about(h.provenance.ownTests)}. The contract: ${about(h.provenance.contract)}.`,
+    '',
+    '| area | killed by | mutants | ignored | files run | scored | detected | survived | not reached | equivalent | recorded not reached | not run yet | score |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...h.areas.map((a) => `| ${a.area} | ${a.killer === 'suite' ? 'the suite' : 'own tests'} | ${a.mutants} | ${a.ignored} | ${a.measuredFiles}/${a.files} | ${a.scored} | ${a.detected} | ${a.survived} | ${a.noCoverage} | ${a.equivalent} | ${a.notReached} | ${a.notRun} | ${a.measuredFiles === 0 ? 'not measured' : a.measuredFiles < a.files ? `${pct(a.score)} of the files run` : pct(a.score)} |`),
+    `| **all areas** | | ${total('mutants')} | ${total('ignored')} | ${total('measuredFiles')}/${total('files')} | ${total('scored')} | ${total('detected')} | ${total('survived')} | ${total('noCoverage')} | ${total('equivalent')} | ${total('notReached')} | ${total('notRun')} | |`,
+    `| left out (below) | | ${outsideTotal} | | | | | | | | | | |`,
+    '',
+    'A score is detected over detected, survived and not reached; it stands for the files a run measured, never for the area when "files run" is short of all. Notes: ' + h.areas.filter((a) => a.note).map((a) => `${a.area}: ${a.note}`).join('; ') + '.',
+    '',
+    '### Ignored, by reason',
+    '',
+    '| area | mutants | reason |',
+    '|---|---:|---|',
+    ...h.ignoredReasons.map((r) => `| ${r.area} | ${r.mutants} | ${r.reason.replace(/\|/g, '\\|')} |`),
+    '',
+    '### Left out of both runs, by reason',
+    '',
+    '| files | mutants | reason |',
+    '|---|---:|---|',
+    ...h.outside.map((o) => `| \`${o.files}\` | ${o.mutants ?? 'not counted'} | ${o.reason.replace(/\|/g, '\\|')} |`),
+    '',
+    '### The contract (spec/openapi.yaml), per keyword',
+    '',
+    ...(h.contract === null ? ['Not run: `npm run mutation -- --contract`.'] : [
+      `${h.contract.run.chosen} of the document's ${h.contract.run.mutants} mutants run${h.contract.run.filter ? ` (${h.contract.run.filter})` : ''}; the rest not run yet. Each is a one-step change of a keyword the simulator enforces (conformance/mutation/contract-mutants.ts), killed when a check that sends its operation fails.`,
+      '',
+      '| keyword | mutants | killed | survived | not reached | score |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...h.contract.scores.map((s) => `| ${s.keyword === 'all' ? '**all run**' : s.keyword} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${pct(s.score)} |`),
+      '',
+      'Lived:',
+      '',
+      ...(h.contract.run.results.some((r) => r.status !== 'Killed') ? h.contract.run.results.filter((r) => r.status !== 'Killed').map((r) => `- ${r.status === 'Survived' ? `survived ${r.checksRun.length} checks` : 'no check sends its operation'}: \`${r.id}\` (${r.operations.join(', ')})`) : ['None.']),
+    ]),
+    '',
+  ];
+}

@@ -1,0 +1,30 @@
+/**
+ * The vitest run of the second score (stryker.own-tests.config.mjs,
+ * `npm run mutation -- --own-tests`): the simulator's own tests of the
+ * store, those that run the store in the test's own process, where Stryker
+ * switches a mutant on. The store contract (memory, file and PostgreSQL
+ * stores), the acknowledged-write and restart drills, the disk faults.
+ * Not here: the drills that start the simulator as a process (crash.test.ts,
+ * data-dir-cli.test.ts, pg-processes.test.ts): a mutant Stryker switches in
+ * its worker does not reach another process, so they could only pass.
+ */
+import { defineConfig } from 'vitest/config';
+
+export const OWN_TESTS = [
+  'simulator/store/memory-store.test.ts',
+  'simulator/store/file-store.test.ts',
+  'simulator/store/acknowledged.test.ts',
+  'simulator/store/restart.test.ts',
+  'simulator/store/disk-faults.test.ts',
+  'simulator/store/pg-store.test.ts',
+];
+
+export default defineConfig({
+  test: {
+    include: OWN_TESTS,
+    // The project's one cap (vitest.config.ts, build/test-caps.test.ts), never a budget; Stryker sets its own time-out per mutant on top.
+    testTimeout: 1_800_000,
+    hookTimeout: 1_800_000,
+    reporters: ['default'],
+  },
+});
