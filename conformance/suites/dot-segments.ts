@@ -10,7 +10,8 @@ import { defineCheck, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
 import { describe, horizonStay, knownProperty } from './support.ts';
 
-const suite = 'visibility';
+// With the other visibility checks (auth.ts): what an id in a path names.
+const suite = 'auth';
 
 /** `.` and `..` as a partner's client may send them: plain, percent-encoded in either case, and mixed. */
 export const DOT_SPELLINGS = ['.', '..', '%2E', '%2e', '%2E%2E', '%2e%2e', '.%2E', '%2e.'] as const;
