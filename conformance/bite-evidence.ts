@@ -119,6 +119,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "integration.disabled-by-staff",
       clause: "3.1.T5"
     },
+    "dot-segments-resolved": {
+      check: "visibility.dot-segment-ids",
+      clause: "4.2.Q1"
+    },
     "duplicate-creates-booking": {
       check: "idempotency.duplicate-external-id",
       clause: "4.5.R4"
@@ -346,6 +350,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "stay-price-ignored": {
       check: "booking.pricing-split",
       clause: "4.5.R5"
+    },
+    "stepped-clock-fails-unsent": {
+      check: "webhooks.no-failure-without-attempt",
+      clause: "2.1.R5"
     },
     "subscription-ignored": {
       check: "integration.subscription-narrowed",

@@ -21,10 +21,11 @@ import { webhookChecks } from './suites/webhooks.ts';
 import { autoPauseChecks } from './suites/auto-pause.ts';
 import { modelChecks } from './suites/model.ts';
 import { integrationRecordChecks } from './suites/integration-record.ts';
+import { dotSegmentChecks } from './suites/dot-segments.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...integrationRecordChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

@@ -9,6 +9,7 @@ import type { Exchange } from './types.ts';
 import { type NoAnswer, sendResending } from './resend.ts';
 import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
+import { fetchRawPath } from './raw-path.ts';
 import type { PlatformTime } from './platform-time.ts';
 
 export interface Response {
@@ -32,6 +33,12 @@ export interface RequestOptions {
    * when its connection closed before any answer, as a GET, PUT or DELETE is by its method (resend.ts, RFC 9110 §9.2.2).
    */
   idempotent?: boolean;
+  /**
+   * Send the path exactly as written: no removal of `.` and `..` segments or
+   * their percent-encoded spellings, which `fetch` does before sending
+   * (raw-path.ts). For probes of how a platform routes them.
+   */
+  rawPath?: boolean;
 }
 
 export interface SchemaProblem {
@@ -128,13 +135,19 @@ export class ApiClient {
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
 
+    // As written, dot segments and all (raw-path.ts); `url` is what fetch would have sent.
+    const rawPath = options.rawPath ? `${new URL(this.options.baseUrl).pathname.replace(/\/$/, '')}${path.split('?')[0]}${url.search}` : null;
+    const shown = rawPath === null ? url : { toString: () => url.origin + rawPath, pathname: rawPath.split('?')[0]! };
     // Waits out one 429 (attempt); a call whose connection closed before any answer is sent again when idempotent (resend.ts).
     for (let attempt = 0; ;) {
       const t0 = performance.now();
       let res: globalThis.Response;
       try {
         // Bytes are sent as they are; the exchange records them decoded (an invalid sequence as U+FFFD).
-        res = await sendResending({ method, idempotent: options.idempotent }, () => fetch(url, { method, headers, body: raw instanceof Uint8Array ? raw : body, redirect: 'manual' }));
+        const sent = raw instanceof Uint8Array ? raw : body;
+        res = await sendResending({ method, idempotent: options.idempotent }, () => (options.rawPath
+          ? fetchRawPath({ method, origin: url.origin, path: rawPath!, headers, body: sent })
+          : fetch(url, { method, headers, body: sent, redirect: 'manual' })));
         this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
         const lost = e as NoAnswer;
@@ -142,9 +155,9 @@ export class ApiClient {
       }
       const text = await res.text();
       const response: Response = { status: res.status, headers: Object.fromEntries(res.headers), text, body: parse(text) };
-      const n = this.record(method, url, headers, body, response, performance.now() - t0);
+      const n = this.record(method, shown, headers, body, response, performance.now() - t0);
       if (method === 'POST' && response.status === 201 && url.pathname.endsWith('/bookings')) this.options.log.bookingsCreated += 1;
-      this.checkSchema(method, url.pathname, response, n);
+      this.checkSchema(method, shown.pathname, response, n);
       if (response.status === 429 && response.body?.code === 'RATE_LIMITED') {
         // Waited out once when Retry-After says how long and it fits the budget; otherwise recorded and handed back as is.
         const budget = this.options.retryAfterBudgetSeconds ?? 0;
@@ -160,7 +173,7 @@ export class ApiClient {
     }
   }
 
-  private record(method: string, url: URL, headers: Record<string, string>, body: string | undefined, res: Response, ms: number): number {
+  private record(method: string, url: { toString(): string }, headers: Record<string, string>, body: string | undefined, res: Response, ms: number): number {
     const log = this.options.log;
     const clean = (s: string) => redact(s, this.options.secrets);
     // Checked before redaction: the header names the credential it carried first, then the URL and the body.

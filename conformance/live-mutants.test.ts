@@ -3,7 +3,7 @@
  * fault, reached as a live deployment with partner credentials, the
  * platform's extra credentials and the control plane, fails the check that
  * names its clause. The whole score is taken against simulators served over
- * loopback from this process (117 separate processes cost two minutes of CPU
+ * loopback from this process (119 separate processes cost two minutes of CPU
  * in tsx start-ups alone); `--mutants --live`'s own way, a simulator process
  * per fault (`npm start -- --fault NAME --enable-faults`), is run for a few.
  */

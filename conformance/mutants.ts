@@ -127,6 +127,8 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'retention-sweeps-one': 'sequencing.retention-30-days',
   'sync-types-ignored': 'sync.interval-24-hours',
   'beyond-horizon-clipped': 'sequencing.horizon-respected',
+  'dot-segments-resolved': 'visibility.dot-segment-ids',
+  'stepped-clock-fails-unsent': 'webhooks.no-failure-without-attempt',
 };
 
 export interface MutantResult {

@@ -60,8 +60,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function serveSimulator(faults: FaultName[] = [], options: { rateLimit?: { limit: number; window_seconds: number } } = {}): Promise<ServedSimulator> {
-  const sim = createSimulator({ faults });
+export async function serveSimulator(faults: FaultName[] = [], options: { rateLimit?: { limit: number; window_seconds: number }; readings?: string[] } = {}): Promise<ServedSimulator> {
+  const sim = createSimulator({ faults, readings: options.readings });
   const server = sim.app.listen(0, '127.0.0.1');
   await new Promise<void>((ok) => server.once('listening', ok));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

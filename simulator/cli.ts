@@ -42,8 +42,9 @@ const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [opti
   --fault NAME         break one rule on purpose (mutation testing; repeatable; needs --enable-faults)
   --enable-faults      confirm that --fault may break the simulator
   --reading NAME       read a tension of the document the other way (repeatable): events-foreign-property-404,
-                       probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap
-                       (docs/simulator.md)
+                       probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap,
+                       types-error-key-dotted, types-error-key-bare, snapshot-property-before-query,
+                       unknown-path-authenticates-first (docs/simulator.md)
   --help               this text
 `;
 

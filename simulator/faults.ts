@@ -127,12 +127,17 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'retention-sweeps-one': "the retention sweep lets one expired event go per read, so older ones stay replayable past 30 days (\u00a76, \u00a78)",
   'sync-types-ignored': "POST /sync queues all five types whatever the body names, and says so in data.types (\u00a74.7)",
   'beyond-horizon-clipped': "a change wholly beyond the horizon is pushed with its window clipped to the horizon's last day, so it ends before it starts (\u00a72.1)",
+  'dot-segments-resolved': 'the request path is normalised as a URL parser and a non-strict router do before routing: `.` and `..` segments (and %2E spellings) are removed, so GET /bookings/external/.. answers the booking list (\u00a74.2, \u00a74.3, \u00a74.8: the segment is the id)',
+  'stepped-clock-fails-unsent': 'when the control plane moves the clock past an attempt by more than the delivery time-out, the attempt is recorded failed (timed out) without being posted (\u00a72.1, \u00a76.2: a failed delivery is one the endpoint did not answer 2xx)',
 };
 
 export { FAULT_NAMES };
 
 export function faultMiddleware(faults: Faults): Middleware {
   return async (ctx, next) => {
+    // A release behind a URL-normalising, non-strict router: dot segments (WHATWG: `.`, `..`, `%2e` in any case and mix)
+    // resolved before routing, and the trailing slash that leaves ignored.
+    if (faults.has('dot-segments-resolved')) ctx.path = new URL(ctx.path, 'http://platform.invalid').pathname.replace(/(.)\/$/, '$1');
     if (faults.has('per-page-201-accepted') && ctx.method === 'GET' && ctx.path.endsWith('/bookings') && ctx.query.per_page === '201') {
       ctx.query = { ...ctx.query, per_page: '200' };
     }

@@ -133,10 +133,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     platform, contract,
     before: options.faults?.length ? [faultMiddleware(faults)] : [],
     extraRouters: [staff, controlRouter({ platform, staff })],
-    extraHandlers: eventHandlers({ events, worker: sync, contract }),
+    extraHandlers: eventHandlers({ events, worker: sync, contract, readings }),
     onContractViolation: options.onContractViolation,
     journal: options.journal === false ? undefined : journal,
     onUnexpectedError: options.onUnexpectedError,
+    readings,
   });
   // Syncs accepted before a restart carry on.
   sync.kick();

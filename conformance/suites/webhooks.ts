@@ -21,6 +21,9 @@ const suite = 'webhooks';
 /** Real time a platform is given to give up on a post nobody answers: its delivery time-out is not shown (§6). */
 const UNANSWERED_REAL_SECONDS = 120;
 
+/** One step of the platform's clock past the check's own deliveries: a staff action, five minutes, far past any delivery time-out. */
+const STEP_SECONDS = 300;
+
 const DAY_MS = 24 * 3_600_000;
 /** How far inside and outside a 24-hour validity the rotation check looks. */
 const MARGIN_MS = 5 * 60_000;
@@ -141,6 +144,54 @@ export const webhookChecks = [
         if (!through && !ctx.control!.offers('clock.advance')) throw new NotApplicable(`sequence ${firstFailed} not yet redelivered after ${describeDrain(ctx)} once the receiver recovered; the retry schedule is not shown and the control plane cannot move the clock`);
         ctx.fail('NotRedelivered', `sequence ${firstFailed} never accepted after ${describeDrain(ctx)} once the receiver recovered`, 'a failed delivery retried until accepted', '6.R2');
       }
+    },
+  }),
+  defineCheck({
+    id: 'webhooks.no-failure-without-attempt', title: 'Every delivery failure the platform records was a post the receiver refused: none in GET /me or a replay row without a request, also when the control plane steps the clock past a retry', suite,
+    clauses: ['2.1.R5', '6.R2'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      // A first create delivered to this receiver: what was queued before goes with it, and the platform is seen to
+      // reach the receiver, so a failure recorded afterwards without a request is the platform's, not the network's.
+      await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      await ensureDelivered(ctx, receiver, 'a first create must be delivered to the receiver, so that the platform is seen to reach it before failures are judged');
+      const heardBefore = receiver.received.length;
+      const before = (await ctx.api.get('/me')).body.data.webhook;
+      // The check's first post is refused (500), so a retry waits in back-off; every other is accepted.
+      let refusedOne = false;
+      receiver.setPolicy((d) => (refusedOne || d.sequence === null || d.sequence <= before.last_sequence ? undefined : ((refusedOne = true), 'fail')));
+      const created = await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      const last = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      /**
+       * §2.1 counts failed deliveries, §6.2 waits for a 2xx: a failure is a post the endpoint did not answer 2xx. Until
+       * the receiver accepts one, the platform's count can grow by no more than the posts the receiver refused.
+       */
+      const judge = async (when: string) => {
+        const heard = receiver.received.slice(heardBefore);
+        const refused = heard.filter((d) => d.answered === null || d.answered < 200 || d.answered >= 300).length;
+        const webhook = (await ctx.api.get('/me')).body.data.webhook;
+        const counted = webhook.consecutive_failures - before.consecutive_failures;
+        if (!heard.some((d) => d.answered !== null && d.answered >= 200 && d.answered < 300) && counted > refused) {
+          ctx.fail('FailureWithoutAttempt', `GET /me webhook.consecutive_failures ${before.consecutive_failures} → ${webhook.consecutive_failures} (last_failure_at ${webhook.last_failure_at}) ${when}, while the receiver refused ${refused} post(s) and accepted none (it got ${got(heard)})`, 'consecutive_failures counts failed deliveries: posts the endpoint did not answer 2xx, one per post', '2.1.R5');
+        }
+        const rows = await allEvents(ctx, { include_superseded: true }, before.last_sequence);
+        const unsent = rows.find((r) => r.sequence <= last && r.status === 'failed' && !heard.some((d) => d.sequence === r.sequence));
+        if (unsent) ctx.fail('FailureWithoutAttempt', `event ${unsent.sequence} shows status failed ${when}, and the receiver got no request for it (it got ${got(heard)})`, 'a delivery fails when the endpoint does not answer its post with a 2xx; an event never posted is still waiting (pending)', '6.R2');
+      };
+      // The refused post is waited for as a drain is; what never came is a breach only on a clock the control plane steps.
+      if (!(await waitForDrain(ctx, () => refusedOne))) {
+        receiver.setPolicy(null);
+        await notDelivered(ctx, [before.last_sequence + 1], { kind: 'NothingDelivered', received: `the receiver got ${got(receiver.received.slice(heardBefore))}`, documented: "the create's events posted to the webhook", clause: '6.R5' });
+      }
+      // A staff action moves the clock in one step far past the retry's back-off: the retry is posted, or still waits.
+      const stepped = ctx.control?.offers('clock.advance') ?? false;
+      if (stepped) await ctx.control!.advanceClock(STEP_SECONDS);
+      await judge(stepped ? `after the control plane moved the clock ${STEP_SECONDS} s in one step` : 'after the refusal');
+      const through = await drained(ctx, receiver, last);
+      receiver.setPolicy(null);
+      await judge(`after ${through ? 'the events were delivered' : describeDrain(ctx)}`);
+      if (!through) await notDelivered(ctx, [last], { kind: 'NotDelivered', received: `the receiver got ${got(receiver.received.slice(heardBefore))}`, documented: "the create's events delivered once the receiver accepts them", clause: '6.R2' });
     },
   }),
   defineCheck({

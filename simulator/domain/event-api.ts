@@ -9,7 +9,7 @@ import { success, type Reply } from './envelope.ts';
 import type { EventLog } from './event-log.ts';
 import { inventoryPayload, propertyPayload } from './payloads.ts';
 import { replay, replayText, type ReplayQuery } from './replay.ts';
-import { snapshot, type SnapshotKind } from './snapshots.ts';
+import { coveredProperty, snapshot, type SnapshotKind } from './snapshots.ts';
 import { changedSpellingErrors, countRefusal, requestSync, runSyncStep, type SyncRequest } from './sync.ts';
 import type { Caller } from './platform.ts';
 import type { Property } from './model.ts';
@@ -36,6 +36,11 @@ export class EventApi {
   snapshot(caller: Caller, kind: SnapshotKind, ref: string, from: string, to: string): Reply {
     const data = snapshot(this.deps.store, caller.integration, kind, ref, from, to, this.deps.clock.now(), this.deps.faults);
     return { status: 200, body: success(SNAPSHOT_MESSAGE[kind], data) };
+  }
+
+  /** §4.8: the covered property a snapshot's `{property}` names (platform id or alias); NOT_FOUND otherwise. */
+  coveredProperty(caller: Caller, ref: string): Property {
+    return coveredProperty(this.deps.store, caller.integration, ref, this.deps.faults);
   }
 
   /** §4.7: 202 with the queued job's summary; refusals are charged, then thrown. */

@@ -123,6 +123,9 @@ export const FAULT_NAMES = [
   'retention-sweeps-one',
   'sync-types-ignored',
   'beyond-horizon-clipped',
+  // Issue 40 item 5: two bugs a foreign platform had that the catalogue missed.
+  'dot-segments-resolved',
+  'stepped-clock-fails-unsent',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

@@ -85,7 +85,48 @@ describe('readings of the document\'s tensions', () => {
     }
   });
 
+  it('7.C1: a refused types[] item of GET /events is keyed types[].N by default, types.N under types-error-key-dotted, types under types-error-key-bare', async () => {
+    for (const [readings, keys] of [[[], ['types[].1']], [['types-error-key-dotted'], ['types.1']], [['types-error-key-bare'], ['types']]] as const) {
+      const h = makeHarness({ readings: [...readings] });
+      const res = await h.api('get', '/events?types[]=rates.changed&types[]=nope&limit=5');
+      expect({ status: res.status, code: res.body.code, keys: Object.keys(res.body.errors) }, readings.join()).toEqual({ status: 422, code: 'VALIDATION_FAILED', keys });
+      expect(Object.values(res.body.errors).flat().every((m) => typeof m === 'string'), readings.join()).toBe(true);
+      // Every other refusal keeps its key: only the spelling of a types[] item changes.
+      expect(Object.keys((await h.api('get', '/events?limit=0')).body.errors), readings.join()).toEqual(['limit']);
+      expect(h.violations).toEqual([]);
+    }
+  });
+
+  it('4.8: an unknown property\'s snapshot without from is 422 VALIDATION_FAILED by default, 404 NOT_FOUND under snapshot-property-before-query; a known one\'s is 422 either way', async () => {
+    for (const [readings, unknown] of [[[], '422 VALIDATION_FAILED'], [['snapshot-property-before-query'], '404 NOT_FOUND']] as const) {
+      const h = makeHarness({ readings: [...readings] });
+      const answer = async (property: number | string) => {
+        const res = await h.api('get', `/properties/${property}/availability?to=2026-10-01`);
+        return `${res.status} ${res.body.code}`;
+      };
+      expect(await answer(2_000_000_000), readings.join()).toBe(unknown);
+      expect(await answer(h.fixtures.integrations[1]!.properties[0]!.doorloom_id), `${readings.join()} (another integration's property)`).toBe(unknown);
+      expect(await answer(h.fixtures.integrations[0]!.properties[0]!.doorloom_id), readings.join()).toBe('422 VALIDATION_FAILED');
+      expect(h.violations).toEqual([]);
+    }
+  });
+
+  it('4, 5.1: a path §4 does not name is 404 NOT_FOUND without a key by default, 401 UNAUTHENTICATED under unknown-path-authenticates-first; 404 with a key either way', async () => {
+    for (const [readings, keyless] of [[[], '404 NOT_FOUND'], [['unknown-path-authenticates-first'], '401 UNAUTHENTICATED']] as const) {
+      const h = makeHarness({ readings: [...readings] });
+      for (const path of ['/no-such-path', '/ME', '/me/']) {
+        const without = await h.api('get', path, null);
+        expect(`${without.status} ${without.body.code}`, `${readings.join()} ${path}`).toBe(keyless);
+        expect(without.body.success, path).toBe(false);
+        const invalid = await h.api('get', path, 'garbage');
+        expect(`${invalid.status} ${invalid.body.code}`, `${readings.join()} ${path} with an invalid key`).toBe(keyless);
+        const withKey = await h.api('get', path);
+        expect(`${withKey.status} ${withKey.body.code}`, `${readings.join()} ${path} with a key`).toBe('404 NOT_FOUND');
+      }
+    }
+  });
+
   it('refuses a name that is not a reading, listing the readings', () => {
-    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap\)/);
+    expect(() => readingSet(['nope'])).toThrow(/unknown reading "nope" \(readings: events-foreign-property-404, probe-resumes-any-pause, six-hours-from-last-success, sync-422-counts-toward-cap, types-error-key-dotted, types-error-key-bare, snapshot-property-before-query, unknown-path-authenticates-first\)/);
   });
 });

@@ -16,6 +16,13 @@ export const READINGS = {
   'six-hours-from-last-success': 'the six hours of the auto-pause count from the last success (webhook.last_success_at), not from the first failure after it',
   // 8.L11 note: "refusals included" against §4.7's "a 422 does not consume the window".
   'sync-422-counts-toward-cap': 'a POST /sync refused with 422 counts toward the six sync calls a day (§8 "refusals included"), though it never opens the 24-hour interval (§4.7)',
+  // §7 "keyed by field path" gives no path syntax: the same refusal of a types[] item under two other spellings.
+  'types-error-key-dotted': 'a refused GET /events types[] item is keyed types.N (§7: keyed by field path, no syntax shown), not types[].N',
+  'types-error-key-bare': 'a refused GET /events types[] item is keyed types, the parameter alone (§7: keyed by field path, no syntax shown), not types[].N',
+  // §4.8 and §7 list 404 and 422 for snapshots in no order.
+  'snapshot-property-before-query': 'a snapshot of an unknown or uncovered property answers 404 NOT_FOUND before its query is validated (§4.8, §7 list both, in no order), so from missing on an unknown property is 404, not 422',
+  // §4 "all endpoints require the bearer header", §5.1 "no endpoint is unauthenticated": a path §4 does not name may be authenticated first.
+  'unknown-path-authenticates-first': 'a path §4 does not name is authenticated first: without a valid key it answers 401 UNAUTHENTICATED (§4, §5.1), with one 404 NOT_FOUND',
 } as const;
 
 export type ReadingName = keyof typeof READINGS;

@@ -17,6 +17,7 @@ import { hashToken } from '../domain/credentials.ts';
 import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
 import { RequestAbortedError } from './body.ts';
+import { DEFAULT_READINGS, type Readings } from '../domain/readings.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 /** The staging control plane (spec/control-openapi.yaml). */
@@ -48,6 +49,8 @@ export interface AppOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told of every unexpected failure (a 500) with the request id its answer carries; stderr by default. */
   onUnexpectedError?: (report: UnexpectedError) => void;
+  /** The other reading of a place the document leaves open (simulator/domain/readings.ts). */
+  readings?: Readings;
 }
 
 /** An answer 500 INTERNAL_ERROR: a bug, logged with the id its envelope and `X-Request-Id` carry. */
@@ -135,7 +138,7 @@ export function createApp(options: AppOptions): Koa {
     if (ctx.status === 404 && ctx.body === undefined) {
       // §5.6: only the partner API switched off answers a bare 404. Every other unknown path (outside
       // the API root, unknown staff routes) gets the error envelope, not Koa's text/plain (issue 17).
-      if (platform.apiEnabled() || !ctx.path.startsWith(API_ROOT)) return sendError(ctx, new DomainError('NOT_FOUND'));
+      if (platform.apiEnabled() || !ctx.path.startsWith(API_ROOT)) return sendError(ctx, unknownPath(ctx, platform, options.readings ?? DEFAULT_READINGS));
       ctx.body = '';
       ctx.status = 404;
     }
@@ -165,6 +168,26 @@ export function createApp(options: AppOptions): Koa {
   // Stryker disable next-line ArrayDeclaration: the staff plane's mounting (createSimulator always passes its routers)
   for (const router of options.extraRouters ?? []) app.use(router.routes());
   return app;
+}
+
+/**
+ * The refusal of a path §4 does not name: 404 NOT_FOUND before
+ * authentication (spec x-assumptions unknown-routes); under the
+ * unknown-path-authenticates-first reading a partner API path is
+ * authenticated first (§4, §5.1: no endpoint is unauthenticated), so a
+ * missing or invalid key is 401 UNAUTHENTICATED.
+ */
+function unknownPath(ctx: Context, platform: Platform, readings: Readings): DomainError {
+  // Stryker disable next-line all: acts only under the unknown-path-authenticates-first reading (off in the mutation run; conformance/readings.test.ts runs the catalogue under it)
+  if (readings.has('unknown-path-authenticates-first') && ctx.path.startsWith(API_ROOT)) {
+    try {
+      platform.authenticate(ctx.get('authorization') || undefined);
+    } catch (e) {
+      if (e instanceof DomainError) return e;
+      throw e;
+    }
+  }
+  return new DomainError('NOT_FOUND');
 }
 
 /**

@@ -10,15 +10,24 @@ import type { SyncWorker } from '../sync-worker.ts';
 import { readJson } from './body.ts';
 import { send } from './app.ts';
 import { parameters, type Handler } from './partner-routes.ts';
+import { DEFAULT_READINGS, type Readings } from '../domain/readings.ts';
 
-export function eventHandlers({ events, worker, contract }: { events: EventApi; worker: SyncWorker; contract: Contract }): Record<string, Handler> {
+export function eventHandlers({ events, worker, contract, readings = DEFAULT_READINGS }: { events: EventApi; worker: SyncWorker; contract: Contract; readings?: Readings }): Record<string, Handler> {
   const snapshotHandler = (kind: SnapshotKind): Handler => (ctx, caller, op) => {
+    // §4.8, §7 list 404 and 422 in no order: under the other reading the property is looked up before the query is validated.
+    // Stryker disable next-line all: acts only under the snapshot-property-before-query reading (off in the mutation run; conformance/readings.test.ts runs the catalogue under it)
+    if (readings.has('snapshot-property-before-query')) events.coveredProperty(caller, String(ctx.params.property));
     const { path, query } = parameters(contract, op, ctx);
     send(ctx, events.snapshot(caller, kind, String(path.property), String(query.from), String(query.to)));
   };
   return {
     listEvents: (ctx, caller, op) => {
-      const { query } = parameters(contract, op, ctx);
+      let query: Record<string, unknown>;
+      try {
+        ({ query } = parameters(contract, op, ctx));
+      } catch (e) {
+        throw e instanceof DomainError ? respellTypesKeys(e, readings) : e;
+      }
       sendText(ctx, 200, events.listEvents(caller, query as unknown as ReplayQuery));
     },
 
@@ -50,6 +59,25 @@ export function eventHandlers({ events, worker, contract }: { events: EventApi; 
     },
   };
 }
+
+/**
+ * §7 keys a 422 "by field path" and shows no path syntax. The contract keys
+ * a refused types[] item `types[].N`; the other readings spell it `types.N`
+ * (types-error-key-dotted) or name the parameter alone (types-error-key-bare).
+ */
+// Stryker disable all: acts only under the types-error-key readings (off in the mutation run; conformance/readings.test.ts runs the catalogue under each)
+function respellTypesKeys(error: DomainError, readings: Readings): DomainError {
+  const dotted = readings.has('types-error-key-dotted');
+  if (!dotted && !readings.has('types-error-key-bare')) return error;
+  const errors: Record<string, unknown[]> = {};
+  for (const [key, messages] of Object.entries(error.errors)) {
+    const item = /^types\[\](?:\.(\d+))?$/.exec(key);
+    const spelled = item === null ? key : dotted && item[1] !== undefined ? `types.${item[1]}` : 'types';
+    errors[spelled] = [...(errors[spelled] ?? []), ...(messages as unknown[])];
+  }
+  return new DomainError(error.code, errors, error.message, error.headers);
+}
+// Stryker restore all
 
 function sendText(ctx: Context, status: number, text: string): void {
   ctx.status = status;

@@ -155,6 +155,7 @@ export class DeliveryWorker {
   /** Moves the virtual clock forward by `ms`, stopping at every due attempt on the way. */
   async advance(ms: number): Promise<void> {
     const target = this.clock.now() + ms;
+    if (this.faults.has('stepped-clock-fails-unsent')) this.timeOutUnsent(target);
     await this.settle();
     for (let due = this.nextDue(); due !== null && due <= target; due = this.nextDue()) {
       if (due > this.clock.now()) this.deps.clock.set(due);
@@ -164,6 +165,24 @@ export class DeliveryWorker {
     await this.settle();
   }
   // Stryker restore all
+
+  /**
+   * A release that jumps its clock and takes every head that fell due more
+   * than a delivery time-out before the new time for an attempt that timed
+   * out: recorded failed, never posted (a fault; §6.2 counts only an answer
+   * that is no 2xx, or none, as a failure).
+   */
+  private timeOutUnsent(target: number): void {
+    const timeout = this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    for (const integration of this.deps.store.values('integrations')) {
+      if (this.inFlight.has(integration.id)) continue;
+      this.deps.store.transaction((tx) => {
+        const work = nextWork(tx, integration, target, this.faults, this.deps.readings);
+        if (work?.kind !== 'deliver' || target - work.due <= timeout) return;
+        finishAttempt(tx, beginAttempt(tx, work.event, target), { error: 'timed out' }, target, this.faults, this.deps.readings);
+      });
+    }
+  }
 
   /** Sends a ping now (staff "ping"; §6.6), outside the queue. */
   async ping(integrationId: number): Promise<Outcome> {

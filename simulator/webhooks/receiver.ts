@@ -16,6 +16,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, verifySignature, type Verdict } from '../../protocol/signature.ts';
 import { deliveryProblems, type DeliveryProblem } from '../../protocol/delivery-problems.ts';
+import { SERVER_TIMEOUTS } from '../http/server-timeouts.ts';
 
 export type { DeliveryProblem };
 
@@ -102,6 +103,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       options.onDelivery?.(delivery);
     });
   });
+  // An idle keep-alive connection outlives a platform client's (as the simulator's own, server-timeouts.ts): the platform
+  // closes it first and never posts on a socket the receiver is closing, so a failure without a request is the platform's.
+  server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveMs;
   await new Promise<void>((ok, ko) => server.once('error', ko).listen(options.port ?? 0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
   return {
