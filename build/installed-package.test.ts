@@ -98,7 +98,7 @@ describe('the installed package (npm pack, npm install --omit=dev)', () => {
     sim.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
     sim.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
     const started = await new Promise<boolean>((done) => {
-      const timer = setTimeout(() => done(false), 30_000);
+      const timer = setTimeout(() => done(false), 300_000); // a hang guard far above the need (issue 38)
       const look = () => {
         if (/base URL/.test(out) && existsSync(fixturesFile)) {
           clearTimeout(timer);

@@ -25,15 +25,33 @@ describe('test caps: one cap far above the need, no budget a slow machine runs o
     const cap = config.test!.testTimeout!;
     const short: string[] = [];
     for (const file of testFiles()) {
-      readFileSync(`${ROOT}${file}`, 'utf8').split('\n').forEach((line, i) => {
+      const text = readFileSync(`${ROOT}${file}`, 'utf8');
+      const constants = namedMilliseconds(text);
+      text.split('\n').forEach((line, i) => {
         // The closing line of it/test/describe/beforeAll with a time-out (a second or more: a shorter figure there closes a
         // timer, not a test), and a child process's `timeout:` option.
         for (const m of line.matchAll(/^\s*\}, ([0-9_]{4,})\);$|\btimeout: ([0-9_]{4,})\b/g)) {
           const ms = Number((m[1] ?? m[2])!.replaceAll('_', ''));
           if (ms < cap) short.push(`${file}:${i + 1}: ${line.trim()}`);
         }
+        // The same closing line with a named figure (`}, PAGE_TIMEOUT_MS + 30_000);`): the names are the file's own constants.
+        const named = /^\s*\}, ([A-Z][A-Z0-9_]*(?: \+ [A-Z0-9_]+)*)\);$/.exec(line);
+        if (named) {
+          const ms = named[1]!.split(' + ').reduce((sum, term) => sum + (/^[0-9_]+$/.test(term) ? Number(term.replaceAll('_', '')) : constants.get(term) ?? Number.NaN), 0);
+          if (!(ms >= cap)) short.push(`${file}:${i + 1}: ${line.trim()}`);
+        }
       });
     }
     expect(short).toEqual([]);
   });
 });
+
+/** `const NAME = 360_000;` and `const NAME = (A + 600) * 1000;` style figures of a file, in milliseconds where they resolve. */
+function namedMilliseconds(text: string): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const m of text.matchAll(/^const ([A-Z][A-Z0-9_]*) = ([^;]+);/gm)) {
+    const expression = m[2]!.replace(/[A-Z][A-Z0-9_]*/g, (name) => String(values.get(name) ?? Number.NaN)).replaceAll('_', '');
+    if (/^[0-9 ()+*.NaN-]+$/.test(expression)) values.set(m[1]!, Function(`return ${expression}`)() as number);
+  }
+  return values;
+}

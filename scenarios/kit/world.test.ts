@@ -34,7 +34,7 @@ describe('LiveWorld.deliver', () => {
   const options = (baseUrl: string, deliverTimeoutMs: number) => ({ baseUrl, apiKey: 'dlk_x', webhookSecret: 'whsec_x', webhookPublicUrl: hook, deliverTimeoutMs });
 
   it('returns once the partner\'s cursor reaches the latest sequence, however late within the cap', async () => {
-    const world = await LiveWorld.open(options(await deployment(() => 9, hook), 5_000));
+    const world = await LiveWorld.open(options(await deployment(() => 9, hook), 300_000));
     let cursor = 4;
     setTimeout(() => (cursor = 9), 600);
     await world.deliver(() => cursor);
