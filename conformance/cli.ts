@@ -214,7 +214,10 @@ async function main(): Promise<number> {
   try {
     report = await runConformance({
       ...options,
-      onResult: (r) => process.stdout.write(line(r)),
+      // A not-applicable check gets no line of its own: the closing lines group them by what to add (issue 41 item 3).
+      onResult: (r) => {
+        if (r.outcome !== 'not_applicable') process.stdout.write(line(r));
+      },
       // A check rotated a credential through the control plane: the old one is gone, so the new one is kept for the partner.
       onCredentialRotated: (kind, value) => {
         rotated[kind] = value;
@@ -232,10 +235,11 @@ async function main(): Promise<number> {
     throw e;
   }
   const written = writeReports(report, reportDir);
-  process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
   const named = [...new Set(report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored').flatMap((r) => `${r.replay}\n${r.curl ?? ''}`.match(/\bPARTNER_[A-Z_]+/g) ?? []))];
-  if (named.length > 0) process.stdout.write(`replay and curl commands name the credentials by variable: set ${named.join(', ')} (as you would for this run) before pasting them\n`);
-  process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
+  if (named.length > 0) process.stdout.write(`\nreplay and curl commands name the credentials by variable: set ${named.join(', ')} (as you would for this run) before pasting them\n`);
+  const reports = [`reports: ${written.files.html}`, `         ${written.files.junit}`, `         ${written.files.json}`];
+  // The run ends with what to add, the failures and the verdict naming them (issue 41 items 3 and 4).
+  process.stdout.write(`\n${verdictLines(report, reports).join('\n')}\n`);
   return report.summary.verdict === 'passed' ? 0 : 1;
 }
 
