@@ -83,7 +83,7 @@ describe('the verdict in words', () => {
     ];
     const lines = verdictLines({ summary: { ...readOnly, not_applicable: 5, what_to_add }, results: [], options: opts });
     expect(lines.slice(-4, -1)).toEqual([
-      'not applicable: 5 check(s); add to the run to make them applicable:',
+      'not applicable: what to add to the run to make them applicable (5 in all):',
       '  +4  --allow-writes --property ID',
       '  +1  --allow-burst (auth.rate-limited-headers)',
     ]);

@@ -107,7 +107,7 @@ function toAddLines(s: RunSummary): string[] {
   if (groups.length === 0) return [];
   const width = String(Math.max(...groups.map((g) => g.checks.length))).length;
   return [
-    `not applicable: ${s.not_applicable} check(s); add to the run to make them applicable:`,
+    `not applicable: what to add to the run to make them applicable (${s.not_applicable} in all):`,
     ...groups.map((g) => `  ${g.add.length > 0 ? '+' : ' '}${String(g.checks.length).padStart(width)}  ${g.label}${g.checks.length <= NAMED_UP_TO ? ` (${g.checks.join(', ')})` : ''}`),
   ];
 }
