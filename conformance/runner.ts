@@ -15,6 +15,7 @@ import { preflight } from './preflight.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import { givenCredentials, replayCommand } from './replay.ts';
 import { whatToAdd, type RunHas } from './what-to-add.ts';
+import { didYouMeanCheck } from './nearest-check.ts';
 import { CREDENTIAL_VARIABLES, type CredentialName } from './credential-variables.ts';
 import { failingCurl } from './curl.ts';
 import { targetFactory, type TargetConfig, type TargetFactory } from './targets.ts';
@@ -68,7 +69,7 @@ export function selectChecks(all: CheckDefinition[], options: Pick<ConformanceOp
   const unknownSuite = options.suites?.find((s) => !all.some((c) => c.suite === s));
   if (unknownSuite) throw new Error(`unknown suite "${unknownSuite}"${didYouMean(unknownSuite, [...new Set(all.map((c) => c.suite))])} (suites: ${[...new Set(all.map((c) => c.suite))].join(', ')})`);
   const unknownCheck = options.checks?.find((id) => !all.some((c) => c.id === id));
-  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"${didYouMean(unknownCheck, all.map((c) => c.id))} (--list shows them all)`);
+  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"${didYouMeanCheck(unknownCheck, all.map((c) => c.id))} (--list shows them all)`);
   return all.filter((c) => (!options.suites?.length || options.suites.includes(c.suite)) && (!options.checks?.length || options.checks.includes(c.id)));
 }
 
