@@ -14,7 +14,7 @@ import { TargetUnreachable } from './unreachable.ts';
 import { StayPlanner } from './stays.ts';
 import { SyncAllowance } from './sync-allowance.ts';
 import type { Target } from './targets.ts';
-import type { Capability, CheckLevel, Failure, PropertyRun } from './types.ts';
+import type { Capability, CheckLevel, Failure, PropertyRun, Want } from './types.ts';
 
 /** Cases of a booking property on a live target: partners cannot cancel what a run books (docs/conformance.md "What a live run leaves behind"). */
 export const LIVE_BOOKING_RUNS = 5;
@@ -88,6 +88,8 @@ export interface CheckDefinition {
   clauses: string[];
   level: CheckLevel;
   needs: Capability[];
+  /** What it may need beyond `needs`, depending on what the platform holds (types.ts `Want`); said in "what to add", never checked before the run. */
+  wants?: Want[];
   run(ctx: CheckContext): Promise<void>;
 }
 

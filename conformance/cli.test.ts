@@ -23,7 +23,8 @@ describe('npm run conformance', () => {
     expect(out).toMatch(/✓ pass {2}auth\.missing-key-is-401/);
     expect(out).toMatch(/\d+ passed, 0 failed, 0 errored/);
     // One suite of the catalogue passed: the verdict says so, with how much it proved, and still exits 0 (no gate asked).
-    expect(out).toMatch(/\nproved: (\d+) of (\d+) checks of the catalogue applicable \(\d+ not applicable, \d+ skipped, \d+ not selected\); [^\n]*\nverdict: PASSED, PARTIAL — \1 of \2 checks applicable, \d+ of \d+ testable clauses proven; no gate asked for more/);
+    // How much it proved, then the reports, and last the verdict that rests on it.
+    expect(out).toMatch(/\nproved: (\d+) of (\d+) checks of the catalogue applicable \(\d+ not applicable, \d+ skipped, \d+ not selected\); [^\n]*\nreports: [^\n]*\n[^\n]*\n[^\n]*\nverdict: PASSED, PARTIAL — \1 of \2 checks applicable, \d+ of \d+ testable clauses proven; no gate asked for more[^\n]*\n$/);
     for (const f of ['index.html', 'junit.xml', 'report.json']) expect(existsSync(join(dir, 'latest', f))).toBe(true);
     const report = JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8'));
     expect(report.results.every((r: { suite: string }) => r.suite === 'auth')).toBe(true);
@@ -39,6 +40,13 @@ describe('npm run conformance', () => {
     expect(out).toContain('Replay:     npm run conformance -- --fault unauthenticated-403 --enable-faults --check auth.missing-key-is-401 --seed=3');
     // The failing request as a person can paste it (no credential here: the check sends none).
     expect(out).toMatch(/\n {8}Request: {4}curl -sS -i 'http:\/\/127\.0\.0\.1:\d+\/api\/integrations\/v1\/me' \\\n {22}-H 'Accept: application\/json'\n/);
+    // The run ends with the failure again (check, clause, replay) and a verdict naming the failed check (issue 41 item 4).
+    expect(out.trimEnd().split('\n').slice(-4)).toEqual([
+      'failures (1), each replayed by its command:',
+      '  ✗ auth.missing-key-is-401  §5.R5b UnexpectedStatus',
+      '      npm run conformance -- --fault unauthenticated-403 --enable-faults --check auth.missing-key-is-401 --seed=3',
+      expect.stringMatching(/^verdict: FAILED — 1 failed, 0 errored \(auth\.missing-key-is-401\); /),
+    ]);
   });
 
   it.each([

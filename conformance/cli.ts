@@ -5,14 +5,14 @@
  * are a public contract (docs/conformance.md).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 // Only what checks the command line, the config file and the report directory is loaded up front, so a typo or an
 // unwritable directory is refused in a fraction of a second; the runner, the catalogue and the reports load after.
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { didYouMean } from '../cli/nearest-name.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { readConfigFile } from './config-file.ts';
+import { keepRotated, rotatedHint } from './rotated-credentials.ts';
 import { credentialWords, givenCredentials, shellWord } from './replay.ts';
 import type { CredentialName } from './credential-variables.ts';
 import type { ConformanceOptions } from './runner.ts';
@@ -214,28 +214,31 @@ async function main(): Promise<number> {
   try {
     report = await runConformance({
       ...options,
-      onResult: (r) => process.stdout.write(line(r)),
+      // A not-applicable check gets no line of its own: the closing lines group them by what to add (issue 41 item 3).
+      onResult: (r) => {
+        if (r.outcome !== 'not_applicable') process.stdout.write(line(r));
+      },
       // A check rotated a credential through the control plane: the old one is gone, so the new one is kept for the partner.
       onCredentialRotated: (kind, value) => {
         rotated[kind] = value;
-        const file = join(reportDir, 'rotated-credentials.json');
-        mkdirSync(reportDir, { recursive: true });
-        writeFileSync(file, `${JSON.stringify(rotated, null, 2)}\n`, { mode: 0o600 });
+        const file = keepRotated(reportDir, rotated);
         process.stderr.write(`note: a check rotated the integration's ${kind === 'apiKey' ? 'API key' : 'webhook secret'} through the control plane; the new value is in ${file} (mode 0600)\n`);
       },
     });
   } catch (e) {
     if (e instanceof SetupError) {
-      process.stderr.write(`error: ${e.message}\n(a setup problem: no check was run or judged)\n`);
+      const hint = rotatedHint(reportDir, e.refused);
+      process.stderr.write(`error: ${e.message}\n${hint ? `${hint}\n` : ''}(a setup problem: no check was run or judged)\n`);
       return 2;
     }
     throw e;
   }
   const written = writeReports(report, reportDir);
-  process.stdout.write(`\n${verdictLines(report).join('\n')}\n`);
   const named = [...new Set(report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored').flatMap((r) => `${r.replay}\n${r.curl ?? ''}`.match(/\bPARTNER_[A-Z_]+/g) ?? []))];
-  if (named.length > 0) process.stdout.write(`replay and curl commands name the credentials by variable: set ${named.join(', ')} (as you would for this run) before pasting them\n`);
-  process.stdout.write(`reports: ${written.files.html}\n         ${written.files.junit}\n         ${written.files.json}\n`);
+  if (named.length > 0) process.stdout.write(`\nreplay and curl commands name the credentials by variable: set ${named.join(', ')} (as you would for this run) before pasting them\n`);
+  const reports = [`reports: ${written.files.html}`, `         ${written.files.junit}`, `         ${written.files.json}`];
+  // The run ends with what to add, the failures and the verdict naming them (issue 41 items 3 and 4).
+  process.stdout.write(`\n${verdictLines(report, reports).join('\n')}\n`);
   return report.summary.verdict === 'passed' ? 0 : 1;
 }
 

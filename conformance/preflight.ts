@@ -13,6 +13,10 @@ import { unreachableCause } from './unreachable.ts';
 /** The run cannot start: the message names the cause and what to change. */
 export class SetupError extends Error {
   override name = 'SetupError';
+  /** The credential the platform refused, when that was the mistake (the CLI points to a rotated one it kept). */
+  constructor(message: string, readonly refused?: string) {
+    super(message);
+  }
 }
 
 /** What a live target's credentials turned out to be. */
@@ -93,7 +97,7 @@ async function me(config: PreflightConfig, token: string, role: string): Promise
   // integration or a non-integration token wrongly (§5.5): its check runs and says both (issue 25 item 5).
   if (answer.status === 401 && (role === 'disabledApiKey' || role === 'nonIntegrationToken')) return { answer, view: null, url };
   if (answer.status === 401) {
-    throw new SetupError(`the ${role === 'apiKey' ? 'API key' : role} was refused (${codeOf(answer)}) by GET ${url}: check the key (a rotated-out key is refused too, §5.3)`);
+    throw new SetupError(`the ${role === 'apiKey' ? 'API key' : role} was refused (${codeOf(answer)}) by GET ${url}: check the key (a rotated-out key is refused too, §5.3)`, role);
   }
   if (answer.status === 200) {
     const contract = loadContract();

@@ -13,7 +13,10 @@ import { TargetUnreachable } from './unreachable.ts';
 import { CheckFailure, makeContext, NotApplicable, type CheckDefinition } from './check.ts';
 import { preflight } from './preflight.ts';
 import { SyncAllowance } from './sync-allowance.ts';
-import { replayCommand } from './replay.ts';
+import { givenCredentials, replayCommand } from './replay.ts';
+import { whatToAdd, type RunHas } from './what-to-add.ts';
+import { didYouMeanCheck } from './nearest-check.ts';
+import { CREDENTIAL_VARIABLES, type CredentialName } from './credential-variables.ts';
 import { failingCurl } from './curl.ts';
 import { targetFactory, type TargetConfig, type TargetFactory } from './targets.ts';
 import { biteOf, shownToBite } from './bite.ts';
@@ -66,7 +69,7 @@ export function selectChecks(all: CheckDefinition[], options: Pick<ConformanceOp
   const unknownSuite = options.suites?.find((s) => !all.some((c) => c.suite === s));
   if (unknownSuite) throw new Error(`unknown suite "${unknownSuite}"${didYouMean(unknownSuite, [...new Set(all.map((c) => c.suite))])} (suites: ${[...new Set(all.map((c) => c.suite))].join(', ')})`);
   const unknownCheck = options.checks?.find((id) => !all.some((c) => c.id === id));
-  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"${didYouMean(unknownCheck, all.map((c) => c.id))} (--list shows them all)`);
+  if (unknownCheck) throw new Error(`unknown check "${unknownCheck}"${didYouMeanCheck(unknownCheck, all.map((c) => c.id))} (--list shows them all)`);
   return all.filter((c) => (!options.suites?.length || options.suites.includes(c.suite)) && (!options.checks?.length || options.checks.includes(c.id)));
 }
 
@@ -111,7 +114,14 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     await factory.dispose();
   }
   const clauses = coverage(options.catalogue ?? catalogue(), results);
-  const summary = summarise(results, clauses, { ms: Date.now() - started, bookingsCreated, requireApplicable: options.requireApplicable, failOnNotApplicable: options.failOnNotApplicable ?? false, catalogueChecks: (options.catalogue ?? catalogue()).length });
+  // In-process the simulator's demo world holds every credential and property a check may want.
+  const has: RunHas = factory.kind === 'in-process'
+    ? { kind: 'in-process', capabilities: factory.capabilities, properties: true, credentials: Object.keys(CREDENTIAL_VARIABLES) as CredentialName[] }
+    : { kind: 'live', capabilities: factory.capabilities, properties: (options.properties?.length ?? 0) > 0, credentials: givenCredentials(options) };
+  const summary = {
+    ...summarise(results, clauses, { ms: Date.now() - started, bookingsCreated, requireApplicable: options.requireApplicable, failOnNotApplicable: options.failOnNotApplicable ?? false, catalogueChecks: (options.catalogue ?? catalogue()).length }),
+    what_to_add: whatToAdd(checks, results, has),
+  };
   return {
     runId,
     startedAt: new Date(started).toISOString(),
@@ -236,20 +246,45 @@ async function judge(check: CheckDefinition, ctx: ReturnType<typeof makeContext>
 }
 
 
-/** Each clause of the catalogue: the checks that name it, what the run showed of it, and whether it is shown to bite. */
+/**
+ * Each clause of the catalogue: the checks that name it, what the run showed
+ * of it, and whether it is shown to bite. A clause fails only where a failing
+ * check judged that clause broken (its failure names it): one breach under
+ * §4.6.R4 does not fail the six other clauses its check names, which another
+ * check may have passed in the same run (issue 41 item 5).
+ */
 export function coverage(checks: CheckDefinition[], results: CheckResult[]): ClauseCoverage[] {
-  return loadClauses().map((clause) => {
+  const known = loadClauses();
+  const ids = new Set(known.map((c) => c.id));
+  const judgedBroken = new Map<string, string[]>();
+  for (const r of results) {
+    if (r.outcome !== 'failed') continue;
+    for (const id of brokenClauses(r, ids)) judgedBroken.set(id, [...(judgedBroken.get(id) ?? []), r.id]);
+  }
+  return known.map((clause) => {
     const proving = checks.filter((c) => c.clauses.includes(clause.id)).map((c) => c.id);
     const ran = results.filter((r) => r.clauses.includes(clause.id) && (r.outcome === 'passed' || r.outcome === 'failed' || r.outcome === 'errored'));
     // A clause no check against a platform can observe is shown as such, with why, never as a gap.
-    if (clause.untestable !== undefined && proving.length === 0) return { id: clause.id, title: clause.title, section: clause.section, checks: [], status: 'untestable' as const, why: clause.untestable };
-    const status: ClauseCoverage['status'] = proving.length === 0 ? 'uncovered'
-      : ran.length === 0 ? 'not_run'
-      : ran.some((r) => r.outcome !== 'passed') ? 'failed' : 'passed';
-    const why = status === 'not_run' && clause.observedThrough !== undefined ? { why: `${THROUGH_ASSUMPTION}${clause.observedThrough}` } : {};
+    if (clause.untestable !== undefined && proving.length === 0 && !judgedBroken.has(clause.id)) return { id: clause.id, title: clause.title, section: clause.section, checks: [], status: 'untestable' as const, why: clause.untestable };
+    const status: ClauseCoverage['status'] = judgedBroken.has(clause.id) ? 'failed'
+      : proving.length === 0 ? 'uncovered'
+      : ran.some((r) => r.outcome === 'passed') ? 'passed'
+      : 'not_run';
+    const why = status === 'not_run' && ran.length > 0 ? { why: `not judged: ${ran.map((r) => r.id).join(', ')} ${ran.length > 1 ? 'were' : 'was'} stopped by ${ran.every((r) => r.outcome === 'errored') ? 'an error' : 'a failure under another clause or an error'} before judging it` }
+      : status === 'not_run' && clause.observedThrough !== undefined ? { why: `${THROUGH_ASSUMPTION}${clause.observedThrough}` } : {};
     const bite = proving.length === 0 ? {} : { bite: shownToBite(biteOf(clause.id, proving)) ? 'shown' as const : 'cited' as const };
     return { id: clause.id, title: clause.title, section: clause.section, checks: proving, status, ...why, ...bite };
   });
+}
+
+/**
+ * The clauses a failed check judged broken: those its failure names; a
+ * failure naming no clause of the catalogue (a property that failed without
+ * one) stands against every clause its check names.
+ */
+function brokenClauses(r: CheckResult, ids: Set<string>): string[] {
+  const named = (r.failure?.clause ?? '').split(/[\s,;]+/).filter((id) => ids.has(id));
+  return named.length > 0 ? named : r.clauses;
 }
 
 /** Why a check cannot run here, naming each missing capability and the option or control action that grants it. */

@@ -13,6 +13,33 @@
  */
 export type Capability = 'read' | 'write' | 'sync' | 'burst' | `control:${string}`;
 
+/**
+ * What a check may need from the run's options beyond its capabilities,
+ * depending on what the platform already holds (an empty event log needs
+ * `write` to make events; a foreign-property check needs `otherApiKey`). Not
+ * checked before the check runs: the check decides at run time and is not
+ * applicable without it; a run uses it to say what to add
+ * (conformance/what-to-add.ts).
+ */
+export type Want = 'write' | 'property' | 'otherApiKey' | 'disabledApiKey' | 'nonIntegrationToken';
+
+/**
+ * One thing to add to a run's options: a capability (`write`, `sync`,
+ * `burst`), the control plane (`control`) or one action it does not offer
+ * (`control:<action>`), a property (`property`) or a credential.
+ */
+export type Addition = Exclude<Capability, 'read'> | 'control' | 'property' | 'otherApiKey' | 'disabledApiKey' | 'nonIntegrationToken';
+
+/** Not-applicable checks that the same additions would make applicable. */
+export interface AdditionGroup {
+  /** What to add (empty: nothing the options can give; the platform held no data they could judge). */
+  add: Addition[];
+  /** The options or settings to add, in words: `--allow-writes --property ID`. */
+  label: string;
+  /** The checks it would make applicable. */
+  checks: string[];
+}
+
 /** `normative`: the API document says so; `assumption`: relies on an x-assumption of spec/openapi.yaml. */
 export type CheckLevel = 'normative' | 'assumption';
 
@@ -93,12 +120,18 @@ export interface ClauseCoverage {
   section: string;
   /** Check ids proving the clause in this catalogue. */
   checks: string[];
-  /** Outcome over the checks that ran: failed if any failed, passed if all applicable passed. */
+  /**
+   * `failed` where a failing check judged this clause broken (its failure
+   * names the clause); else `passed` where a check naming it passed; else
+   * `not_run` (a check that errored, or failed under another clause, judged
+   * nothing about it).
+   */
   status: 'passed' | 'failed' | 'not_run' | 'uncovered' | 'untestable';
   /**
    * For `untestable`: why no check against a platform can observe it; for a
    * clause observable only through an x-assumption whose checks did not run
-   * (a --normative-only run): through which one (spec/clauses.yaml).
+   * (a --normative-only run): through which one (spec/clauses.yaml); for a
+   * clause whose checks ran but judged nothing about it: why.
    */
   why?: string;
   /**
@@ -157,6 +190,13 @@ export interface RunSummary {
   partial: boolean;
   /** The verdict with how much it proved, as the console, index.html and junit.xml lead with it: `passed, partial: 9 of 82 checks applicable, …` (conformance/verdict.ts). */
   verdict_detail: string;
+  /**
+   * The not-applicable checks grouped by what to add to the run's options to
+   * make them applicable, from their declared needs and wants, largest group
+   * first (absent from a merged report and from report.json files written
+   * before it existed).
+   */
+  what_to_add?: AdditionGroup[];
 }
 
 /** One deployment's run inside a merged report: where it came from and how it went. */

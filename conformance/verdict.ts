@@ -6,7 +6,7 @@
  * proven (issue 27 item 4), so a run that proved less than the catalogue is
  * "passed, partial", with the figure.
  */
-import type { RunReport, RunSummary } from './types.ts';
+import type { CheckResult, RunReport, RunSummary } from './types.ts';
 
 /** What a person is told: `passed` only for a run that proved the whole catalogue. */
 export type VerdictLabel = 'passed' | 'passed, partial' | 'failed' | 'insufficient';
@@ -66,20 +66,19 @@ export function verdictDetail(s: Proof & Pick<RunSummary, 'failed' | 'errored' |
 }
 
 /**
- * The console's closing lines: what ran, the bite, why checks were not
- * applicable, then how much was proven and the verdict that rests on it
- * (last, where a terminal leaves the eye).
+ * The console's closing lines (issue 41 items 3 and 4): the counts, how much
+ * was proven, where the reports went, then what to add for the checks that
+ * were not applicable, each failure again with its clause and replay
+ * command, and last the verdict naming each failed check: pytest and
+ * Schemathesis end with the failures, where a terminal leaves the eye.
+ * `reports` are the lines naming the report files, placed after `proved:`.
  */
-export function verdictLines(report: Pick<RunReport, 'summary' | 'results' | 'options'>): string[] {
+export function verdictLines(report: Pick<RunReport, 'summary' | 'results' | 'options'> & Partial<Pick<RunReport, 'coverage'>>, reports: string[] = []): string[] {
   const s = report.summary;
   const lines = [
     `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.not_applicable} not applicable, ${s.skipped} skipped in ${(s.ms / 1000).toFixed(1)} s (seed ${report.options.seed})`,
-    // Older report.json files (--merge) have no bite counts: say nothing rather than 0.
-    ...(s.clauses_shown_to_bite === undefined ? [] : [`bite: ${s.clauses_shown_to_bite} of ${s.clauses_shown_to_bite + s.clauses_cited_only} clauses with checks shown to bite (a check naming the clause caught a fault or mutant under it); ${s.clauses_cited_only} cited, not shown to bite`]),
+    ...biteLine(report),
   ];
-  const why = new Map<string, number>();
-  for (const r of report.results) if (r.outcome === 'not_applicable' && r.reason) why.set(r.reason, (why.get(r.reason) ?? 0) + 1);
-  if (why.size > 0) lines.push('not applicable:', ...[...why].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `  ${String(n).padStart(3)} × ${reason}`));
   const catalogue = catalogueChecks(s);
   const unproven = [
     `${s.not_applicable} not applicable`,
@@ -87,17 +86,71 @@ export function verdictLines(report: Pick<RunReport, 'summary' | 'results' | 'op
     ...(catalogue > s.total ? [`${catalogue - s.total} not selected`] : []),
     ...(s.failed + s.errored > 0 ? [`${s.failed + s.errored} failed or errored`] : []),
   ];
+  // Only a --normative-only run left assumptions out: on any other run the clauses behind them are simply not run.
+  const leftOut = report.options.normativeOnly && s.clauses_through_assumption > 0 ? `; ${s.clauses_through_assumption} only through an assumption this run left out` : '';
   lines.push(
-    `proved: ${s.applicable} of ${catalogue} checks of the catalogue applicable (${unproven.join(', ')}); ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform${s.clauses_through_assumption > 0 ? `; ${s.clauses_through_assumption} only through an assumption this run left out` : ''}); ${s.bookings_created} booking(s) created on the target`,
-    `verdict: ${verdictShout(s)}${s.verdict === 'insufficient' ? ' (proved too little)' : ''} — ${verdictReason(s)}`,
+    `proved: ${s.applicable} of ${catalogue} checks of the catalogue applicable (${unproven.join(', ')}); ${s.clauses_proven} of ${s.clauses_testable} testable clauses proven (${s.clauses_total - s.clauses_testable} of the ${s.clauses_total} cannot be observed on a platform${leftOut}); ${s.bookings_created} booking(s) created on the target`,
+    ...reports,
+    ...toAddLines(s),
+    ...failureLines(report.results),
+    `verdict: ${verdictShout(s)}${s.verdict === 'insufficient' ? ' (proved too little)' : ''} — ${verdictReason(s, report.results)}`,
   );
   return lines;
 }
 
+/** Checks a group names by id when it is this small; a larger one is listed in the report. */
+const NAMED_UP_TO = 3;
+
+/** The not-applicable checks grouped by what to add to the run's options (summary.what_to_add). */
+function toAddLines(s: RunSummary): string[] {
+  const groups = s.what_to_add ?? [];
+  if (groups.length === 0) return [];
+  const width = String(Math.max(...groups.map((g) => g.checks.length))).length;
+  return [
+    `not applicable: what to add to the run to make them applicable (${s.not_applicable} in all):`,
+    ...groups.map((g) => `  ${g.add.length > 0 ? '+' : ' '}${String(g.checks.length).padStart(width)}  ${g.label}${g.checks.length <= NAMED_UP_TO ? ` (${g.checks.join(', ')})` : ''}`),
+  ];
+}
+
+/** Each failed or errored check again, with the clause its failure names and the command that replays it. */
+function failureLines(results: Pick<CheckResult, 'id' | 'outcome' | 'failure' | 'error' | 'replay'>[]): string[] {
+  const bad = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored');
+  if (bad.length === 0) return [];
+  return [
+    `failures (${bad.length}), each replayed by its command:`,
+    ...bad.flatMap((r) => [
+      r.outcome === 'failed'
+        ? `  ✗ ${r.id}  ${r.failure?.clause ? `§${r.failure.clause} ` : ''}${r.failure?.kind ?? 'failed'}`
+        : `  ! ${r.id}  errored: ${(r.error ?? '').split('\n')[0]!.slice(0, 120)}`,
+      `      ${r.replay}`,
+    ]),
+  ];
+}
+
+/**
+ * The bite of the clauses this run proved, when some rest only on checks not
+ * shown to bite: the suite's bite over the whole catalogue says nothing about
+ * the run, so it is not printed (issue 41 item 3).
+ */
+function biteLine(report: Partial<Pick<RunReport, 'coverage'>>): string[] {
+  const proven = (report.coverage ?? []).filter((c) => c.status === 'passed');
+  const cited = proven.filter((c) => c.bite === 'cited').length;
+  if (proven.length === 0 || cited === 0) return [];
+  return [`bite: ${proven.length - cited} of the ${proven.length} clauses this run proved have a check shown to bite on them; ${cited} are cited only (no fault or mutant under them caught yet)`];
+}
+
+/** The failed and errored checks by id, for the verdict line (the first few, then how many more). */
+function failedNames(results: Pick<CheckResult, 'id' | 'outcome'>[]): string {
+  const bad = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored').map((r) => r.id);
+  if (bad.length === 0) return '';
+  const shown = bad.slice(0, 5);
+  return ` (${shown.join(', ')}${bad.length > shown.length ? `, and ${bad.length - shown.length} more` : ''})`;
+}
+
 /** What the verdict rests on, after the dash of the console's verdict line. */
-function verdictReason(s: Proof & Pick<RunSummary, 'failed' | 'errored' | 'gate'>): string {
+function verdictReason(s: Proof & Pick<RunSummary, 'failed' | 'errored' | 'gate'>, results: Pick<CheckResult, 'id' | 'outcome'>[]): string {
   const proof = provedPhrase(s);
-  if (s.verdict === 'failed') return `${s.failed} failed, ${s.errored} errored; ${proof}`;
+  if (s.verdict === 'failed') return `${s.failed} failed, ${s.errored} errored${failedNames(results)}; ${proof}`;
   if (s.verdict === 'insufficient') return `${s.gate.join('; ')}; ${proof}`;
   if (s.partial === true) return `${proof}; no gate asked for more (--require-applicable N, --fail-on-not-applicable)`;
   return proof;

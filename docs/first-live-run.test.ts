@@ -19,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), 'first-live-run-'));
 let simulator: ChildProcess;
 let printed: string;
 
-/** The lines whose figures a page states: what was proven, the verdict, and the suite's bite (the same whatever the run). */
+/** The lines whose figures a page states: what was proven, the verdict, and the bite of what the run proved. */
 const STATED = /^(proved|verdict|bite): /;
 
 /** Those lines of a page's sample output of the run. */
@@ -53,7 +53,7 @@ afterAll(() => {
 describe('the first live run, as the pages show it', () => {
   it.each(['README.md', 'docs/conformance.md'])('%s shows the proved and verdict lines (and the bite line, where it shows one) the run prints', (page) => {
     const lines = printed.split('\n').filter((l) => STATED.test(l));
-    expect(lines).toHaveLength(3);
+    expect(lines.filter((l) => /^(proved|verdict): /.test(l))).toHaveLength(2);
     const shown = sampleLines(page);
     expect(shown.filter((l) => /^(proved|verdict): /.test(l))).toHaveLength(2);
     expect(shown).toEqual(lines.filter((l) => shown.some((s) => s.split(':')[0] === l.split(':')[0])));
@@ -68,5 +68,23 @@ describe('the first live run, as the pages show it', () => {
   it('README.md: the gated command\'s comment names the figure the run proved', () => {
     const proved = /^proved: (\d+) of (\d+) checks/m.exec(printed)!;
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`--require-applicable 0.9   # ${proved[1]} of ${proved[2]} is too little: INSUFFICIENT → exit 1`);
+  });
+
+  it('fits in 40 lines and ends with what to add to the run, each group with its count, then the verdict (issue 41 item 3)', () => {
+    const lines = printed.trimEnd().split('\n');
+    expect(lines.length, printed).toBeLessThanOrEqual(40);
+    expect(lines.at(-1)).toMatch(/^verdict: PASSED, PARTIAL — /);
+    const heading = lines.findIndex((l) => /^not applicable: what to add to the run to make them applicable \(\d+ in all\):$/.test(l));
+    expect(heading, printed).toBeGreaterThan(0);
+    const groups = lines.slice(heading + 1, -1);
+    expect(groups.length).toBeGreaterThan(0);
+    for (const g of groups) expect(g).toMatch(/^ {2}\+ *\d+ {2}\S/);
+    // The counts add up to the checks not applicable, and no check has a line of its own saying so.
+    const notApplicable = Number(/ (\d+) not applicable,/.exec(printed)![1]);
+    expect(groups.reduce((n, g) => n + Number(/\+ *(\d+)/.exec(g)![1]), 0)).toBe(notApplicable);
+    expect(printed).not.toMatch(/^- n\/a/m);
+    expect(groups[0]).toMatch(/^ {2}\+ *\d+ {2}--allow-writes --property ID$/);
+    // Nothing was left out by --normative-only: no word of an assumption left out.
+    expect(printed).not.toContain('assumption this run left out');
   });
 });

@@ -611,11 +611,12 @@ h1{margin:.1rem 0 0;font-size:1.6rem;letter-spacing:-.015em}h1 code{font-size:.9
 .d-line{display:grid;grid-template-columns:1.2em 7.5em 1fr;gap:6px;align-items:baseline;padding:4px 8px;border-radius:6px;margin:3px 0}
 .d-line .txt{white-space:pre-wrap;overflow-wrap:anywhere;font-family:var(--mono);font-size:.9em}
 .d-line .who{font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;font-weight:700}
-.d-doc{background:var(--pass-bg)}.d-doc .who,.d-doc .sign{color:var(--pass)}
-.d-rec{background:var(--fail-bg)}.d-rec .who,.d-rec .sign{color:var(--fail)}
+/* git diff's habit: the documented side is the − line in red, the received side the + line in green */
+.d-doc{background:var(--fail-bg)}.d-doc .who,.d-doc .sign{color:var(--fail)}
+.d-rec{background:var(--pass-bg)}.d-rec .who,.d-rec .sign{color:var(--pass)}
 .sign{font-weight:700;font-family:var(--mono)}
-.diff del{background:color-mix(in srgb,var(--pass) 28%,transparent);text-decoration:line-through;text-decoration-thickness:1px;border-radius:3px;padding:0 2px}
-.diff ins{background:color-mix(in srgb,var(--fail) 28%,transparent);text-decoration:none;font-weight:700;border-radius:3px;padding:0 2px}
+.diff del{background:color-mix(in srgb,var(--fail) 28%,transparent);text-decoration:line-through;text-decoration-thickness:1px;border-radius:3px;padding:0 2px}
+.diff ins{background:color-mix(in srgb,var(--pass) 28%,transparent);text-decoration:none;font-weight:700;border-radius:3px;padding:0 2px}
 .clause{margin:.4rem 0 0}
 .v-failed{color:var(--fail);background:var(--fail-bg);border-color:var(--fail)}
 .meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:10px 24px;margin:16px 0 0}

@@ -8,7 +8,7 @@ import type { CheckResult, ClauseCoverage, Exchange, Failure, MergedCoverage, Me
 const REPORT_KEYS = ['runId', 'startedAt', 'finishedAt', 'target', 'options', 'apiVersion', 'specDigest', 'results', 'coverage', 'summary'] as const;
 const TARGET_KEYS = ['kind', 'baseUrl', 'capabilities', 'label'] as const;
 const OPTIONS_KEYS = ['suites', 'checks', 'runs', 'seed', 'normativeOnly', 'allowWrites'] as const;
-const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'clauses_through_assumption', 'clauses_shown_to_bite', 'clauses_cited_only', 'bookings_created', 'verdict', 'gate', 'catalogue_checks', 'partial', 'verdict_detail'] as const;
+const SUMMARY_KEYS = ['total', 'passed', 'failed', 'not_applicable', 'skipped', 'errored', 'ms', 'applicable', 'clauses_proven', 'clauses_total', 'clauses_testable', 'clauses_through_assumption', 'clauses_shown_to_bite', 'clauses_cited_only', 'bookings_created', 'verdict', 'gate', 'catalogue_checks', 'partial', 'verdict_detail', 'what_to_add'] as const;
 const RESULT_KEYS = ['id', 'title', 'suite', 'clauses', 'level', 'outcome', 'reason', 'failure', 'error', 'property', 'exchanges', 'replay', 'curl', 'ms'] as const;
 const FAILURE_KEYS = ['kind', 'received', 'documented', 'clause', 'note', 'exchange'] as const;
 const PROPERTY_KEYS = ['seed', 'path', 'numRuns', 'counterexample'] as const;

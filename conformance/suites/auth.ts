@@ -200,7 +200,7 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'auth.staff-token-is-403', title: 'A valid token that is not an integration key is 403 NOT_INTEGRATION_TOKEN', suite,
-    clauses: ['5.R5', '7.E2'], level: 'normative', needs: ['read'],
+    clauses: ['5.R5', '7.E2'], level: 'normative', needs: ['read'], wants: ['nonIntegrationToken'],
     async run(ctx) {
       const token = ctx.target.nonIntegrationToken;
       if (!token) throw new NotApplicable('needs a valid bearer token that is not an integration key (nonIntegrationToken in --config, or PARTNER_NON_INTEGRATION_TOKEN)');
@@ -212,7 +212,7 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'auth.disabled-is-403', title: 'A disabled integration gets 403 INTEGRATION_DISABLED on every operation', suite,
-    clauses: ['5.R5a', '7.E3', '3.1.T5'], level: 'normative', needs: ['read'],
+    clauses: ['5.R5a', '7.E3', '3.1.T5'], level: 'normative', needs: ['read'], wants: ['disabledApiKey'],
     async run(ctx) {
       const token = ctx.target.disabledApiKey;
       if (!token) throw new NotApplicable("needs a disabled integration's API key on the same deployment (disabledApiKey in --config, or PARTNER_DISABLED_API_KEY)");
@@ -262,7 +262,7 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'visibility.foreign-booking-is-404', title: "Another integration's booking is 404 NOT_FOUND, never 403, by id, by external id and in lists", suite,
-    clauses: ['1.V1', '1.V2', '4.2.R2', '4.3.R2', '7.E4'], level: 'normative', needs: ['write'],
+    clauses: ['1.V1', '1.V2', '4.2.R2', '4.3.R2', '7.E4'], level: 'normative', needs: ['write'], wants: ['otherApiKey'],
     async run(ctx) {
       const other = ctx.target.otherApiKey;
       if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config)");
@@ -281,7 +281,7 @@ export const authChecks = [
   }),
   defineCheck({
     id: 'visibility.foreign-property-is-404', title: "Another integration's property is 404 on snapshots and 422 PROPERTY_NOT_MAPPED on create", suite,
-    clauses: ['1.V1', '4.8.R3', '7.E4'], level: 'normative', needs: ['read'],
+    clauses: ['1.V1', '4.8.R3', '7.E4'], level: 'normative', needs: ['read'], wants: ['otherApiKey'],
     async run(ctx) {
       const other = ctx.target.otherApiKey;
       if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config)");

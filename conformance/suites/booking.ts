@@ -143,7 +143,7 @@ export const bookingChecks = [
   }),
   defineCheck({
     id: 'booking.balance-on-every-read', title: 'Every booking read shows pricing.balance = total − advance', suite,
-    clauses: ['2.3.R1'], level: 'normative', needs: ['read'],
+    clauses: ['2.3.R1'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
       let bookings: any[] = (await ctx.api.get('/bookings', { query: { per_page: 200 } })).body?.data ?? [];
       if (bookings.length === 0 && ctx.target.capabilities.includes('write')) {

@@ -41,7 +41,7 @@ function changeWindow(ctx: CheckContext): { property: number; from: string; to: 
 export const integrationRecordChecks = [
   defineCheck({
     id: 'integration.no-webhook-no-delivery', title: 'With the webhook URL removed, webhook.configured is false and events wait undelivered; once a URL is set they are delivered', suite,
-    clauses: ['2.1.R1'], level: 'normative', needs: ['read', control('webhook.set-url'), control('rates.set')],
+    clauses: ['2.1.R1'], level: 'normative', needs: ['read', control('webhook.set-url'), control('rates.set')], wants: ['property'],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       const registered = (await me(ctx)).webhook.url as string;
@@ -90,7 +90,7 @@ export const integrationRecordChecks = [
   }),
   defineCheck({
     id: 'integration.subscription-narrowed', title: 'webhook.event_types is all six unless staff narrowed it; narrowed, /me shows it and only subscribed types are recorded (a booking made meanwhile records no booking.changed)', suite,
-    clauses: ['2.1.R2'], level: 'normative', needs: ['read', control('webhook.set-event-types'), control('rates.set'), control('restrictions.set')],
+    clauses: ['2.1.R2'], level: 'normative', needs: ['read', control('webhook.set-event-types'), control('rates.set'), control('restrictions.set')], wants: ['property'],
     async run(ctx) {
       const original = (await me(ctx)).webhook.event_types as string[];
       // In-process the world is fresh and nobody narrowed the subscription; live, staff may have.
@@ -140,7 +140,7 @@ export const integrationRecordChecks = [
   }),
   defineCheck({
     id: 'integration.disabled-by-staff', title: 'Disabled by staff: every call is 403 INTEGRATION_DISABLED, and a change made meanwhile records no event', suite,
-    clauses: ['3.1.T6', '3.1.T5'], level: 'normative', needs: ['read', control('integration.disable'), control('integration.enable'), control('rates.set')],
+    clauses: ['3.1.T6', '3.1.T5'], level: 'normative', needs: ['read', control('integration.disable'), control('integration.enable'), control('rates.set')], wants: ['property'],
     async run(ctx) {
       const w = changeWindow(ctx);
       const before = (await me(ctx)).webhook.last_sequence as number;

@@ -61,7 +61,7 @@ export const schemaChecks = [
   }),
   defineCheck({
     id: 'schema.assumed-operations-conform', title: 'Rates and restrictions snapshots and the property list answer with the assumed shapes; an unknown path is 404 NOT_FOUND; an updated_since naming no real date or time is 422', suite,
-    clauses: ['4.8.R5', '4.8.R6', '2.1.R8', '4.R2', '4.4.R5'], level: 'assumption', needs: ['read'],
+    clauses: ['4.8.R5', '4.8.R6', '2.1.R8', '4.R2', '4.4.R5'], level: 'assumption', needs: ['read'], wants: ['property'],
     async run(ctx) {
       const property = writableProperty(ctx);
       const stay = horizonStay(ctx, 2);

@@ -43,7 +43,7 @@ async function someEvents(ctx: CheckContext, count = 12): Promise<void> {
 export const sequencingChecks = [
   defineCheck({
     id: 'sequencing.strictly-increasing', title: 'Sequences are strictly increasing and never reused; latest_sequence equals /me last_sequence', suite,
-    clauses: ['1.R3a', '2.5.R1', '2.5.R2', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b', '3.3.R1', '6.C1', '2.6.R3'], level: 'normative', needs: ['read'],
+    clauses: ['1.R3a', '2.5.R1', '2.5.R2', '2.1.R3', '4.6.R6', '2.6.R1', '9.R1b', '3.3.R1', '6.C1', '2.6.R3'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
       // Watch the log grow one change at a time: a sequence, once issued, keeps its event for good.
       const issued = new Map<number, string>();
@@ -99,7 +99,7 @@ export const sequencingChecks = [
   }),
   defineCheck({
     id: 'sequencing.paging-exactly-once', title: 'Default replay is every event but the superseded ones; paging it from any cursor with any limit visits each exactly once, in order', suite,
-    clauses: ['4.6.Q1', '4.6.Q2', '4.6.R3', '4.6.R4', '4.6.R5', '3.3.R2', '4.6.Q5'], level: 'normative', needs: ['read'],
+    clauses: ['4.6.Q1', '4.6.Q2', '4.6.R3', '4.6.R4', '4.6.R5', '3.3.R2', '4.6.Q5'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
       // Without a superseded row the default replay cannot show that it leaves them out: make one where a
       // partner can (§3.3; in-process nothing is delivered between the changes, so they supersede on their own). Its receiver stays up
@@ -149,7 +149,7 @@ export const sequencingChecks = [
   }),
   defineCheck({
     id: 'sequencing.filters-exact', title: 'types[] and property_id return exactly the matching events', suite,
-    clauses: ['4.6.Q3', '4.6.Q4'], level: 'normative', needs: ['read'],
+    clauses: ['4.6.Q3', '4.6.Q4'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
       await someEvents(ctx);
       const all = await allEvents(ctx);
@@ -168,7 +168,7 @@ export const sequencingChecks = [
   }),
   defineCheck({
     id: 'sequencing.replay-limits', title: 'limit 1 and 200 are accepted and honoured, 0 and 201 refused, omitted is 100; after_sequence omitted is 0 and include_superseded off; retention_days is 30', suite,
-    clauses: ['4.6.Q1', '4.6.Q2', '4.6.Q5', '8.L2', '4.6.R7', '4.6.R8', '8.L3', '6.R7'], level: 'normative', needs: ['read'],
+    clauses: ['4.6.Q1', '4.6.Q2', '4.6.Q5', '8.L2', '4.6.R7', '4.6.R8', '8.L3', '6.R7'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
       for (const limit of [0, 201]) {
         const res = await ctx.api.get('/events', { query: { limit } });

@@ -27,7 +27,7 @@ export const supersessionChecks = [
   defineCheck({
     id: 'supersession.covered-and-omitted', title: 'An undelivered event fully covered by a newer one is superseded, absent from default replay and present with include_superseded; a partly covered one is not', suite,
     clauses: ['3.3.T1', '3.3.T1a', '3.3.R2', '4.6.Q5', '2.1.R4'], level: 'normative',
-    needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')],
+    needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')], wants: ['property'],
     async run(ctx) {
       await held(ctx);
       const property = knownProperty(ctx)!;
@@ -57,7 +57,7 @@ export const supersessionChecks = [
   defineCheck({
     id: 'supersession.same-type-only', title: 'A newer event of another type never supersedes an undelivered one, whatever its window', suite,
     clauses: ['3.3.T1a'], level: 'normative',
-    needs: ['read', control('rates.set'), control('restrictions.set'), control('delivery.pause'), control('delivery.resume')],
+    needs: ['read', control('rates.set'), control('restrictions.set'), control('delivery.pause'), control('delivery.resume')], wants: ['property'],
     async run(ctx) {
       await held(ctx);
       const property = knownProperty(ctx)!;
@@ -78,7 +78,7 @@ export const supersessionChecks = [
   defineCheck({
     id: 'supersession.booking-changed-per-booking', title: "A booking.changed's window is its stay, and it never supersedes another booking's, even when its stay covers that one's (spec x-assumption)", suite,
     clauses: ['3.3.T1a'], level: 'assumption',
-    needs: ['write', control('delivery.pause'), control('delivery.resume')],
+    needs: ['write', control('delivery.pause'), control('delivery.resume')], wants: ['property'],
     async run(ctx) {
       await held(ctx);
       const property = writableProperty(ctx);
@@ -111,7 +111,7 @@ export const supersessionChecks = [
   defineCheck({
     id: 'supersession.only-undelivered', title: 'A delivered event is never superseded; a superseded event is never delivered', suite,
     clauses: ['3.3.T1', '3.3.T1a', '3.3.R3'], level: 'normative',
-    needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')],
+    needs: ['read', control('rates.set'), control('delivery.pause'), control('delivery.resume')], wants: ['property'],
     async run(ctx) {
       const receiver = await receiverFor(ctx);
       const property = knownProperty(ctx)!;

@@ -213,7 +213,7 @@ export const validationChecks = [
   }),
   defineCheck({
     id: 'validation.valid-queries-accepted', title: 'Generated valid list and replay queries are answered 200; the list filters status, property_id, check_in_from and check_in_to filter, both dates inclusive', suite,
-    clauses: ['4.4.Q1', '4.4.Q2', '4.4.Q3', '4.4.Q4', '4.4.Q5', '4.6.Q1', '4.6.Q2', '4.6.Q3', '4.6.Q4', '4.6.Q5'], level: 'normative', needs: ['read'],
+    clauses: ['4.4.Q1', '4.4.Q2', '4.4.Q3', '4.4.Q4', '4.4.Q5', '4.6.Q1', '4.6.Q2', '4.6.Q3', '4.6.Q4', '4.6.Q5'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
       const cases = fc.constantFrom(...QUERY_OPERATIONS).chain(([op, path]) => acceptableQuery(ctx, op).map((query) => ({ path, query })));
       await ctx.forAll(cases, async ({ path, query }) => {

@@ -79,7 +79,7 @@ export const watermarkChecks = [
   }),
   defineCheck({
     id: 'watermark.payload-equals-event', title: 'Snapshot data.data is byte-identical to the data of the event for the same window and state', suite,
-    clauses: ['2.7.R3', '2.7.R1', '4.8.R2'], level: 'normative', needs: ['read', control('rates.set'), control('nights.set'), control('restrictions.set')],
+    clauses: ['2.7.R3', '2.7.R1', '4.8.R2'], level: 'normative', needs: ['read', control('rates.set'), control('nights.set'), control('restrictions.set')], wants: ['property'],
     async run(ctx) {
       const property = knownProperty(ctx)!;
       const from = addDays(dateAt(ctx.now()), 25);
@@ -103,7 +103,7 @@ export const watermarkChecks = [
   }),
   defineCheck({
     id: 'watermark.window-limits', title: 'A 92-night window and `to` exactly 730 days ahead are accepted; 93 nights and 731 days ahead are 422 against `to`', suite,
-    clauses: ['4.8.Q4', '4.8.Q5', '8.L13', '8.L14', '4.8.R4'], level: 'normative', needs: ['read'],
+    clauses: ['4.8.Q4', '4.8.Q5', '8.L13', '8.L14', '4.8.R4'], level: 'normative', needs: ['read'], wants: ['property'],
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
@@ -128,7 +128,7 @@ export const watermarkChecks = [
   }),
   defineCheck({
     id: 'watermark.cap-and-block', title: 'A night capped at one unit shows units_cap 1 and one sellable unit (two at once are refused); a blocked night shows is_blocked and its scope, everywhere or ota_only', suite,
-    clauses: ['2.4.R3', '2.4.R4', '4.5.R7'], level: 'normative', needs: ['read', control('nights.set')],
+    clauses: ['2.4.R3', '2.4.R4', '4.5.R7'], level: 'normative', needs: ['read', control('nights.set')], wants: ['property'],
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('no property to read: name one with --property ID');
@@ -181,7 +181,7 @@ export const watermarkChecks = [
   }),
   defineCheck({
     id: 'watermark.property-and-window', title: 'A snapshot names its property by id or by partner alias alike, and by nothing else (a lenient spelling of the id is 404); from and to are required and to may not precede from', suite,
-    clauses: ['4.8.Q1', '4.8.Q2', '4.8.Q3', '4.8.R3'], level: 'normative', needs: ['read'],
+    clauses: ['4.8.Q1', '4.8.Q2', '4.8.Q3', '4.8.R3'], level: 'normative', needs: ['read'], wants: ['property'],
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
