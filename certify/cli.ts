@@ -18,6 +18,7 @@ import { createPublicKey } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { invokedAs } from '../cli/invoked-as.ts';
 import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { timestamp } from '../protocol/calendar.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
@@ -31,11 +32,12 @@ import { runCertification } from './run.ts';
 import { CertifySetupError } from './setup-error.ts';
 import { assessCertificate, keyFingerprint, readTrustedKey, type TrustedKey } from './trust.ts';
 
-const USAGE = `Usage:   (installed: partner-api certify, with the same options)
-  npm run certify -- --webhook-url URL [options]     certify a partner integration
-  npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps] [--bundle BUNDLE]
+const CMD = invokedAs('certify', 'npm run certify --');
+const USAGE = `Usage:
+  ${CMD} --webhook-url URL [options]     certify a partner integration
+  ${CMD} --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps] [--bundle BUNDLE]
                                                       trust a certificate (and check it against its evidence)
-  npm run certify -- --regrade BUNDLE --sign-key FILE [--certificate FILE] [--out FILE]
+  ${CMD} --regrade BUNDLE --sign-key FILE [--certificate FILE] [--out FILE]
                                                       grade a run's evidence again and sign it (platform)
 
   --webhook-url URL    the partner's webhook receiver (http or https)
