@@ -4,12 +4,13 @@
  * gone and Enter to switch how it answers. Exit 2 on a bad flag.
  */
 import { HELP, parseCommandLine, usageErrorText } from '../../cli/command-line.ts';
+import { invokedAs } from '../../cli/invoked-as.ts';
 import { warnSecretFlags } from '../../cli/secret-flags.ts';
 import { startReceiver, type ReceiverMode } from './receiver.ts';
 
 const MODES: ReceiverMode[] = ['ok', 'fail', 'timeout', 'gone'];
 
-const USAGE = `Usage: PARTNER_WEBHOOK_SECRET=whsec_... npm run receiver -- [options]   (installed: partner-api receiver …)
+const USAGE = `Usage: PARTNER_WEBHOOK_SECRET=whsec_... ${invokedAs('receiver', 'npm run receiver --')} [options]
 
   PARTNER_WEBHOOK_SECRET   the webhook secret to verify signatures with (required, here or as --secret; several,
                            as during a rotation, separated by commas)
