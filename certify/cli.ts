@@ -250,7 +250,7 @@ async function main(): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
 
   if (values.verify !== undefined && values.regrade !== undefined) fail('--verify and --regrade are two commands: give one');
-  if (values['receiver-only'] && (values.verify !== undefined || values.regrade !== undefined)) fail('--receiver-only goes with --webhook-url (a certification run)');
+  if (values['receiver-only'] && (values.verify !== undefined || values.regrade !== undefined)) fail('--receiver-only goes with --webhook-url: it grades a receiver, not a certificate');
   if (values.bundle !== undefined && values.verify === undefined) fail('--bundle goes with --verify');
   if (values.certificate !== undefined && values.regrade === undefined) fail('--certificate goes with --regrade');
   if (values.verify !== undefined) return verify(values.verify, values);
