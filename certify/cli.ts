@@ -11,12 +11,15 @@
  * Exit codes: 0 no requirement failed (verify: a certified certificate
  * signed by a trusted key); 1 a requirement failed (verify: anything else,
  * with the reason; regrade: the bundle refused, with the reasons); 2 bad
- * flags or setup.
+ * flags or setup (a receiver that never answered a signed ping: nothing
+ * graded, no certificate).
  */
 import { createPublicKey } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { invokedAs } from '../cli/invoked-as.ts';
+import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { timestamp } from '../protocol/calendar.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { issueCertificate, signingKey } from './certificate.ts';
@@ -26,13 +29,15 @@ import { bindingProblems } from './evidence-binding.ts';
 import { renderCertificateJson } from './write.ts';
 import { DEFAULT_DURATION_SECONDS } from './plan.ts';
 import { runCertification } from './run.ts';
+import { CertifySetupError } from './setup-error.ts';
 import { assessCertificate, keyFingerprint, readTrustedKey, type TrustedKey } from './trust.ts';
 
-const USAGE = `Usage:   (installed: partner-api certify, with the same options)
-  npm run certify -- --webhook-url URL [options]     certify a partner integration
-  npm run certify -- --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps] [--bundle BUNDLE]
+const CMD = invokedAs('certify', 'npm run certify --');
+const USAGE = `Usage:
+  ${CMD} --webhook-url URL [options]     certify a partner integration
+  ${CMD} --verify FILE (--public-key FILE | --trust-dir DIR) [--allow-gaps] [--bundle BUNDLE]
                                                       trust a certificate (and check it against its evidence)
-  npm run certify -- --regrade BUNDLE --sign-key FILE [--certificate FILE] [--out FILE]
+  ${CMD} --regrade BUNDLE --sign-key FILE [--certificate FILE] [--out FILE]
                                                       grade a run's evidence again and sign it (platform)
 
   --webhook-url URL    the partner's webhook receiver (http or https)
@@ -46,9 +51,12 @@ const USAGE = `Usage:   (installed: partner-api certify, with the same options)
   --fixtures-out FILE  where the certification file (credentials and orders) goes
                        (default DIR/certify/credentials.json)
   --base-url URL       use a running simulator (its API root) instead of an in-process one
-  --staff-token T      the running simulator's staff token (with --base-url)
+  --staff-token T      the running simulator's staff token (with --base-url); better in PARTNER_STAFF_TOKEN, since
+                       npm echoes a command line
   --state-url URL      the partner's optional state probe (docs/certification.md)
   --ready-timeout S    seconds to wait for the receiver's first 2xx (default: half the duration, at most 60)
+  --receiver-only      grade your webhook receiver alone, in seconds: signed pings and events, bad signatures, raw
+                       bodies, a redelivery, an older event, a secret rotation; API usage and recovery not observed
   --partner-command C  start your system with this shell command once the certification file is written
                        (its path in CERTIFY_CREDENTIALS); stopped, with all it started, when the run ends
   --partner-name NAME  the software under test, as the certificate names it
@@ -230,6 +238,7 @@ async function main(): Promise<void> {
         'partner-name': { type: 'string' },
         'partner-version': { type: 'string' },
         'partner-commit': { type: 'string' },
+        'receiver-only': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -237,9 +246,11 @@ async function main(): Promise<void> {
   } catch (e) {
     fail((e as Error).message);
   }
+  warnSecretFlags('certify', values);
   if (values.help) return void process.stdout.write(USAGE);
 
   if (values.verify !== undefined && values.regrade !== undefined) fail('--verify and --regrade are two commands: give one');
+  if (values['receiver-only'] && (values.verify !== undefined || values.regrade !== undefined)) fail('--receiver-only goes with --webhook-url: it grades a receiver, not a certificate');
   if (values.bundle !== undefined && values.verify === undefined) fail('--bundle goes with --verify');
   if (values.certificate !== undefined && values.regrade === undefined) fail('--certificate goes with --regrade');
   if (values.verify !== undefined) return verify(values.verify, values);
@@ -268,7 +279,10 @@ async function main(): Promise<void> {
     port = /^[0-9]{1,5}$/.test(values.port) ? Number(values.port) : NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
-  if ((values['base-url'] === undefined) !== (values['staff-token'] === undefined)) fail('--base-url and --staff-token go together');
+  // The staff token is a secret: read from the environment (a flag would be echoed by npm), the flag still taken.
+  const staffToken = values['staff-token'] ?? (values['base-url'] !== undefined ? process.env.PARTNER_STAFF_TOKEN || undefined : undefined);
+  if (values['base-url'] !== undefined && staffToken === undefined) fail('--base-url needs the running simulator\'s staff token in PARTNER_STAFF_TOKEN (or --staff-token)');
+  if (values['base-url'] === undefined && values['staff-token'] !== undefined) fail('--staff-token goes with --base-url');
   if (values['base-url'] !== undefined && values.port !== undefined) fail('--port is for the in-process simulator; it excludes --base-url');
   for (const flag of ['partner-name', 'partner-version', 'partner-commit'] as const) {
     const v = values[flag];
@@ -294,16 +308,21 @@ async function main(): Promise<void> {
       reportDir: values['report-dir'] ?? 'reports',
       credentialsOut: values['fixtures-out'],
       port,
-      running: values['base-url'] ? { baseUrl: values['base-url'], staffToken: values['staff-token']! } : undefined,
+      running: values['base-url'] ? { baseUrl: values['base-url'], staffToken: staffToken! } : undefined,
       stateUrl: values['state-url'] ?? null,
       signingKeyPem,
       readyTimeoutSeconds: readyTimeout,
+      receiverOnly: values['receiver-only'],
       partnerCommand: values['partner-command'] ?? null,
       partner: { name: values['partner-name'] ?? null, version: values['partner-version'] ?? null, commit: values['partner-commit'] ?? null },
       log: (line) => process.stdout.write(`${line}\n`),
     });
     process.exit(report.verdict === 'not-certified' ? 1 : 0);
   } catch (e) {
+    if (e instanceof CertifySetupError) {
+      process.stderr.write(`error: ${e.message}\n(a setup problem: nothing was graded, no report or certificate written)\n`);
+      process.exit(2);
+    }
     process.stderr.write(`error: ${(e as Error).message}\n`);
     process.exit(2);
   }

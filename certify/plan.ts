@@ -32,6 +32,7 @@ export const CRASH_WHILE_DOWN = 4;
 export const STEPS: readonly PlanStep[] = [
   { id: 'ready', title: 'Receiver up', expects: 'A signed ping posted to the webhook URL is answered 2xx; then the URL is registered and the platform delivers to it.' },
   { id: 'drill.snapshot-watermark', title: 'Drill: snapshot watermark', expects: 'Before the webhook is registered, the answer of the partner\'s first rates snapshot is held after it was built while one night of its window changes (an event above its data.sequence). The partner sets its cursor to the snapshot\'s data.sequence, not to the latest sequence, so its replay after the snapshot reads the change and its copy of the night ends with the new rate (§4.8, cold start §6.8).' },
+  { id: 'platform-events', title: 'Platform deliveries', expects: 'Receiver-only runs: staff change one night\'s rate twice; the platform delivers both events, signed, and each is answered 2xx (§6.2). The first becomes the older event re-sent later.' },
   { id: 'first-booking', title: 'First order', expects: 'Order 1 is placed with POST /bookings and an Idempotency-Key; its events are delivered and answered 2xx.' },
   { id: 'receiver-checks', title: 'Receiver checks', expects: 'A valid ping and a re-sent event: 2xx. Wrong signature, no signature, a stale timestamp, another integration in X-Service-Integration: 4xx.' },
   { id: 'drill.raw-body', title: 'Drill: raw-body signatures', expects: 'With delivery withheld, four new rates events are posted straight to the receiver, correctly signed over bytes that are valid JSON but not JSON.stringify form (whitespace, \\/ and \\u00e9-style escapes, 7840.0, keys in another order), and one booking event re-sent with its "/" and "é" escaped: every one answered 2xx and each new rate applied (signature over the raw body, spec x-assumption; §6.4).' },
@@ -110,12 +111,23 @@ export function choose(seed: number, today: string, propertyId: number): PlanCho
 
 const IN_PROCESS_ONLY = ['drill.lost-answer', 'drill.snapshot-watermark'];
 
-export function buildPlan(seed: number, durationSeconds: number, choices: PlanChoices, inProcess: boolean): Plan {
+/**
+ * The steps of a `--receiver-only` run (issue 41 item 7): only what the platform and certify do to the receiver,
+ * nothing that waits for the partner's own API calls, so it ends in seconds. The events the redelivery and
+ * older-event probes re-send come from rate changes staff make ('platform-events'), not from an order.
+ */
+export const RECEIVER_ONLY_STEPS = ['ready', 'platform-events', 'receiver-checks', 'drill.raw-body', 'older-event', 'drill.secret-rotation'] as const;
+
+export function buildPlan(seed: number, durationSeconds: number, choices: PlanChoices, inProcess: boolean, receiverOnly = false): Plan {
+  const steps = receiverOnly
+    ? STEPS.filter((s) => (RECEIVER_ONLY_STEPS as readonly string[]).includes(s.id))
+    // Withholding a create's answer and holding a snapshot's answer take the in-process simulator's own HTTP server.
+    : STEPS.filter((s) => s.id !== 'platform-events' && (inProcess || !IN_PROCESS_ONLY.includes(s.id)));
   return {
     seed,
     durationSeconds,
-    // Withholding a create's answer and holding a snapshot's answer take the in-process simulator's own HTTP server.
-    steps: STEPS.filter((s) => inProcess || !IN_PROCESS_ONLY.includes(s.id)).map((s) => ({ ...s })),
+    ...(receiverOnly ? { scope: 'receiver-only' as const } : {}),
+    steps: steps.map((s) => ({ ...s })),
     parameters: {
       property_id: choices.propertyId,
       stays: choices.stays,

@@ -32,6 +32,8 @@ import { newRunKey, type RunKey } from './run-key.ts';
 import { secretFingerprint } from './secret-fingerprint.ts';
 import { redactSecrets } from '../reports/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
+import { CertifySetupError } from './setup-error.ts';
+import { groupNotObserved } from './root-causes.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
 
@@ -56,6 +58,10 @@ const SNAPSHOT_HOLD_WAIT_MS = 60_000;
 const STATE_SETTLE_MS = 30_000;
 /** How long the platform gets to deliver what is due (it asks for what is due at every look). */
 const DRAIN_WAIT_MS = 60_000;
+/** A wait that goes on says so this often on the console (a line for the person watching, never a verdict). */
+const PROGRESS_EVERY_MS = 10_000;
+/** The page a partner writes its signature check from (issue 41 item 7); named in the run's first lines. */
+export const SIGNATURE_PAGE = 'docs/verify-webhook-signatures.md';
 /**
  * Said of the staff POSTs certify makes that are idempotent by their meaning (spec/staff-openapi.yaml): a pause keeps
  * a paused integration's reason and time, a resume and a disable set a state, a clock advance of 0 s moves nothing and
@@ -92,6 +98,11 @@ export interface CertifyOptions {
   signingKeyPem?: string | null;
   /** Seconds to wait for the receiver to answer its first ping. */
   readyTimeoutSeconds?: number;
+  /**
+   * Grade the receiver alone (`--receiver-only`): the steps that need nothing of the partner but its webhook
+   * receiver (plan.ts RECEIVER_ONLY_STEPS); usage and recovery are not observed, said once under their cause.
+   */
+  receiverOnly?: boolean;
   /** Progress lines (the CLI prints them). */
   log?: (line: string) => void;
   /**
@@ -181,7 +192,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   await stage.staff('PUT', `/integrations/${created.id}/coverage`, { property_ids: properties.map((p) => p.doorloom_id) });
   const busiest = [...properties].sort((a, b) => b.units.filter((u) => u.active).length - a.units.filter((u) => u.active).length)[0]!;
   const choices = choose(seed, dateAt(stage.now()), busiest.doorloom_id);
-  const plan = buildPlan(seed, run.durationSeconds, choices, stage.kind === 'in-process');
+  const plan = buildPlan(seed, run.durationSeconds, choices, stage.kind === 'in-process', options.receiverOnly === true);
   const otherSlug = world.integrations.map((i) => i.slug).find((s) => s !== slug) ?? `not-${slug}`;
 
   const credentialsPath = resolve(options.credentialsOut ?? join(options.reportDir ?? 'reports', 'certify', 'credentials.json'));
@@ -198,7 +209,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   });
   // A partner deployed by hand (the reference partner's CLI) stops when it reads this.
   run.cleanup.push(() => file.update(() => ({ finished: true })));
-  log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}`);
+  log(`certification run ${runId} (seed ${seed}) against ${stage.kind === 'in-process' ? 'an in-process simulator' : 'a running simulator'}${options.receiverOnly ? ', the receiver only (--receiver-only)' : ''}`);
   log(`  base URL          ${stage.baseUrl}`);
   log(`  integration       #${created.id} ${slug}`);
   // Secrets are never printed: they are in the credentials file (mode 0600); the log names them by field and fingerprint.
@@ -207,6 +218,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   log(`  credentials file  ${credentialsPath}   (re-read it after a 401, an unverifiable delivery, and every second for orders)`);
   log(`  run key           ${run.runKey.record.fingerprint}   (signs evidence.json as it is written; the certificate names it)`);
   log(`  webhook URL       ${options.webhookUrl}`);
+  log(`  signatures        X-Service-Signature: t=<unix s>,v1=<hex HMAC-SHA256(webhookSecret, "<t>.<raw body>")>, one v1= per valid secret; how to verify, with code: ${SIGNATURE_PAGE}`);
   // §4.8 drill: armed before the partner can start, so the rates snapshot of its cold start is the one held.
   const snapshotHold = plan.steps.some((s) => s.id === 'drill.snapshot-watermark')
     ? armSnapshotHold(stage, { integrationId: created.id, apiKey: () => file.current.apiKey, night: choices.watermarkNight, rate: choices.watermarkRate, log })
@@ -245,12 +257,17 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     signal: options.signal ?? null,
   };
 
-  const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000);
+  // A partner certify started that exits before its receiver answered ends the wait: the event, not the cap.
+  let partnerGone: string | undefined;
+  const partnerExited = partner ? partner.current.exited.then((code) => { partnerGone = `; the --partner-command exited (${code}) before its receiver answered`; }) : null;
+  const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000, () => partnerGone !== undefined);
+  void partnerExited;
   if (ready) {
     // Before the webhook exists: the change made during the held snapshot can reach the partner only by its replay.
     if (snapshotHold) await snapshotWatermarkDrill(ctx, snapshotHold);
     await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: options.webhookUrl });
     const steps: Array<[string, (c: Ctx) => Promise<void>]> = [
+      ['platform-events', platformEvents],
       ['first-booking', firstBooking],
       ['receiver-checks', receiverChecks],
       ['drill.raw-body', rawBodyDrill],
@@ -264,8 +281,8 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
       ['drill.secret-rotation', secretRotationDrill],
       ['observe', observe],
     ];
-    for (const [id, step] of steps) {
-      if (!plan.steps.some((s) => s.id === id)) continue;
+    const planned = steps.filter(([id]) => plan.steps.some((s) => s.id === id));
+    for (const [i, [id, step]] of planned.entries()) {
       if (ctx.signal?.aborted) {
         if (id !== 'observe') warnings.push(`The run was ended early before step ${id}; it and the steps after it did not run.`);
         break;
@@ -275,11 +292,13 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
         break;
       }
       log(`step ${id}`);
+      log(`  (${i + 1} of ${planned.length}) ${plan.steps.find((s) => s.id === id)!.title}`);
       await step(ctx);
     }
   } else {
+    // §6.2 needs a receiver to grade: none answering is a setup problem, never a grade (no report, no certificate).
     const last = ctx.obs.probes.at(-1);
-    warnings.push(`The partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx${last ? ` (last: ${last.status ?? last.error})` : ''}; nothing else was run.`);
+    throw new CertifySetupError(`the partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx${last ? ` (last: ${last.status ?? last.error})` : ''}${partnerGone ?? ''}; nothing was graded and no certificate was written. Start your receiver (it verifies signatures as ${SIGNATURE_PAGE} shows) with the credentials file ${credentialsPath}, or give certify the command that starts it (--partner-command)`);
   }
 
   // Everything the partner did, graded.
@@ -304,7 +323,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   }
   // A drill that did not run is explained next to every requirement that rested on it.
   const results = explainSkippedDrills(graded, ctx.drills);
-  if (obs.crash === null) {
+  if (options.receiverOnly) {
+    warnings.push('A --receiver-only run: only the receiver requirements were exercised; API usage and recovery are not observed, so the verdict is at best certified-with-gaps.');
+  } else if (obs.crash === null) {
     warnings.push(`The crash-and-restart drill did not run (${(obs.crashNotRun ?? 'the run ended before it').replace(/^Not run: /, '').replace(/\.$/, '')}): recovery.crash-restart is not observed, so the verdict is at best certified-with-gaps.`);
   }
   if (!options.partner?.name || !options.partner?.version) {
@@ -343,8 +364,22 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   // Built from the redacted report, so nothing shaped like a secret is ever digested or signed.
   const certificate = issueCertificate(certificateBody(JSON.parse(reportJson) as CertReport, sha256Hex(reportJson), evidence.digest, run.runKey.record.fingerprint), options.signingKeyPem);
   const files = options.reportDir === null ? null : writeCertification(resolve(options.reportDir ?? 'reports', 'certify'), report, reportJson, certificate, evidence);
-  for (const r of results) log(`  ${r.outcome === 'pass' ? 'PASS' : r.outcome === 'fail' ? 'FAIL' : 'N/O '}  ${r.id}  ${r.summary}`);
+  for (const r of results.filter((x) => x.outcome !== 'not_observed')) log(`  ${r.outcome === 'pass' ? 'PASS' : 'FAIL'}  ${r.id}  ${r.summary}`);
+  // Not observed, under the one cause they share (a partner that never read `orders` reads it once, not six times).
+  for (const g of groupNotObserved(results, { receiverOnly: options.receiverOnly === true, journal: obs.journal, drills: ctx.drills, credentialsPath })) {
+    if (g.cause === null) {
+      for (const id of g.ids) log(`  N/O   ${id}  ${results.find((r) => r.id === id)!.summary}`);
+      continue;
+    }
+    log(`  not observed, ${g.ids.length} requirement${g.ids.length === 1 ? '' : 's'}: ${g.cause}`);
+    for (const id of g.ids) log(`  N/O   ${id}`);
+  }
   log(`verdict: ${report.verdict} (${report.summary.pass} pass, ${report.summary.fail} fail, ${report.summary.not_observed} not observed)`);
+  if (options.receiverOnly) {
+    const mine = results.filter((r) => r.group === 'receiver');
+    const count = (o: string) => mine.filter((r) => r.outcome === o).length;
+    log(`receiver: ${count('pass')} pass, ${count('fail')} fail, ${count('not_observed')} not observed of ${mine.length} requirements (--receiver-only)`);
+  }
   if (files) log(`reports in ${files.dir} (and ${files.latest}); certificate ${files.certificate}`);
   return { report, certificate, credentialsPath, files, evidence };
 }
@@ -396,12 +431,22 @@ function remaining(c: Ctx): number {
   return Math.max(0, c.deadline - performance.now());
 }
 
-/** Polls `done` until it holds or `ms` (bounded by the run's deadline) passes; true when it held. */
-async function until(c: Ctx, ms: number, done: () => boolean | Promise<boolean>, every = 100): Promise<boolean> {
-  const end = performance.now() + Math.min(ms, remaining(c));
+/**
+ * Polls `done` until it holds or `ms` (bounded by the run's deadline) passes; true when it held. With `what`, a wait
+ * that goes on says on the console what it waits for, every PROGRESS_EVERY_MS (a line for the reader, never a verdict).
+ */
+async function until(c: Ctx, ms: number, done: () => boolean | Promise<boolean>, every = 100, what?: string | (() => string)): Promise<boolean> {
+  const start = performance.now();
+  const end = start + Math.min(ms, remaining(c));
+  let said = start;
   for (;;) {
     if (await done()) return true;
-    if (performance.now() >= end) return false;
+    const now = performance.now();
+    if (now >= end) return false;
+    if (what !== undefined && now - said >= PROGRESS_EVERY_MS) {
+      said = now;
+      c.log(`  … ${Math.round((now - start) / 1000)} s: still waiting for ${typeof what === 'string' ? what : what()} (up to ${Math.round((end - start) / 1000)} s)`);
+    }
     await sleep(every);
   }
 }
@@ -424,10 +469,11 @@ async function integration(c: Ctx): Promise<{ status: string; webhook: { last_se
 
 /** Waits until every event is delivered; each round asks the platform to send what is due now (staff clock advance of 0 s). */
 async function drained(c: Ctx): Promise<boolean> {
+  let left = 0;
   return until(c, DRAIN_WAIT_MS, async () => {
     await c.stage.staff('POST', '/clock/advance', { seconds: 0 }, IDEMPOTENT);
-    return (await integration(c)).webhook.undelivered_events === 0;
-  }, 150);
+    return (left = (await integration(c)).webhook.undelivered_events) === 0;
+  }, 150, () => `your receiver to answer the platform's deliveries 2xx (${left} undelivered)`);
 }
 
 async function probe(c: Ctx, spec: ProbeSpec, record = true): Promise<DeliveryEvidence> {
@@ -453,11 +499,12 @@ async function newestEvent(c: Ctx): Promise<{ sequence: number; body: string } |
 /** Waits until the partner's create of a new booking after journal entry `afterN` has an answer, or the platform shows new events (no journal). */
 async function placed(c: Ctx, afterN: number, sequenceBefore: number, count = 1, ms = STEP_WAIT_MS): Promise<JournalEntry[]> {
   let found: JournalEntry[] = [];
+  const orders = c.file.current.orders.slice(-count).map((o) => o.n).join(' and ');
   await until(c, ms, async () => {
     if (c.stage.kind === 'running') return (await integration(c)).webhook.last_sequence >= sequenceBefore + 2 * count;
     found = journal(c).filter((e) => e.n > afterN && e.operation === 'createBooking' && e.status >= 200 && e.status < 300);
     return new Set(found.map((e) => e.body_fingerprint)).size >= count;
-  });
+  }, 100, () => `your system to place order ${orders} of the credentials file's \`orders\` (POST /bookings)${c.stage.kind === 'in-process' && journal(c).length === 0 ? '; it has made no API call yet' : ''}`);
   return found;
 }
 
@@ -496,17 +543,39 @@ async function observe(c: Ctx): Promise<void> {
   c.log(waiting.length === 0 ? `  all observed after ${((performance.now() - start) / 1000).toFixed(0)} s` : `  ${c.signal?.aborted ? 'the run was ended early' : '--duration ran out'} with ${waiting.join(', ')} not observed`);
 }
 
-async function waitForReceiver(c: Ctx, ms: number): Promise<boolean> {
+async function waitForReceiver(c: Ctx, ms: number, gone: () => boolean): Promise<boolean> {
   let last: DeliveryEvidence | null = null;
+  c.log(`waiting up to ${Math.round(Math.min(ms, remaining(c)) / 1000)} s (--ready-timeout) for your receiver to answer a signed ping 2xx`);
   const ok = await until(c, ms, async () => {
+    if (gone()) return true;
     const t = Math.floor(c.stage.now() / 1000);
     const body = pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
     last = await deliver({ ...c.probeCtx, timeoutMs: 2_000 }, { name: 'valid-ping', body, signature: signed(secrets(c), t, body), integrationHeader: c.slug });
     return last.status !== null && last.status >= 200 && last.status < 300;
-  }, 250);
+  }, 250, () => `your receiver at ${c.probeCtx.url} (last: ${(last as DeliveryEvidence | null)?.status ?? (last as DeliveryEvidence | null)?.error ?? 'none'})`) && !gone();
   if (last) c.obs.probes.push(last);
   c.log(ok ? 'receiver answered a signed ping' : `receiver did not answer: ${(last as DeliveryEvidence | null)?.status ?? (last as DeliveryEvidence | null)?.error}`);
   return ok;
+}
+
+/**
+ * Receiver-only runs: events the platform delivers without the partner placing an order. Staff change the rates
+ * window twice; each change is delivered (and drained) before the next, so the first is delivered, not superseded
+ * (§3.3), and is the older event the 'older-event' step re-sends after the newer one (§6.4).
+ */
+async function platformEvents(c: Ctx): Promise<void> {
+  const { propertyId, ratesWindow, rateX, rateY } = c.choices;
+  const change = async (rate: number): Promise<number> => {
+    await c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from: ratesWindow.from, to: ratesWindow.to, base_rate: rate });
+    const sequence = (await integration(c)).webhook.last_sequence;
+    await drained(c);
+    return sequence;
+  };
+  c.xSequence = await change(rateX);
+  c.ySequence = await change(rateY);
+  const answered = (await c.stage.deliveries(c.integrationId)).filter((d) => d.sequence === c.xSequence || d.sequence === c.ySequence);
+  c.log(`  the platform delivered sequences ${c.xSequence} and ${c.ySequence} (base_rate ${rateX}, then ${rateY}): ${answered.map((d) => `${d.sequence} → ${d.status ?? d.error}`).join(', ') || 'no delivery recorded'}`);
+  await checkState(c, 'after the platform delivered the newer rate', true);
 }
 
 async function firstBooking(c: Ctx): Promise<void> {

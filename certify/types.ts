@@ -120,6 +120,8 @@ export interface Plan {
   /** Upper bound of the run in real seconds. */
   durationSeconds: number;
   steps: PlanStep[];
+  /** Present on a `--receiver-only` run: only the receiver requirements were exercised (usage and recovery not observed). */
+  scope?: 'receiver-only';
   /** The concrete choices the seed made (stays, rates, nights), so a rerun with the seed repeats them. */
   parameters: Record<string, unknown>;
 }

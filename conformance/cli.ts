@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 // Only what checks the command line, the config file and the report directory is loaded up front, so a typo or an
 // unwritable directory is refused in a fraction of a second; the runner, the catalogue and the reports load after.
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { didYouMean } from '../cli/nearest-name.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { readConfigFile } from './config-file.ts';
@@ -94,6 +95,7 @@ async function main(): Promise<number> {
   } catch (e) {
     return usageError((e as Error).message);
   }
+  warnSecretFlags('conformance', values);
   if (values.help) {
     process.stdout.write(await usage());
     return 0;

@@ -91,7 +91,9 @@ describe('the plan of a page', () => {
   });
 
   it('refuses a block it cannot place: an unknown language, a js block no command runs, a background command with no readiness rule', () => {
-    expect(() => planPage(codeBlocks('```python\nprint(1)\n```'), ports)).toThrow(/not "python"/);
+    expect(() => planPage(codeBlocks('```ruby\nputs 1\n```'), ports)).toThrow(/not "ruby"/);
+    expect(() => planPage(codeBlocks('```python\nprint(1)\n```'), ports)).toThrow(/a python block starts with "# NAME\.py"/);
+    expect(() => planPage(codeBlocks('```python\n# a.py\nprint(1)\n```'), ports)).toThrow(/a\.py is written but no command of the page runs it/);
     expect(() => planPage(codeBlocks('```js\n// a.mjs\n```'), ports)).toThrow(/a.mjs is written but no command of the page runs it/);
     expect(() => planPage(codeBlocks('<!-- example: background -->\n```sh\nsleep 100\n```'), ports)).toThrow(/no rule says when/);
     expect(() => planPage(codeBlocks('```sh\nX=1; curl -s http://127.0.0.1:4010/x\n```'), ports)).toThrow(/curl needs --fail-with-body/);

@@ -58,6 +58,14 @@ export function planPage(blocks: CodeBlock[], ports: ReadonlyMap<number, number>
       plan.samples++;
       continue;
     }
+    if (b.lang === 'python') {
+      // Like a js block: written to the file its first line names, run by a later command (python3 NAME.py).
+      if (b.mode !== 'run') throw new Error(`${where}: a python block is written to a file and run by a later command; ${b.mode} does not apply`);
+      const name = /^# ([\w.-]+\.py)\b/.exec(b.body)?.[1];
+      if (!name) throw new Error(`${where}: a python block starts with "# NAME.py", the file a later command runs`);
+      plan.files.push({ name, content: `${b.body}\n`, line: b.line });
+      continue;
+    }
     if (b.lang === 'js' || b.lang === 'ts') {
       if (b.mode === 'file') {
         if (!b.file) throw new Error(`${where}: the file marker names no file`);
@@ -70,7 +78,7 @@ export function planPage(blocks: CodeBlock[], ports: ReadonlyMap<number, number>
       plan.files.push({ name, content: `${b.body}\n`, line: b.line });
       continue;
     }
-    if (b.lang !== 'sh') throw new Error(`${where}: a block is sh (run), js or ts (a file a command runs), or text, json or yaml (a sample), not "${b.lang}"`);
+    if (b.lang !== 'sh') throw new Error(`${where}: a block is sh (run), js, ts or python (a file a command runs), or text, json or yaml (a sample), not "${b.lang}"`);
     if (b.mode === 'file') throw new Error(`${where}: the file marker is for js and ts blocks`);
     if (b.mode === 'not-run') {
       plan.notAsWritten.push({ line: b.line, mode: 'not-run', reason: b.reason });

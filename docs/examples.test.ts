@@ -25,8 +25,9 @@
  * - `<!-- example: not-run — why -->`: the block is not run (npm ci, whose
  *   install this test links; npm test, which this test is part of; npm pack,
  *   which build/installed-package.test.ts runs).
- * - A ```js or ```ts block starts with `// NAME.mjs` (or `.ts`): it is written
- *   to NAME in the page's directory, and a later command must run it.
+ * - A ```js or ```ts block starts with `// NAME.mjs` (or `.ts`), a ```python
+ *   block with `# NAME.py`: it is written to NAME in the page's directory,
+ *   and a later command must run it.
  *   `<!-- example: file PATH — why -->` instead: the block must equal the
  *   repository file PATH, run by the test the reason names.
  * - ```text, ```json and ```yaml blocks are samples (output, file shapes):
@@ -86,6 +87,7 @@ const PAGES = [
   { page: 'docs/simulator.md', setup: 'clone' },
   { page: 'README.md', setup: 'clone' },
   { page: 'docs/receiver.md', setup: 'clone' },
+  { page: 'docs/verify-webhook-signatures.md', setup: 'clone' },
   { page: 'docs/benchmarks.md', setup: 'clone' },
   { page: 'docs/watch.md', setup: 'clone' },
   { page: 'docs/shared-sandbox.md', setup: 'clone' },

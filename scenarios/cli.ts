@@ -7,6 +7,7 @@
  */
 import { relative } from 'node:path';
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
+import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { didYouMean } from '../cli/nearest-name.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { SCENARIOS, findScenario } from './catalogue.ts';
@@ -52,6 +53,7 @@ async function main(): Promise<number> {
     return usageError((e as Error).message);
   }
   const { values, positionals } = parsed;
+  warnSecretFlags('scenario', values);
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;

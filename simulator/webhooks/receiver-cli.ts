@@ -1,16 +1,21 @@
 /**
- * `npm run receiver -- --secret whsec_... [--port N] [--slug S] [--mode ok|fail|timeout|gone]`:
+ * `PARTNER_WEBHOOK_SECRET=whsec_... npm run receiver -- [--port N] [--slug S] [--mode ok|fail|timeout|gone]`:
  * a loopback receiver that prints each delivery; type ok, fail, timeout or
  * gone and Enter to switch how it answers. Exit 2 on a bad flag.
  */
 import { HELP, parseCommandLine, usageErrorText } from '../../cli/command-line.ts';
+import { invokedAs } from '../../cli/invoked-as.ts';
+import { warnSecretFlags } from '../../cli/secret-flags.ts';
 import { startReceiver, type ReceiverMode } from './receiver.ts';
 
 const MODES: ReceiverMode[] = ['ok', 'fail', 'timeout', 'gone'];
 
-const USAGE = `Usage: npm run receiver -- --secret whsec_... [options]   (installed: partner-api receiver …)
+const USAGE = `Usage: PARTNER_WEBHOOK_SECRET=whsec_... ${invokedAs('receiver', 'npm run receiver --')} [options]
 
-  --secret S    a webhook secret to verify signatures with (required; repeat it to accept several, as during a rotation)
+  PARTNER_WEBHOOK_SECRET   the webhook secret to verify signatures with (required, here or as --secret; several,
+                           as during a rotation, separated by commas)
+  --secret S    a webhook secret (repeatable); on the command line it shows in npm's echo and the shell's history:
+                prefer PARTNER_WEBHOOK_SECRET
   --port N      port on 127.0.0.1 (default 4020; 0 picks a free one)
   --slug S      the integration slug deliveries must name (the X-Service-Integration header)
   --mode M      how it answers at first: ${MODES.join(', ')} (default ok); type one + Enter to switch
@@ -37,17 +42,20 @@ try {
 } catch (e) {
   fail((e as Error).message);
 }
+warnSecretFlags('receiver', values);
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-if (!values.secret?.length) fail('--secret whsec_... is required (repeat it to accept several)');
+// The environment is the way that leaks nothing (npm echoes a command line); a flag, when given, wins.
+const secrets = values.secret ?? (process.env.PARTNER_WEBHOOK_SECRET ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+if (secrets.length === 0) fail('PARTNER_WEBHOOK_SECRET=whsec_... is required (or --secret; several separated by commas, as during a rotation)');
 if (!MODES.includes(values.mode as ReceiverMode)) fail(`--mode must be one of ${MODES.join(', ')}, got "${values.mode}"`);
 // Digits only: Number() would read "" as 0 (a random port) and "0x10" as 16.
 const port = /^[0-9]{1,5}$/.test(values.port) ? Number(values.port) : NaN;
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${values.port}"`);
 const receiver = await startReceiver({
-  secrets: values.secret,
+  secrets,
   slug: values.slug,
   port,
   mode: values.mode as ReceiverMode,
