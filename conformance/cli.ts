@@ -275,17 +275,14 @@ async function merge(dirs: string[], reportDir: string): Promise<number> {
  * credential read from --config comes with --config.
  */
 function replayBase(values: Record<string, unknown>, credentials: CredentialName[]): string {
-  const words = credentialWords(credentials);
-  const parts = [...words.env, 'npm run conformance --'];
+  const parts = [...credentialWords(credentials), 'npm run conformance --'];
   const keep = ['target', 'config', 'property', 'allow-writes', 'allow-sync', 'allow-burst', 'webhook-public-url', 'webhook-listen-port', 'control-url', 'normative-only', 'runs', 'fault', 'enable-faults'];
   for (const name of keep) {
     const v = values[name];
     if (v === undefined || v === false) continue;
     for (const item of Array.isArray(v) ? v : [v]) parts.push(item === true ? `--${name}` : `--${name} ${shellWord(String(item))}`);
-    if (name === 'target') parts.push(...words.flags.splice(0));
   }
-  // A target read from --config: the credentials' flags come last.
-  return [...parts, ...words.flags].join(' ');
+  return parts.join(' ');
 }
 
 /** The run's credentials that did not come from --config (a flag wins over the file, the file over the environment). */

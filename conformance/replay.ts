@@ -16,27 +16,15 @@ export function shellWord(word: string): string {
 /** The credentials in the order a replay names them. */
 export const CREDENTIAL_NAMES: readonly CredentialName[] = ['apiKey', 'webhookSecret', 'otherApiKey', 'disabledApiKey', 'nonIntegrationToken', 'controlToken'];
 
-/** The CLI flag of a credential, where it has one; the others are read only from --config or the environment. */
-const FLAG: Partial<Record<CredentialName, string>> = { apiKey: '--api-key', webhookSecret: '--webhook-secret', controlToken: '--control-token' };
-
 /**
- * How a replay hands over the credentials it names: `--api-key "$PARTNER_API_KEY"`
- * for a credential with a flag (the CLI refuses an empty one, naming the
- * flag), `PARTNER_OTHER_API_KEY="${PARTNER_OTHER_API_KEY:?}"` before the
- * command for the others (the shell stops, naming the variable, when it is
- * unset: an empty one would quietly make checks not applicable).
+ * How a replay hands over the credentials it names: `PARTNER_API_KEY="${PARTNER_API_KEY:?}"`
+ * before the command, for every credential, never `--api-key "$PARTNER_API_KEY"`: npm echoes
+ * a script's arguments expanded (`> node … --api-key dlk_…`), so a flag puts the secret in the
+ * log (issue 41 item 6). The shell stops, naming the variable, when it is unset: an empty one
+ * would quietly make checks not applicable.
  */
-export function credentialWords(named: readonly CredentialName[]): { env: string[]; flags: string[] } {
-  const env: string[] = [];
-  const flags: string[] = [];
-  for (const name of CREDENTIAL_NAMES) {
-    if (!named.includes(name)) continue;
-    const variable = CREDENTIAL_VARIABLES[name];
-    const flag = FLAG[name];
-    if (flag !== undefined) flags.push(`${flag} "$${variable}"`);
-    else env.push(`${variable}="\${${variable}:?}"`);
-  }
-  return { env, flags };
+export function credentialWords(named: readonly CredentialName[]): string[] {
+  return CREDENTIAL_NAMES.filter((name) => named.includes(name)).map((name) => `${CREDENTIAL_VARIABLES[name]}="\${${CREDENTIAL_VARIABLES[name]}:?}"`);
 }
 
 /** The credentials a run was given (a library run has no config file: each is named by its variable). */
@@ -46,12 +34,10 @@ export function givenCredentials(o: Partial<Record<CredentialName, string>>): Cr
 
 /** `npm run conformance -- …` for a library run (the CLI passes the flags it was given instead). */
 export function replayCommand(o: ConformanceOptions): string {
-  const parts = ['npm run conformance --'];
-  const flag = (name: string, value?: string | number) => parts.push(value === undefined ? `--${name}` : `--${name} ${shellWord(String(value))}`);
   // In-process the simulator's own demo credentials are used: nothing to name.
-  const credentials = o.baseUrl ? credentialWords(givenCredentials(o)) : { env: [], flags: [] };
+  const parts = [...(o.baseUrl ? credentialWords(givenCredentials(o)) : []), 'npm run conformance --'];
+  const flag = (name: string, value?: string | number) => parts.push(value === undefined ? `--${name}` : `--${name} ${shellWord(String(value))}`);
   if (o.baseUrl) flag('target', o.baseUrl);
-  parts.push(...credentials.flags);
   for (const p of o.properties ?? []) flag('property', p);
   if (o.allowWrites) flag('allow-writes');
   if (o.allowSync) flag('allow-sync');
@@ -62,5 +48,5 @@ export function replayCommand(o: ConformanceOptions): string {
   if (o.normativeOnly) flag('normative-only');
   if (o.runs) flag('runs', o.runs);
   if (o.fault) parts.push(`--fault ${shellWord(o.fault)} --enable-faults`);
-  return [...credentials.env, ...parts].join(' ');
+  return parts.join(' ');
 }
