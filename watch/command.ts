@@ -179,12 +179,9 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       io.err(`error: ${tooLittle}\n`);
       return 2;
     }
-    if (judge.broken) return 1;
-    if (s.verdict === 'insufficient' && requireObserved !== undefined) {
-      io.err(`insufficient: ${s.gate.join('; ')}\n`);
-      return 1;
-    }
-    return 0;
+    const short = s.gate.filter((g) => g.includes('--require-observed'));
+    if (short.length > 0) io.err(`insufficient: ${short.join('; ')}\n`);
+    return judge.broken || short.length > 0 ? 1 : 0;
   } catch (e) {
     if (e instanceof ReportDirError) {
       io.err(`error: ${e.message}\n`);
