@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandWords } from '../cli/command-line.ts';
 import { startSimulator, type RunningSimulator } from '../simulator/start-simulator.ts';
 import { runWatch } from './command.ts';
 import type { WatchedExchange } from './exchange.ts';
@@ -66,6 +67,16 @@ describe('the recorded replay gap (issue 41 item 2)', () => {
     const run = await watch(['--jsonl', writeJsonl('whole.jsonl', whole)]);
     expect(run.out + run.err).not.toMatch(/^finding /m);
     expect(run.code, run.out + run.err).toBe(0);
+  });
+
+  it('the report replays watch where the user is, and its hint names watch, never conformance (issue 41 item 9)', async () => {
+    await watch(['--jsonl', GAP]);
+    const report = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'report.json'), 'utf8'));
+    expect(report.results[0].replay).toBe(`npm run watch -- --jsonl ${GAP}`);
+    const html = readFileSync(join(dir, 'reports', 'latest', 'index.html'), 'utf8');
+    expect(html).toContain('installed: <code>npx partner-api watch</code> for <code>npm run watch --</code>');
+    expect(html).not.toContain('npx partner-api conformance');
+    expect([commandWords('watch', true), commandWords('watch', false)]).toEqual(['npx partner-api watch', 'npm run watch --']);
   });
 });
 
