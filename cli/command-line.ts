@@ -29,6 +29,18 @@ export const HELP: Record<'partner-api' | 'sim' | 'conformance' | 'certify' | 's
   'reference-partner': { installed: 'node node_modules/partner-api-conformance/dist/certify/reference-partner-cli.js --help', clone: 'npx tsx certify/reference-partner-cli.ts --help' },
 };
 
+/**
+ * Whether this code runs from the installed package (`node_modules/partner-api-conformance/dist/…`) rather than
+ * from a clone's sources (or the clone's test build), so that a command a run prints for the user to paste is
+ * the one that works where the user is.
+ */
+export const RUNS_INSTALLED = /[/\\]node_modules[/\\]partner-api-conformance[/\\]/.test(decodeURIComponent(new URL(import.meta.url).pathname));
+
+/** The words that start a command where the user is: `npm run watch --` in a clone, `npx partner-api watch` installed. */
+export function commandWords(command: 'conformance' | 'certify' | 'scenario' | 'receiver' | 'watch', installed = RUNS_INSTALLED): string {
+  return installed ? `npx partner-api ${command}` : `npm run ${command} --`;
+}
+
 /** The line a usage error ends with: where the options are, not the options. */
 export function usagePointer(help: HelpPointer): string {
   return `(${help.installed} lists the options; in a clone: ${help.clone})`;

@@ -19,6 +19,9 @@ export class SetupError extends Error {
   }
 }
 
+/** The URL gave no answer at all (refused, reset, timed out): a SetupError a long-running caller may only warn about. */
+export class UnreachableError extends SetupError {}
+
 /** What a live target's credentials turned out to be. */
 export interface PreflightResult {
   /** `GET /me` data of the main integration. */
@@ -61,10 +64,11 @@ interface Answer {
   headers: Headers;
 }
 
-async function call(url: string, token: string, timeoutMs: number, what: string): Promise<Answer> {
+async function call(url: string, token: string | null, timeoutMs: number, what: string): Promise<Answer> {
   // A GET: sent once more when its connection closed before any answer (resend.ts); each send has its own time-out.
-  const res = await sendResending({ method: 'GET' }, () => fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })).catch((e: NoAnswer) => {
-    throw new SetupError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e.cause)}${e.note}`);
+  const headers: Record<string, string> = token === null ? { Accept: 'application/json' } : { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+  const res = await sendResending({ method: 'GET' }, () => fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })).catch((e: NoAnswer) => {
+    throw new UnreachableError(`cannot reach ${url}${what ? ` (${what})` : ''}: ${unreachableCause(e.cause)}${e.note}`);
   });
   const text = await res.text();
   let body: any;
@@ -176,4 +180,34 @@ export async function preflight(config: PreflightConfig): Promise<PreflightResul
     controlActions = actions;
   }
   return { me: main.view, other, controlActions, date: main.answer.headers.get('date') };
+}
+
+/** The path of the API root below an origin (§ Conventions: paths are relative to `{base_url}/api/integrations/v1`). */
+const API_ROOT_PATH = '/api/integrations/v1';
+
+/**
+ * Whether `baseUrl` is a partner API root, asked without a credential (a proxy such as watch holds none): `GET /me`
+ * is on every API root and needs a key (§5.1), so a partner API answers it in its envelope (401 UNAUTHENTICATED);
+ * a 404 of any kind, or an answer that is not the envelope, is not an API root. Throws SetupError naming the
+ * mistake, and the API root below it when the URL is the origin of one; UnreachableError when nothing answered;
+ * returns a note when the answer cannot tell (5xx: a deployment still starting, or unhealthy).
+ */
+export async function probeApiRoot(baseUrl: string, o: { timeoutMs?: number; flag?: string } = {}): Promise<{ note?: string }> {
+  const flag = o.flag ?? '--target';
+  const timeoutMs = o.timeoutMs ?? 15_000;
+  const root = baseUrl.replace(/\/$/, '');
+  const url = `${root}/me`;
+  const answer = await call(url, null, timeoutMs, '');
+  if (answer.status >= 500) return { note: `GET ${url} answered ${snippet(answer)}: cannot tell yet whether ${root} is the partner API root` };
+  const envelope = typeof answer.body === 'object' && answer.body !== null && typeof answer.body.success === 'boolean';
+  if (answer.status !== 404 && envelope) return {};
+  let hint = 'it should end in /api/integrations/v1';
+  if (!new URL(root).pathname.endsWith(API_ROOT_PATH)) {
+    // The origin (or another path) of a deployment: say where its API root is, when it answers there.
+    const below = `${root}${API_ROOT_PATH}`;
+    const there = await call(`${below}/me`, null, timeoutMs, '').catch(() => null);
+    if (there && there.status !== 404 && there.status < 500 && typeof there.body?.success === 'boolean') hint = `its API root answers at ${below}: give ${flag} ${below}`;
+  }
+  if (answer.status === 404 && answer.text === '') throw new SetupError(`${flag} ${root}: GET ${url} answers a bare 404: not a partner API root (${hint}), or the API is switched off (§5.6)`);
+  throw new SetupError(`${flag} ${root} is not a partner API root: GET ${url} answered ${snippet(answer)}, where a partner API answers 401 UNAUTHENTICATED in its envelope (§5.1; ${hint})`);
 }

@@ -406,8 +406,22 @@ function variablesOf(command: string): string[] {
 
 function replayNote(replay: string): string {
   const vars = variablesOf(replay);
-  return vars.length === 0 ? 'Runs as is in a clone (installed: <code>npx partner-api conformance</code> for <code>npm run conformance --</code>).'
-    : `Needs ${listOf(vars.map((v) => `<code>${text(v)}</code>`))} set to the credentials of the run; runs in a clone (installed: <code>npx partner-api conformance</code> for <code>npm run conformance --</code>).`;
+  const where = whereItRuns(replay);
+  return vars.length === 0 ? `Runs as is ${where}.`
+    : `Needs ${listOf(vars.map((v) => `<code>${text(v)}</code>`))} set to the credentials of the run; runs ${where}.`;
+}
+
+/**
+ * Where a replay command runs, and its other spelling, read from the command itself: `npm run watch -- …` in a
+ * clone, `npx partner-api watch …` where the package is installed (a watch report's replay is watch's, never
+ * conformance's: issue 41 item 9).
+ */
+function whereItRuns(replay: string): string {
+  const installed = /\bnpx partner-api ([\w-]+)/.exec(replay)?.[1];
+  if (installed !== undefined) return `where the package is installed (in a clone: <code>npm run ${text(installed)} --</code> for <code>npx partner-api ${text(installed)}</code>)`;
+  const clone = /\bnpm run ([\w-]+) --/.exec(replay)?.[1];
+  if (clone !== undefined) return `in a clone (installed: <code>npx partner-api ${text(clone)}</code> for <code>npm run ${text(clone)} --</code>)`;
+  return 'in a clone';
 }
 
 function curlNote(report: RunReport, curl: string): string {

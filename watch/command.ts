@@ -7,10 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { HELP, parseCommandLine, UsageError, usageErrorText } from '../cli/command-line.ts';
+import { commandWords, HELP, parseCommandLine, UsageError, usageErrorText } from '../cli/command-line.ts';
+import { probeApiRoot, SetupError as PreflightError, UnreachableError } from '../conformance/preflight.ts';
 import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
 import { writeReports } from '../reports/write.ts';
 import { findingLine, type Side } from './findings.ts';
+import { judgedTooLittle, requireObservedOf } from './gate.ts';
 import { readHar, API_ROOT } from './har.ts';
 import { Judge } from './judge.ts';
 import { JsonlRecorder, readJsonl, RecordingError } from './jsonl.ts';
@@ -28,7 +30,9 @@ live as a reverse proxy in front of the platform's API root (and of the
 partner's webhook endpoint), or offline from recordings. Findings are printed
 as they happen; on exit (Ctrl-C, SIGTERM, end of the recordings) the reports
 (report.json, junit.xml, index.html) go to --report-dir. Exit 1 when anything
-was found, 0 when nothing was, 2 on a setup error.
+was found or fewer rules were observed than --require-observed asks, 0 when
+nothing was, 2 on a setup error: an upstream that is not the API root, or a
+run that judged nothing (or under half of its API calls).
 
 Live
   --upstream URL            the platform's API root (…/api/integrations/v1); the partner points at watch instead
@@ -46,6 +50,8 @@ Judging
   --webhook-secret S        the webhook secret (repeatable: current and previous; or PARTNER_WEBHOOK_SECRET);
                             without one, the signature rules are not observed, never passed
   --side platform|partner   judge only this side (repeatable; default both): platform alone for a test tool's traffic
+  --require-observed N      exit 1 (verdict insufficient) unless at least N rules were observed (N ≥ 1), or that
+                            share of the judged sides' rules (0 < N < 1)
   --report-dir DIR          where reports go (default reports/watch/): <run-id>/ and latest/
   --help                    this text
 
@@ -97,7 +103,7 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
         'webhook-forward': { type: 'string' }, 'webhook-port': { type: 'string' }, record: { type: 'string' },
         har: { type: 'string', multiple: true }, jsonl: { type: 'string', multiple: true }, 'api-root': { type: 'string' },
         'webhook-secret': { type: 'string', multiple: true }, side: { type: 'string', multiple: true },
-        'report-dir': { type: 'string' }, help: { type: 'boolean' },
+        'report-dir': { type: 'string' }, 'require-observed': { type: 'string' }, help: { type: 'boolean' },
       },
     }));
   } catch (e) {
@@ -117,6 +123,12 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       if (s !== 'platform' && s !== 'partner') throw new SetupError(`--side must be platform or partner, got "${s}"`);
       return s as Side;
     });
+    let requireObserved: number | undefined;
+    try {
+      requireObserved = requireObservedOf(values['require-observed']);
+    } catch (e) {
+      throw new SetupError((e as Error).message);
+    }
     const secrets = values['webhook-secret'] ?? (io.env.PARTNER_WEBHOOK_SECRET ? [io.env.PARTNER_WEBHOOK_SECRET] : []);
     const judge = new Judge({ secrets, sides: sides.length > 0 ? sides : undefined, onFinding: (f) => io.out(`finding ${findingLine(f)}\n`) });
     const startedAt = new Date().toISOString();
@@ -126,6 +138,7 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
     prepareReportDir(reportDir);
     let source: string;
     let replay: string;
+    let where: string;
     if (offline) {
       for (const flag of ['port', 'host', 'webhook-forward', 'webhook-port', 'record'] as const) {
         if (values[flag] !== undefined) throw new SetupError(`--${flag} is for a live watch (--upstream); recordings are judged offline`);
@@ -133,28 +146,42 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       const exchanges = readRecordings(values.har ?? [], values.jsonl ?? [], values['api-root'] ?? API_ROOT, io);
       for (const e of exchanges) judge.observe(e);
       source = `recording:${[...(values.har ?? []), ...(values.jsonl ?? [])].join(',')}`;
-      replay = `npm run watch -- ${[...(values.har ?? []).map((f) => `--har ${f}`), ...(values.jsonl ?? []).map((f) => `--jsonl ${f}`)].join(' ')}`;
+      replay = `${commandWords('watch')} ${[...(values.har ?? []).map((f) => `--har ${f}`), ...(values.jsonl ?? []).map((f) => `--jsonl ${f}`)].join(' ')}`;
       io.out(`judged ${exchanges.length} exchanges (${judge.seen.api} API calls, ${judge.seen.delivery} deliveries)\n`);
+      if (judge.seen.unmatched > 0) io.err(`watch: ${judge.seen.unmatched} API calls match no operation of the contract (${judge.unmatchedFirst.slice(0, 3).join(', ')}${judge.seen.unmatched > 3 ? ', …' : ''}): not judged\n`);
+      where = values.har?.length
+        ? `Are the recordings of the partner API, and is --api-root (${values['api-root'] ?? API_ROOT}) the API root of the HAR's URLs?`
+        : 'Are the recordings of the partner API?';
     } else {
       if (values['api-root'] !== undefined) throw new SetupError('--api-root is for HAR recordings; live, --upstream names the API root');
       const upstream = urlOf(values.upstream!, '--upstream');
       const webhookForward = values['webhook-forward'] === undefined ? undefined : urlOf(values['webhook-forward'], '--webhook-forward');
       if (values['webhook-port'] !== undefined && webhookForward === undefined) throw new SetupError('--webhook-port needs --webhook-forward URL (where deliveries go on to)');
+      await probeUpstream(upstream, io);
       await live(judge, io, {
         upstream, webhookForward, host: values.host ?? '127.0.0.1',
         port: portOf(values.port, 4040, '--port'), webhookPort: portOf(values['webhook-port'], 4041, '--webhook-port'),
         record: values.record, secrets, startedAt,
       });
       source = upstream;
-      replay = `npm run watch -- --upstream ${upstream}${webhookForward ? ` --webhook-forward ${webhookForward}` : ''}`;
+      replay = `${commandWords('watch')} --upstream ${upstream}${webhookForward ? ` --webhook-forward ${webhookForward}` : ''}`;
+      where = `Is --upstream (${upstream}) the platform's API root (…/api/integrations/v1), and does the partner call watch at that same path?`;
     }
     if (judge.internalErrors.count > 0) io.err(`watch: ${judge.internalErrors.count} exchanges could not be judged (a bug of watch; forwarding went on); the last: ${judge.internalErrors.last}\n`);
-    const report = watchReport(judge, { runId, startedAt, finishedAt: new Date().toISOString(), source, replay });
+    const tooLittle = judgedTooLittle(judge, where);
+    const report = watchReport(judge, { runId, startedAt, finishedAt: new Date().toISOString(), source, replay, requireObserved, setupProblem: tooLittle ?? undefined });
     const written = writeReports(report, reportDir);
     const s = report.summary;
     io.out(`findings: ${judge.seen.findings} (platform ${sideCount(judge, 'platform')}, partner ${sideCount(judge, 'partner')}); rules observed and held ${s.passed}, observed and broken ${s.failed}, not observed ${s.not_applicable}\n`);
     io.out(`reports: ${written.files.json} ${written.files.junit} ${written.files.html}\n`);
-    return judge.broken ? 1 : 0;
+    // A run that judged (almost) nothing proves nothing, findings or not: the setup is what to fix first.
+    if (tooLittle !== null) {
+      io.err(`error: ${tooLittle}\n`);
+      return 2;
+    }
+    const short = s.gate.filter((g) => g.includes('--require-observed'));
+    if (short.length > 0) io.err(`insufficient: ${short.join('; ')}\n`);
+    return judge.broken || short.length > 0 ? 1 : 0;
   } catch (e) {
     if (e instanceof ReportDirError) {
       io.err(`error: ${e.message}\n`);
@@ -164,6 +191,26 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       io.err(e instanceof SetupError && e.usage ? usageErrorText(e.message, HELP.watch) : `error: ${e.message}\n`);
       return 2;
     }
+    throw e;
+  }
+}
+
+/**
+ * Before a live watch listens: is the upstream a partner API root? The origin of one (or any other URL) is refused,
+ * naming the API root when it answers below it: watch would forward everything and judge nothing (issue 41 item 1).
+ * An upstream that does not answer yet is only said: watch forwards 502 until it does, and a run that judged nothing
+ * ends with exit 2 all the same.
+ */
+async function probeUpstream(upstream: string, io: WatchIo): Promise<void> {
+  try {
+    const { note } = await probeApiRoot(upstream, { flag: '--upstream' });
+    if (note) io.err(`watch: ${note}; watching anyway\n`);
+  } catch (e) {
+    if (e instanceof UnreachableError) {
+      io.err(`watch: ${e.message}; watching anyway (the partner gets 502 until it answers)\n`);
+      return;
+    }
+    if (e instanceof PreflightError) throw new SetupError(e.message, false);
     throw e;
   }
 }
@@ -199,6 +246,9 @@ function readRecordings(har: string[], jsonl: string[], apiRoot: string, io: Wat
   return all.map((e, i) => ({ e, i, t: startOf(e) })).sort((a, b) => a.t - b.t || a.i - b.i).map((x) => x.e);
 }
 
+/** How many calls at a path of no operation a live watch says, one line each. */
+const UNMATCHED_SAID = 3;
+
 interface LiveOptions {
   upstream: string;
   webhookForward?: string;
@@ -227,7 +277,12 @@ async function live(judge: Judge, io: WatchIo, o: LiveOptions): Promise<void> {
     // Judging never holds up or changes the traffic: it runs from the judging queue, after the bytes went on, and
     // its failures are counted.
     if (e.status !== null) upstreamDown = false;
+    const unmatched = judge.seen.unmatched;
     judge.observe(e);
+    // The first calls at a path of no operation are said as they pass: the partner's API root is not watch's.
+    if (judge.seen.unmatched > unmatched && judge.seen.unmatched <= UNMATCHED_SAID) {
+      io.err(`watch: ${e.method} ${e.path} matches no operation of the contract below ${o.upstream}: not judged${judge.seen.unmatched === UNMATCHED_SAID ? ' (further ones are counted, not said)' : ''}\n`);
+    }
     if (judge.internalErrors.count > internalSaid) {
       // Said at once the first time, then every hundredth: forwarding goes on whatever the judge does.
       if (internalSaid === 0 || judge.internalErrors.count % 100 === 0) io.err(`watch: could not judge ${e.method} ${e.path} (a bug of watch; forwarding goes on): ${judge.internalErrors.last?.split('\n')[0]}\n`);

@@ -16,6 +16,9 @@ import { ruleOf, WATCH_RULES, type RuleId } from './rules.ts';
 import { DEFAULT_LIMITS, Streams, type IntegrationStream, type StreamLimits } from './stream-state.ts';
 import { DEFAULT_TOLERANCE_SECONDS } from '../protocol/signature.ts';
 
+/** How many unmatched calls are kept to be named. */
+const UNMATCHED_KEPT = 5;
+
 export interface JudgeOptions {
   /** Webhook secrets (current and previous): without them, signature rules are not observed. */
   secrets?: string[];
@@ -42,7 +45,13 @@ export class Judge {
   readonly tallies = new Map<RuleId, RuleTally>(WATCH_RULES.map((r) => [r.id, { observed: 0, broken: 0 }]));
   /** Findings per `side clause`. */
   readonly perClause = new Map<string, number>();
-  readonly seen = { api: 0, delivery: 0, findings: 0 };
+  /**
+   * Exchanges seen; of the API calls, those with no answer (the upstream unreachable) and those whose method and path
+   * match no operation of the contract (not judged: most often an API root that is not the platform's).
+   */
+  readonly seen = { api: 0, delivery: 0, findings: 0, unanswered: 0, unmatched: 0 };
+  /** The first API calls that matched no operation (`GET /api/integrations/v1/me`), to say where traffic went astray. */
+  readonly unmatchedFirst: string[] = [];
   /** Exchanges the judge itself failed on (a bug of watch, never of the traffic): counted and said, never fatal. */
   readonly internalErrors: { count: number; last?: string } = { count: 0 };
   private readonly sides: Set<Side>;
@@ -61,6 +70,7 @@ export class Judge {
   observe(e: WatchedExchange): Finding[] {
     const found: Finding[] = [];
     this.seen[e.kind] += 1;
+    if (e.kind === 'api') this.countUnjudged(e);
     try {
       const request = jsonOf(e.requestBody);
       const response = jsonOf(e.responseBody);
@@ -81,6 +91,25 @@ export class Judge {
       this.internalErrors.last = `${e.method} ${e.path}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`;
     }
     return found;
+  }
+
+  /** An API call watch cannot judge the platform by: no answer, or no operation of the contract at its path. */
+  private countUnjudged(e: WatchedExchange): void {
+    if (e.status === null) this.seen.unanswered += 1;
+    else if (!this.responses.operation(e.method, splitPath(e.path).pathname)) {
+      this.seen.unmatched += 1;
+      if (this.unmatchedFirst.length < UNMATCHED_KEPT) this.unmatchedFirst.push(`${e.method} ${splitPath(e.path).pathname}`);
+    }
+  }
+
+  /** API calls with an answer at a path of the contract: what the platform's rules could judge. */
+  get judgedApi(): number {
+    return this.seen.api - this.seen.unanswered - this.seen.unmatched;
+  }
+
+  /** Rules of the judged sides that traffic gave something to judge. */
+  observedRules(): number {
+    return this.rules().filter((r) => this.tallies.get(r.id)!.observed > 0).length;
   }
 
   /** Whether any rule of a judged side was broken. */

@@ -43,6 +43,30 @@ const cases: Case[] = [
       t.api('GET', '/events?after_sequence=0', 200, page(0, [row(envelope(1)), row(envelope(3, { type: 'booking.changed' }))])),
       t.api('GET', '/events?after_sequence=0&types%5B%5D=rates.changed', 200, page(0, [row(envelope(1))], { next: 3 }))],
   }],
+  // §4.6 with include_superseded (issue 41 item 2): every event above after_sequence is a row; a gap needs no delivery to show.
+  ['pages read with include_superseded that leave a sequence out between them are 4.6.R4 at once', {
+    rule: 'platform.replay-contiguous', want: ['4.6.R4'],
+    given: (t) => [t.api('GET', '/events?after_sequence=0&limit=2&include_superseded=true', 200, page(0, [row(envelope(4)), row(envelope(5), 'superseded')], { next: 5, hasMore: true, latest: 8 })),
+      t.api('GET', '/events?after_sequence=5&limit=2&include_superseded=true', 200, page(5, [row(envelope(7)), row(envelope(8))], { latest: 8 }))],
+  }],
+  ['an include_superseded page with a hole between its rows, or a next_after_sequence past its last row, is 4.6.R4', {
+    rule: 'platform.replay-contiguous', want: ['4.6.R4', '4.6.R4'],
+    given: (t) => [t.api('GET', '/events?after_sequence=0&include_superseded=true', 200, page(0, [row(envelope(1)), row(envelope(3))])),
+      t.api('GET', '/events?after_sequence=3&limit=1&include_superseded=1', 200, page(3, [row(envelope(4))], { next: 5, hasMore: true, latest: 9 }))],
+  }],
+  ['include_superseded pages that follow one another, a filtered one, and a cursor never shown held skip nothing', {
+    rule: 'platform.replay-contiguous', want: [],
+    given: (t) => [t.api('GET', '/events?after_sequence=0&limit=2&include_superseded=true', 200, page(0, [row(envelope(5)), row(envelope(6), 'superseded')], { next: 6, hasMore: true, latest: 7 })),
+      t.api('GET', '/events?after_sequence=6&limit=2&include_superseded=true', 200, page(6, [row(envelope(7))])),
+      t.api('GET', '/events?after_sequence=0&include_superseded=true&property_id=102', 200, page(0, [row(envelope(9, { property: 102 }))], { latest: 9 })),
+      // From a cursor no row was shown at, the log may have let the events after it go (§6.7 retention).
+      t.api('GET', '/events?after_sequence=2&include_superseded=true', 200, page(2, [row(envelope(5))], { latest: 9 }))],
+  }],
+  ['the event at after_sequence shown more than 24 hours before: the page may start past events since retired (§6.7)', {
+    rule: 'platform.replay-contiguous', want: [],
+    given: (t) => [t.api('GET', '/events?after_sequence=0&limit=1&include_superseded=true', 200, page(0, [row(envelope(5))], { next: 5, hasMore: true, latest: 7 })),
+      t.wait(24 * 3_600_000).api('GET', '/events?after_sequence=5&include_superseded=true', 200, page(5, [row(envelope(7))]))],
+  }],
   // §3.3: omitted from replay unless include_superseded; never delivered.
   ['a superseded row in a default replay is 3.3.R2', {
     rule: 'platform.superseded-omitted', want: ['3.3.R2'],

@@ -23,6 +23,11 @@ const KEY_MEMORY_MS = 24 * 3_600_000 - 5 * 60_000;
 const OVERLAP_SLACK_MS = 2;
 /** A gap wider than this is not kept (a cursor far ahead of the log, or a log past retention). */
 const WIDEST_GAP = 10_000;
+/**
+ * An event a replay row showed less than this before a page is taken as still retained, and every event after it
+ * (§6.7 keeps 30 days; the oldest go first): a page from its sequence that starts further on left events out.
+ */
+const SHOWN_RETAINED_MS = 24 * 3_600_000;
 
 /** Judges one API answer the platform gave. */
 export function judgePlatformAnswer(j: Judgement): void {
@@ -251,8 +256,34 @@ function judgeReplayPage(j: Judgement, query: URLSearchParams): void {
     j.judged('platform.superseded-omitted');
     j.judged('platform.replay-contiguous');
     recordGaps(j, after, sequences, cursor, types.length > 0 ? types : null, property === null ? null : Number(property));
-  }
+  } else if (types.length === 0 && property === null) judgeCompletePage(j, after, sequences, cursor);
+  for (const s of sequences) stream.sequence(s).shownAt = endOf(e);
   // The next page of a walk starts where this one said (§4.6 next_after_sequence).
+}
+
+/**
+ * §4.6, §3.3 (issue 41 item 2): with include_superseded and no filter, a page holds every event above after_sequence
+ * up to its next_after_sequence; nothing may be left out, so a gap is a breach when the page shows it, no later
+ * evidence needed. Before the first row only when the event at after_sequence was shown lately (SHOWN_RETAINED_MS):
+ * from a cursor the log no longer holds, the page rightly starts at the oldest retained event (§6.7).
+ */
+function judgeCompletePage(j: Judgement, after: number, sequences: number[], cursor: any): void {
+  const { e, stream } = j;
+  const shown = after > 0 ? stream.sequences.get(after)?.shownAt : undefined;
+  const fromAfter = shown !== undefined && startOf(e) - shown < SHOWN_RETAINED_MS;
+  const gaps: [number, number][] = [];
+  let lower = after;
+  for (const s of sequences) {
+    if (s > lower + 1 && (lower !== after || fromAfter)) gaps.push([lower + 1, s - 1]);
+    lower = Math.max(lower, s);
+  }
+  const next = cursor.next_after_sequence;
+  if (Number.isInteger(next) && next > lower && (sequences.length > 0 || fromAfter)) gaps.push([lower + 1, next]);
+  j.judged('platform.replay-contiguous');
+  for (const [from, to] of gaps) {
+    const left = from === to ? `sequence ${from}` : `sequences ${from} to ${to}`;
+    j.breach('platform.replay-contiguous', '4.6.R4', 'ReplayGap', `${left} left out of GET ${e.path} (rows ${sequences.join(',') || 'none'}; next_after_sequence ${next}, latest_sequence ${cursor.latest_sequence})`, 'with include_superseded every event above after_sequence is a row, up to next_after_sequence: nothing is left out (§4.6, §3.3)');
+  }
 }
 
 /** The sequences a default page passed over without showing, kept to judge against later evidence. */

@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { summarise } from '../conformance/runner.ts';
-import type { CheckResult, ClauseCoverage, Exchange, RunReport } from '../conformance/types.ts';
+import type { CheckResult, ClauseCoverage, Exchange, RunReport, RunSummary } from '../conformance/types.ts';
+import { isPartial, verdictDetail } from '../conformance/verdict.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
 import type { WatchedExchange } from './exchange.ts';
@@ -27,6 +28,10 @@ export interface WatchRunInfo {
   source: string;
   /** The command that repeats the watch (a recording's, or the live flags without secrets). */
   replay: string;
+  /** `--require-observed`: a count of rules (≥ 1) or a share of the judged sides' rules (0 < N < 1). */
+  requireObserved?: number;
+  /** Why the run cannot be taken as judged (watch/gate.ts): the verdict is insufficient, whatever held. */
+  setupProblem?: string;
 }
 
 /** The exchange in the report's form (numbered within the finding). */
@@ -73,6 +78,22 @@ export function watchReport(judge: Judge, info: WatchRunInfo): RunReport {
     specDigest: createHash('sha256').update(readFileSync(SPEC_URL)).digest('hex'),
     results,
     coverage,
-    summary: summarise(results, coverage, { ms: Number.isFinite(ms) ? ms : 0, bookingsCreated: 0, failOnNotApplicable: false }),
+    summary: gated(summarise(results, coverage, { ms: Number.isFinite(ms) ? ms : 0, bookingsCreated: 0, failOnNotApplicable: false }), info),
   };
+}
+
+/** The summary with watch's own gates: `--require-observed` (in rules, as `--require-applicable` is in checks) and a setup problem. */
+function gated(summary: RunSummary, info: WatchRunInfo): RunSummary {
+  const gate = [...summary.gate.filter((g) => !g.startsWith('no check was applicable'))];
+  if (info.setupProblem !== undefined) gate.unshift(info.setupProblem);
+  const n = info.requireObserved;
+  if (n !== undefined) {
+    const need = n >= 1 ? Math.ceil(n) : Math.ceil(n * summary.total);
+    if (summary.applicable < need) gate.push(`only ${summary.applicable} of ${summary.total} rules were observed; --require-observed asks for ${n >= 1 ? need : `${need} (${Math.round(n * 100)}% of ${summary.total})`}`);
+  }
+  if (summary.applicable === 0 && gate.length === 0) gate.push('no rule was observed: the traffic proved nothing');
+  const verdict: RunSummary['verdict'] = summary.verdict === 'failed' ? 'failed' : gate.length > 0 ? 'insufficient' : summary.verdict;
+  const proof = { ...summary, verdict, gate };
+  const partial = isPartial(proof);
+  return { ...proof, partial, verdict_detail: verdictDetail({ ...proof, partial }) };
 }

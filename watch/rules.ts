@@ -20,7 +20,7 @@ export const WATCH_RULES = [
   { id: 'platform.sequence-never-reused', side: 'platform', title: 'A sequence names one event across deliveries and replays, and an event id one sequence', clauses: ['1.R3a', '2.5.R2'] },
   { id: 'platform.replay-bytes', side: 'platform', title: 'A delivery and a replay of the same sequence are byte-identical', clauses: ['2.6.R1'] },
   { id: 'platform.replay-page', side: 'platform', title: 'A replay page echoes after_sequence, holds at most limit rows above it in order, and its latest_sequence is not behind', clauses: ['4.6.R3', '4.6.Q2', '4.6.Q1', '4.6.R6'] },
-  { id: 'platform.replay-contiguous', side: 'platform', title: 'Replay pages along next_after_sequence skip no event that is not superseded', clauses: ['4.6.R4'] },
+  { id: 'platform.replay-contiguous', side: 'platform', title: 'Replay pages along next_after_sequence skip no event that is not superseded; read with include_superseded and no filter, none at all', clauses: ['4.6.R4'] },
   { id: 'platform.superseded-omitted', side: 'platform', title: 'No superseded row in a default replay', clauses: ['3.3.R2'] },
   { id: 'platform.superseded-never-delivered', side: 'platform', title: 'A superseded event is never delivered; a delivered event is never superseded', clauses: ['3.3.R3', '3.3.T1a'] },
   { id: 'platform.delivery-order', side: 'platform', title: 'Deliveries one at a time, in sequence order', clauses: ['6.R2', '6.R2a'] },

@@ -40,6 +40,8 @@ export interface SequenceInfo {
   posted?: boolean;
   /** The replay page that first showed it waiting (`pending` or `failed`). */
   shownWaiting?: WatchedExchange;
+  /** Unix ms when a replay row last showed it: the log held it then (§6.7 retention). */
+  shownAt?: number;
 }
 
 /** Sequences `from`..`to` a default replay page did not show, with that page's filters. */
