@@ -26,8 +26,10 @@ import { VirtualClock } from './domain/clock.ts';
 import { inSection } from './store/store.ts';
 import type { PgStore } from './store/pg-store.ts';
 import { randomBytes } from 'node:crypto';
+import { invokedAs } from '../cli/invoked-as.ts';
 
-const USAGE = `Usage: npm start -- [options]   (installed: partner-api sim [options])
+// The first line names the command as it was run (issue 41 item 9): `partner-api sim` installed, `npm start --` in a clone.
+const USAGE = `Usage: ${invokedAs('sim', 'npm start --')} [options]
 
   --port N             port on 127.0.0.1 (default 4010; 0 picks a free port)
   --memory             keep everything in memory (no files)
