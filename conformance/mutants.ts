@@ -127,6 +127,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'retention-sweeps-one': 'sequencing.retention-30-days',
   'sync-types-ignored': 'sync.interval-24-hours',
   'beyond-horizon-clipped': 'sequencing.horizon-respected',
+  'split-remainder-misplaced': 'booking.pricing-split',
 };
 
 export interface MutantResult {

@@ -126,6 +126,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'delivered-at-never-shown': "replay shows delivered_at null on every row, delivered ones included, so a partner cannot tell when an event was accepted (\u00a72.6)",
   'retention-sweeps-one': "the retention sweep lets one expired event go per read, so older ones stay replayable past 30 days (\u00a76, \u00a78)",
   'sync-types-ignored': "POST /sync queues all five types whatever the body names, and says so in data.types (\u00a74.7)",
+  'split-remainder-misplaced': 'the even split gives the rounding remainder to every unit but the last, so from three units the parts no longer add up to the total (§4.5 rule 5)',
   'beyond-horizon-clipped': "a change wholly beyond the horizon is pushed with its window clipped to the horizon's last day, so it ends before it starts (\u00a72.1)",
 };
 

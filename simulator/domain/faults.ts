@@ -123,6 +123,8 @@ export const FAULT_NAMES = [
   'retention-sweeps-one',
   'sync-types-ignored',
   'beyond-horizon-clipped',
+  // Issue 40 item 3: rule-bearing mutants once recorded equivalent, each as the one-line bug it stands for.
+  'split-remainder-misplaced',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
