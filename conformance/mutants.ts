@@ -128,6 +128,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-types-ignored': 'sync.interval-24-hours',
   'beyond-horizon-clipped': 'sequencing.horizon-respected',
   'split-remainder-misplaced': 'booking.pricing-split',
+  'key-expiry-left-to-sweep': 'idempotency.keys-remembered-24h',
 };
 
 export interface MutantResult {

@@ -127,6 +127,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'retention-sweeps-one': "the retention sweep lets one expired event go per read, so older ones stay replayable past 30 days (\u00a76, \u00a78)",
   'sync-types-ignored': "POST /sync queues all five types whatever the body names, and says so in data.types (\u00a74.7)",
   'split-remainder-misplaced': 'the even split gives the rounding remainder to every unit but the last, so from three units the parts no longer add up to the total (§4.5 rule 5)',
+  'key-expiry-left-to-sweep': 'an idempotency key past its 24 hours is honoured until a sweep removes its record; a clock step does not sweep (§4.5 rule 1, §8: keys are remembered 24 hours)',
   'beyond-horizon-clipped': "a change wholly beyond the horizon is pushed with its window clipped to the horizon's last day, so it ends before it starts (\u00a72.1)",
 };
 

@@ -125,6 +125,7 @@ export const FAULT_NAMES = [
   'beyond-horizon-clipped',
   // Issue 40 item 3: rule-bearing mutants once recorded equivalent, each as the one-line bug it stands for.
   'split-remainder-misplaced',
+  'key-expiry-left-to-sweep',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
