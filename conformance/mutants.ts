@@ -129,6 +129,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'beyond-horizon-clipped': 'sequencing.horizon-respected',
   'split-remainder-misplaced': 'booking.pricing-split',
   'key-expiry-left-to-sweep': 'idempotency.keys-remembered-24h',
+  'retention-uncounts-delivered': 'webhooks.undelivered-count-through-retention',
 };
 
 export interface MutantResult {

@@ -126,6 +126,7 @@ export const FAULT_NAMES = [
   // Issue 40 item 3: rule-bearing mutants once recorded equivalent, each as the one-line bug it stands for.
   'split-remainder-misplaced',
   'key-expiry-left-to-sweep',
+  'retention-uncounts-delivered',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
