@@ -130,6 +130,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'split-remainder-misplaced': 'booking.pricing-split',
   'key-expiry-left-to-sweep': 'idempotency.keys-remembered-24h',
   'retention-uncounts-delivered': 'webhooks.undelivered-count-through-retention',
+  'in-flight-escapes-supersession': 'supersession.in-flight-then-failed',
 };
 
 export interface MutantResult {

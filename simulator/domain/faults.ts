@@ -127,6 +127,7 @@ export const FAULT_NAMES = [
   'split-remainder-misplaced',
   'key-expiry-left-to-sweep',
   'retention-uncounts-delivered',
+  'in-flight-escapes-supersession',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
