@@ -116,6 +116,8 @@ async function main(): Promise<number> {
     process.stderr.write('error: no mutant was killed: the checks did not run the mutated simulator (is it loaded in the test\'s own process?)\n');
     return 1;
   }
+  // An entry that names no mutant, or more than one, or calls an unreached mutant equivalent, is an error (issue 40).
+  if (summary.entryErrors.length > 0) process.stderr.write(`error: conformance/mutation/equivalent-mutants.yaml:\n${summary.entryErrors.map((e) => `  ${e}`).join('\n')}\n`);
   const page = summaryMarkdown(summary, ran);
   const json = `${JSON.stringify({ ...ran, ...summary }, null, 2)}\n`;
   writeFileSync(new URL('summary.json', dir), json);
@@ -128,7 +130,7 @@ async function main(): Promise<number> {
   }
   process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${ran.minutes !== undefined ? ` in ${ran.minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
-  return 0;
+  return summary.entryErrors.length > 0 ? 1 : 0;
 }
 
 /** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */
