@@ -131,6 +131,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'key-expiry-left-to-sweep': 'idempotency.keys-remembered-24h',
   'retention-uncounts-delivered': 'webhooks.undelivered-count-through-retention',
   'in-flight-escapes-supersession': 'supersession.in-flight-then-failed',
+  'webhook-secret-unprefixed': 'webhooks.rotation-dual-signature',
 };
 
 export interface MutantResult {

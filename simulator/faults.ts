@@ -130,6 +130,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'key-expiry-left-to-sweep': 'an idempotency key past its 24 hours is honoured until a sweep removes its record; a clock step does not sweep (§4.5 rule 1, §8: keys are remembered 24 hours)',
   'retention-uncounts-delivered': 'every event leaving retention is taken off webhook.undelivered_events, delivered ones too, so after a healthy month the count is below 0 (§2.1: events waiting or being retried, 0 when healthy)',
   'in-flight-escapes-supersession': 'an event in flight when a newer event covering it is recorded leaves the supersedable set, so when its attempt fails it is delivered after all instead of superseded (§3.3)',
+  'webhook-secret-unprefixed': 'a rotated webhook secret is minted without its whsec_ prefix (§2.2: a string with prefix whsec_)',
   'beyond-horizon-clipped': "a change wholly beyond the horizon is pushed with its window clipped to the horizon's last day, so it ends before it starts (\u00a72.1)",
 };
 

@@ -253,7 +253,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.rotation-dual-signature', title: 'For 24 hours after a secret rotation each delivery carries two v1 values and the previous secret verifies (not a minute past); a second rotation drops the oldest at once', suite,
-    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17'], level: 'assumption', needs: ['write', control('webhook-secret.rotate')],
+    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17', '2.2.R1'], level: 'assumption', needs: ['write', control('webhook-secret.rotate')],
     async run(ctx) {
       const first = ctx.target.webhookSecret!;
       /** The first delivery after a create, to a receiver that verifies with `secrets` only. */
@@ -268,6 +268,8 @@ export const webhookChecks = [
       const rotate = async () => {
         const secret = await ctx.control!.rotateWebhookSecret();
         ctx.target.credentialRotated('webhookSecret', secret);
+        // §2.2: the webhook secret is a string with prefix whsec_ (the shape is what a partner's secret store expects).
+        if (typeof secret !== 'string' || !secret.startsWith('whsec_')) ctx.fail('SecretWithoutPrefix', `a rotated webhook secret of ${typeof secret === 'string' ? `${secret.length} characters beginning ${JSON.stringify(secret.slice(0, 6))}` : typeof secret}`, 'a string with prefix whsec_', '2.2.R1');
         return secret;
       };
       const clock = ctx.control!.offers('clock.advance');

@@ -128,6 +128,7 @@ export const FAULT_NAMES = [
   'key-expiry-left-to-sweep',
   'retention-uncounts-delivered',
   'in-flight-escapes-supersession',
+  'webhook-secret-unprefixed',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
