@@ -132,6 +132,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'retention-uncounts-delivered': 'webhooks.undelivered-count-through-retention',
   'in-flight-escapes-supersession': 'supersession.in-flight-then-failed',
   'webhook-secret-unprefixed': 'webhooks.rotation-dual-signature',
+  'auto-pause-on-six-hours-alone': 'webhooks.auto-pause-at-five-after-no-url',
 };
 
 export interface MutantResult {

@@ -131,6 +131,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'retention-uncounts-delivered': 'every event leaving retention is taken off webhook.undelivered_events, delivered ones too, so after a healthy month the count is below 0 (§2.1: events waiting or being retried, 0 when healthy)',
   'in-flight-escapes-supersession': 'an event in flight when a newer event covering it is recorded leaves the supersedable set, so when its attempt fails it is delivered after all instead of superseded (§3.3)',
   'webhook-secret-unprefixed': 'a rotated webhook secret is minted without its whsec_ prefix (§2.2: a string with prefix whsec_)',
+  'auto-pause-on-six-hours-alone': 'delivery auto-pauses at any failure six hours after the first, whatever the count: after a stretch with no webhook URL it pauses at the second failure (§3.1, §8: five consecutive failures)',
   'beyond-horizon-clipped': "a change wholly beyond the horizon is pushed with its window clipped to the horizon's last day, so it ends before it starts (\u00a72.1)",
 };
 

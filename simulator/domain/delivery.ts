@@ -158,7 +158,8 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
     // §3.1: a 410 pauses at once (gone); sustained failure pauses automatically.
     if (gone) webhook = { ...webhook, paused_at: now, paused_reason: 'gone', next_probe_at: null };
     // A release that pauses on the count alone, without the six hours of no success; or after five or seven hours.
-    else if (failures >= AUTO_PAUSE_FAILURES && (now - noSuccessSince >= autoPauseAfterMs(faults) || faults.has('auto-pause-without-six-hours'))) {
+    // A release that pauses once the six hours are up, whatever the count (a fault).
+    else if ((failures >= AUTO_PAUSE_FAILURES || faults.has('auto-pause-on-six-hours-alone')) && (now - noSuccessSince >= autoPauseAfterMs(faults) || faults.has('auto-pause-without-six-hours'))) {
       webhook = { ...webhook, paused_at: now, paused_reason: 'auto', next_probe_at: now + PROBE_INTERVAL_MS };
     }
   }

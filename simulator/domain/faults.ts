@@ -129,6 +129,7 @@ export const FAULT_NAMES = [
   'retention-uncounts-delivered',
   'in-flight-escapes-supersession',
   'webhook-secret-unprefixed',
+  'auto-pause-on-six-hours-alone',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
