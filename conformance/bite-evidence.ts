@@ -27,6 +27,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "webhooks.auto-pause-and-probe",
       clause: "8.L16"
     },
+    "auto-pause-on-six-hours-alone": {
+      check: "webhooks.auto-pause-at-five-after-no-url",
+      clause: "3.1.T1"
+    },
     "auto-pause-without-six-hours": {
       check: "webhooks.auto-pause-and-probe",
       clause: "8.L16"
@@ -195,6 +199,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "idempotency.keys-remembered-24h",
       clause: "4.5.R1b"
     },
+    "in-flight-escapes-supersession": {
+      check: "supersession.in-flight-then-failed",
+      clause: "3.3.T1"
+    },
     "in-progress-as-reused": {
       check: "idempotency.in-progress",
       clause: "4.5.R3"
@@ -202,6 +210,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "integration-header-missing": {
       check: "webhooks.live-deliveries",
       clause: "6.R3"
+    },
+    "key-expiry-left-to-sweep": {
+      check: "idempotency.keys-remembered-24h",
+      clause: "4.5.R1b"
     },
     "key-reuse-accepted": {
       check: "idempotency.reuse-with-any-change-refused",
@@ -307,6 +319,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sequencing.retention-30-days",
       clause: "6.R7"
     },
+    "retention-uncounts-delivered": {
+      check: "webhooks.undelivered-count-through-retention",
+      clause: "2.1.R4"
+    },
     "sequence-reuse": {
       check: "sequencing.strictly-increasing",
       clause: "1.R3a"
@@ -334,6 +350,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "snapshot-unknown-property-422": {
       check: "schema.error-mapping",
       clause: "7.C2f"
+    },
+    "split-remainder-misplaced": {
+      check: "booking.pricing-split",
+      clause: "4.5.R5a"
     },
     "staff-change-not-pushed": {
       check: "model.partner-and-staff-commands",
@@ -482,6 +502,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "webhook-put": {
       check: "webhooks.live-deliveries",
       clause: "2.6.R1"
+    },
+    "webhook-secret-unprefixed": {
+      check: "webhooks.rotation-dual-signature",
+      clause: "2.2.R1"
     }
   },
   mutants: {

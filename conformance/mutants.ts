@@ -129,6 +129,12 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'beyond-horizon-clipped': 'sequencing.horizon-respected',
   'dot-segments-resolved': 'visibility.dot-segment-ids',
   'stepped-clock-fails-unsent': 'webhooks.no-failure-without-attempt',
+  'split-remainder-misplaced': 'booking.pricing-split',
+  'key-expiry-left-to-sweep': 'idempotency.keys-remembered-24h',
+  'retention-uncounts-delivered': 'webhooks.undelivered-count-through-retention',
+  'in-flight-escapes-supersession': 'supersession.in-flight-then-failed',
+  'webhook-secret-unprefixed': 'webhooks.rotation-dual-signature',
+  'auto-pause-on-six-hours-alone': 'webhooks.auto-pause-at-five-after-no-url',
 };
 
 export interface MutantResult {

@@ -17,8 +17,9 @@ function m(id: string, status: StrykerMutant['status'], line: number, replacemen
 }
 
 const recorded: Equivalent[] = [
-  { file: FILE, mutator: 'EqualityOperator', original: "a === 'p'", replacement: "a !== 'p'", reason: 'a is always p' },
-  { file: FILE, mutator: 'EqualityOperator', original: "b === 'q'", replacement: "b !== 'q'", reason: 'b is always q' },
+  { file: FILE, line: 1, column: 5, mutator: 'EqualityOperator', original: "a === 'p'", replacement: "a !== 'p'", category: 'equivalent', reason: 'a is always p' },
+  { file: FILE, line: 2, column: 5, mutator: 'EqualityOperator', original: "b === 'q'", replacement: "b !== 'q'", category: 'equivalent', reason: 'b is always q' },
+  { file: FILE, line: 2, column: 5, mutator: 'EqualityOperator', original: "b === 'q'", replacement: 'true', category: 'not-reached', reason: 'nothing reaches b' },
 ];
 
 const now = { file: 'conformance/mutation/catalogue.mutation.ts', names: ['conformance check a [11111111]', 'conformance check b [22222222]'] };
@@ -48,6 +49,11 @@ describe('recorded-equivalents: the seed of a whole run', () => {
     expect(tests.map((t) => t.name)).toEqual(now.names);
     expect(seed.files[FILE]!.mutants[0]!.coveredBy).toEqual(tests.map((t) => t.id));
     expect(seed.files[FILE]!.mutants[0]!.killedBy).toEqual([]);
+  });
+
+  it('a mutant recorded not reached is not seeded: only a recorded equivalent keeps its result', () => {
+    const report = { ...last, files: { [FILE]: { source: SOURCE, mutants: [m('5', 'NoCoverage', 2, 'true')] } } };
+    expect(equivalentSeed(report, recorded, now).seeded).toBe(0);
   });
 
   it('a recorded mutant that was killed is not seeded: it runs again (the entry is wrong, or the check got better)', () => {

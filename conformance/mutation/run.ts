@@ -171,6 +171,8 @@ async function main(): Promise<number> {
     process.stderr.write('error: no mutant was killed: the checks did not run the mutated simulator (is it loaded in the test\'s own process?)\n');
     return 1;
   }
+  // An entry that names no mutant, or more than one, or calls an unreached mutant equivalent, is an error (issue 40).
+  if (summary.entryErrors.length > 0) process.stderr.write(`error: conformance/mutation/equivalent-mutants.yaml:\n${summary.entryErrors.map((e) => `  ${e}`).join('\n')}\n`);
   const top = await headlineOf({ report, provenance: ran });
   const page = summaryMarkdown(summary, ran, headlineMarkdown(top));
   const json = `${JSON.stringify({ ...ran, ...summary, headline: top }, null, 2)}\n`;
@@ -185,7 +187,7 @@ async function main(): Promise<number> {
   }
   process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${ran.minutes !== undefined ? ` in ${ran.minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
-  return 0;
+  return summary.entryErrors.length > 0 ? 1 : 0;
 }
 
 /** With no run of the suite's here, its figures are the committed incremental file's: the run the committed summary names. */

@@ -125,19 +125,57 @@ describe('the mutation summary', () => {
         },
       },
     };
-    const entry = { file: 'simulator/domain/c.ts', mutator: 'EqualityOperator', original: 'n < limit', replacement: 'n <= limit', reason: 'limit is never reached' };
-    const gone = { ...entry, original: 'n < max' };
+    const entry = { file: 'simulator/domain/c.ts', line: 2, column: 5, mutator: 'EqualityOperator', original: 'n < limit', replacement: 'n <= limit', category: 'equivalent' as const, reason: 'limit is never reached' };
+    const gone = { ...entry, line: 3 };
 
-    it('a survivor matching file, mutator, original code and replacement is out of the score, listed with its reason', () => {
+    it('a survivor matching file, line, column, mutator and replacement (its code still there) is out of the score, listed with its reason', () => {
       const e = summarise(withSource, checks, [entry]);
       expect(e.totals).toMatchObject({ survived: 1, equivalent: 1, score: 0 });
       expect(e.equivalent.map((m) => `${m.line}:${m.column} ${m.original} → ${m.replacement}: ${m.reason}`)).toEqual(['2:5 n < limit → n <= limit: limit is never reached']);
       expect(e.survivors.map((m) => m.replacement)).toEqual(['n >= limit']);
+      expect(e.entryErrors).toEqual([]);
     });
 
-    it('an entry that matches no mutant of a file in the run is stale; one for a file not in the run is not judged', () => {
-      expect(summarise(withSource, checks, [entry, gone]).stale).toEqual([gone]);
-      expect(summarise(withSource, checks, [{ ...gone, file: 'simulator/domain/other.ts' }]).stale).toEqual([]);
+    it('the same text elsewhere is another mutant: an entry never absorbs it (matched by place, not by text)', () => {
+      const twice = { ...withSource, files: { 'simulator/domain/c.ts': { source: 'const limit = 1;\nif (n < limit) a();\nif (n < limit) b();\n', mutants: [
+        mutant('1', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n <= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } }),
+        mutant('2', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n <= limit', location: { start: { line: 3, column: 5 }, end: { line: 3, column: 14 } } }),
+      ] } } };
+      const e = summarise(twice, checks, [entry]);
+      expect(e.totals).toMatchObject({ survived: 1, equivalent: 1 });
+      expect(e.survivors.map((m) => m.line)).toEqual([3]);
+    });
+
+    it('an entry that matches no mutant of a file in the run is stale and an error; one for a file not in the run is not judged', () => {
+      const e = summarise(withSource, checks, [entry, gone]);
+      expect(e.stale).toEqual([gone]);
+      expect(e.entryErrors).toEqual(['simulator/domain/c.ts:3:5 EqualityOperator → "n <= limit": matches no mutant (the code moved or changed: look again)']);
+      expect(summarise(withSource, checks, [{ ...gone, file: 'simulator/domain/other.ts' }]).entryErrors).toEqual([]);
+    });
+
+    it('an entry whose place holds other code is an error', () => {
+      expect(summarise(withSource, checks, [{ ...entry, original: 'n < max' }]).entryErrors).toEqual(['simulator/domain/c.ts:2:5 EqualityOperator → "n <= limit": the code there is "n < limit", not "n < max"']);
+    });
+
+    it('an entry that matches more than one mutant is an error', () => {
+      const doubled = { ...withSource, files: { 'simulator/domain/c.ts': { ...withSource.files['simulator/domain/c.ts']!, mutants: [...withSource.files['simulator/domain/c.ts']!.mutants, mutant('3', 'Survived', { mutatorName: 'EqualityOperator', replacement: 'n <= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } })] } } };
+      expect(summarise(doubled, checks, [entry]).entryErrors).toEqual(['simulator/domain/c.ts:2:5 EqualityOperator → "n <= limit": matches 2 mutants; an entry names one']);
+    });
+
+    it('a mutant no check reaches is never equivalent: it stays not reached, in the score, with its reason; calling it equivalent is an error', () => {
+      const unreached = { ...withSource, files: { 'simulator/domain/c.ts': { ...withSource.files['simulator/domain/c.ts']!, mutants: [mutant('1', 'NoCoverage', { mutatorName: 'EqualityOperator', replacement: 'n <= limit', location: { start: { line: 2, column: 5 }, end: { line: 2, column: 14 } } })] } } };
+      const asEquivalent = summarise(unreached, checks, [entry]);
+      expect(asEquivalent.totals).toMatchObject({ noCoverage: 1, equivalent: 0, score: 0 });
+      expect(asEquivalent.entryErrors).toEqual(['simulator/domain/c.ts:2:5 EqualityOperator → "n <= limit": no check reaches it, so it is not equivalent: record it as not-reached (or reach it)']);
+      const recorded = summarise(unreached, checks, [{ ...entry, category: 'not-reached' }]);
+      expect(recorded.entryErrors).toEqual([]);
+      expect(recorded.totals).toMatchObject({ noCoverage: 1, equivalent: 0 });
+      expect(recorded.noCoverage.map((m) => m.reason)).toEqual(['limit is never reached']);
+      expect(summaryMarkdown(recorded, { when: 'today', command: 'npm run mutation' })).toContain('recorded not reached: limit is never reached');
+    });
+
+    it('an entry recorded not reached that a check now reaches is an error (say whether it is equivalent, or kill it)', () => {
+      expect(summarise(withSource, checks, [{ ...entry, category: 'not-reached' }]).entryErrors).toHaveLength(1);
     });
 
     it('originalText reads the 1-based range, across lines too', () => {
@@ -148,16 +186,24 @@ describe('the mutation summary', () => {
     it.each([
       ['a list without a reason', [{ ...entry, reason: '' }], /entry 1 needs reason/],
       ['a reason on two lines', [{ ...entry, reason: 'a\nb' }], /one line/],
+      ['an entry by text alone (no line)', [{ ...entry, line: undefined }], /needs line/],
+      ['an entry without a column', [{ ...entry, column: 0 }], /needs column/],
+      ['another category', [{ ...entry, category: 'maybe' }], /category is equivalent or not-reached/],
       ['not a list', { a: 1 }, /a list/],
     ])('parseEquivalents refuses %s', (_, list, message) => {
       expect(() => parseEquivalents(list, 'x.yaml')).toThrow(message);
     });
   });
 
-  it('the committed conformance/mutation/equivalent-mutants.yaml parses, and each entry\'s code is still in its file', () => {
+  it('the committed conformance/mutation/equivalent-mutants.yaml parses, and each entry\'s code is at its place in its file', () => {
     const entries = parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'equivalent-mutants.yaml');
     expect(entries.length).toBeGreaterThan(0);
-    const missing = entries.filter((e) => !readFileSync(new URL(`../../${e.file}`, import.meta.url), 'utf8').includes(e.original)).map((e) => `${e.file}: ${e.original}`);
-    expect(missing, 'entries whose code changed: look again').toEqual([]);
+    const moved = entries.filter((e) => {
+      const line = readFileSync(new URL(`../../${e.file}`, import.meta.url), 'utf8').split('\n').slice(e.line - 1).join('\n');
+      return !line.slice(e.column - 1).startsWith(e.original);
+    }).map((e) => `${e.file}:${e.line}:${e.column}: ${e.original.slice(0, 60)}`);
+    expect(moved, 'entries whose code moved or changed: move them, and look again').toEqual([]);
+    const twice = entries.filter((e, i) => entries.findIndex((o) => o.file === e.file && o.line === e.line && o.column === e.column && o.mutator === e.mutator && o.replacement === e.replacement && o.original === e.original) !== i);
+    expect(twice.map((e) => `${e.file}:${e.line}:${e.column}`), 'one entry per mutant').toEqual([]);
   });
 });

@@ -29,21 +29,20 @@ export interface StrykerMutant {
 }
 
 /**
- * A mutant a triage found equivalent (no platform behaviour differs), from
- * conformance/mutation/equivalent-mutants.yaml. Matched by file, mutator, the
- * code it replaces and the replacement, not by line (lines move).
+ * A mutant a triage recorded, from conformance/mutation/equivalent-mutants.yaml: equivalent (a check reaches it and no
+ * behaviour the document rules on tells it apart) or not reached (no check reaches its code: never "equivalent").
+ * Named by its place (file, line, column: Stryker's 1-based start), mutator and replacement, never by text alone;
+ * `original` is the code it replaces, checked to be still there (and telling apart two mutants that start at one place).
  */
 export interface Equivalent {
   file: string;
+  line: number;
+  column: number;
   mutator: string;
   original: string;
   replacement: string;
+  category: 'equivalent' | 'not-reached';
   reason: string;
-  /**
-   * `not-reached`: a mutant no check can reach (issue 40), counted in its own column and out of the score like an
-   * equivalent; which entries are which is equivalent-mutants.yaml's to say. Absent: equivalent.
-   */
-  category?: 'equivalent' | 'not-reached';
 }
 
 export interface Counts {
@@ -56,7 +55,7 @@ export interface Counts {
   ignored: number;
   /** Survived or not reached, and recorded equivalent with a reason: out of the score. */
   equivalent: number;
-  /** Recorded as not reachable by any check (category `not-reached`), with a reason: out of the score, counted apart. */
+  /** Not reached and recorded so (category `not-reached`), with a reason: a part of noCoverage, still in the score. */
   notReached: number;
   /** Mutants that did not run as code (runtime or compile errors): not in the score. */
   errors: number;
@@ -78,6 +77,8 @@ export interface MutantLine {
   /** The checks whose run reached it (for a survivor: those that should have failed). */
   coveredBy: string[];
   static: boolean;
+  /** For a mutant recorded not reached: the triage's reason. */
+  reason?: string;
 }
 
 export interface MutationSummary {
@@ -95,8 +96,10 @@ export interface MutationSummary {
   timedOut: MutantLine[];
   /** Mutants recorded equivalent, with the reason. */
   equivalent: (MutantLine & { reason: string })[];
-  /** Recorded equivalents that match no mutant of the run's files any more (the code changed: look again). */
+  /** Recorded entries that match no mutant of the run's files any more (the code changed: look again). */
   stale: Equivalent[];
+  /** What is wrong with the recorded entries (entryErrors): `npm run mutation` fails on any. */
+  entryErrors: string[];
   /**
    * The lines that implement a §8 limit, a §4 default or a duration (limit-lines.ts): per row of the
    * document, its counts and the mutants of those lines that lived. Issue 25 asks 100% there.
@@ -112,16 +115,48 @@ export function originalText(source: string, location: StrykerMutant['location']
   return [lines[start.line - 1]?.slice(start.column - 1) ?? '', ...lines.slice(start.line, end.line - 1), lines[end.line - 1]?.slice(0, end.column - 1) ?? ''].join('\n');
 }
 
-/** The entry a mutant matches: by file, mutator, the code it replaces and the replacement, not by line. */
-export function recordedEntry(equivalents: Equivalent[], file: string, original: string, m: Pick<StrykerMutant, 'mutatorName' | 'replacement'>): Equivalent | undefined {
-  return equivalents.find((e) => e.file === file && e.mutator === m.mutatorName && e.replacement === (m.replacement ?? '') && e.original === original);
+/** The entry a mutant matches: by file, line, column, mutator and replacement (and the code it replaces, still there). */
+export function recordedEntry(equivalents: Equivalent[], file: string, original: string, m: Pick<StrykerMutant, 'mutatorName' | 'replacement' | 'location'>): Equivalent | undefined {
+  return equivalents.find((e) => e.file === file && e.line === m.location.start.line && e.column === m.location.start.column
+    && e.mutator === m.mutatorName && e.replacement === (m.replacement ?? '') && e.original === original);
 }
 
-export type Judged = Omit<StrykerMutant, 'status'> & { status: StrykerMutant['status'] | 'Equivalent' | 'NotReached' };
+/**
+ * What is wrong with the entries against a run's report, for the files it mutated: an entry that matches no mutant
+ * (its code moved or changed: look again) or more than one; one recorded equivalent that no check reached (not reached
+ * is its own category); one recorded not reached that a check reached. Empty when every entry names one mutant.
+ */
+export function entryErrors(report: StrykerReport, equivalents: Equivalent[]): string[] {
+  const errors: string[] = [];
+  for (const e of equivalents) {
+    const f = report.files[e.file];
+    if (!f) continue;
+    const where = `${e.file}:${e.line}:${e.column} ${e.mutator} → ${JSON.stringify(e.replacement.slice(0, 60))}`;
+    const here = f.mutants.filter((m) => m.location.start.line === e.line && m.location.start.column === e.column && m.mutatorName === e.mutator && (m.replacement ?? '') === e.replacement);
+    // Two mutants may start at one place with one replacement (`a || b` and `a` → false): the code each replaces tells them apart.
+    const at = f.source === undefined || here.length <= 1 ? here : here.filter((m) => originalText(f.source!, m.location) === e.original);
+    if (at.length === 0) {
+      errors.push(`${where}: ${here.length === 0 ? 'matches no mutant (the code moved or changed: look again)' : `the code there is ${JSON.stringify(originalText(f.source!, here[0]!.location).slice(0, 60))}, not ${JSON.stringify(e.original.slice(0, 60))}`}`);
+      continue;
+    }
+    if (at.length > 1) {
+      errors.push(`${where}: matches ${at.length} mutants; an entry names one`);
+      continue;
+    }
+    const m = at[0]!;
+    if (f.source !== undefined && originalText(f.source, m.location) !== e.original) errors.push(`${where}: the code there is ${JSON.stringify(originalText(f.source, m.location).slice(0, 60))}, not ${JSON.stringify(e.original.slice(0, 60))}`);
+    else if (m.status === 'NoCoverage' && e.category === 'equivalent') errors.push(`${where}: no check reaches it, so it is not equivalent: record it as not-reached (or reach it)`);
+    else if (m.status === 'Survived' && e.category === 'not-reached') errors.push(`${where}: a check reaches it now: record it as equivalent with a true reason, or kill it`);
+  }
+  return errors;
+}
 
-export function counts(mutants: Pick<Judged, 'status'>[]): Counts {
+export type Judged = Omit<StrykerMutant, 'status'> & { status: StrykerMutant['status'] | 'Equivalent' };
+
+export function counts(mutants: (Pick<Judged, 'status'> & { reason?: string })[]): Counts {
   const n = (s: Judged['status']) => mutants.filter((m) => m.status === s).length;
-  const notReached = n('NotReached');
+  // A mutant no check reaches stays not reached (in the score) even where a triage recorded why (issue 40).
+  const notReached = mutants.filter((m) => m.status === 'NoCoverage' && m.reason !== undefined).length;
   const killed = n('Killed');
   const timeout = n('Timeout');
   const survived = n('Survived');
@@ -152,7 +187,9 @@ export function judgeAll(report: StrykerReport, equivalents: Equivalent[], used 
     const match = source === undefined ? undefined : recordedEntry(equivalents, file, originalText(source, m.location), m);
     if (!match) return { ...m, file };
     used.add(match);
-    return { ...m, file, status: match.category === 'not-reached' ? 'NotReached' : 'Equivalent', reason: match.reason };
+    // A mutant no check reaches is never equivalent: it stays not reached (in the score), with its recorded reason.
+    if (m.status === 'NoCoverage' || match.category === 'not-reached') return { ...m, file, reason: match.reason };
+    return { ...m, file, status: 'Equivalent', reason: match.reason };
   };
   return Object.entries(report.files).flatMap(([file, f]) => f.mutants.map((m) => judge(file, f.source, m)));
 }
@@ -182,6 +219,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
     file: m.file, line: m.location.start.line, column: m.location.start.column, mutator: m.mutatorName,
     original: originalText(report.files[m.file]!.source ?? '', m.location), replacement: m.replacement ?? '',
     status: m.status, coveredBy: [...new Set((m.coveredBy ?? []).map(checkOf))], static: m.static ?? false,
+    ...('reason' in m && m.reason !== undefined && m.status === 'NoCoverage' ? { reason: m.reason as string } : {}),
   });
   const byPlace = (a: MutantLine, b: MutantLine) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column;
   // Each file's lines split once, not once per mutant.
@@ -203,6 +241,7 @@ export function summarise(report: StrykerReport, checks: Pick<CheckDefinition, '
     timedOut: all.filter((m) => m.status === 'Timeout').map(line).sort(byPlace),
     equivalent: all.filter((m) => m.status === 'Equivalent').map((m) => ({ ...line(m), reason: m.reason! })).sort(byPlace),
     stale: equivalents.filter((e) => !used.has(e) && e.file in report.files),
+    entryErrors: entryErrors(report, equivalents),
     limits: { totals: counts(onLimits), rows, staleAnchors: staleAnchors(Object.fromEntries(Object.entries(report.files).map(([f, v]) => [f, v.source]))) },
   };
 }
@@ -275,7 +314,8 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     `## Recorded equivalent (${s.equivalent.length})`,
     '',
     ...(s.equivalent.length === 0 ? ['None.'] : s.equivalent.map((m) => `- ${m.file}:${m.line}:${m.column} ${m.mutator} → \`${m.replacement.split('\n')[0]!.replace(/`/g, "'").slice(0, 80)}\`: ${m.reason}`)),
-    ...(s.stale.length === 0 ? [] : ['', `**${s.stale.length} recorded equivalent(s) match no mutant any more** (the code changed; look again and update conformance/mutation/equivalent-mutants.yaml):`, '', ...s.stale.map((e) => `- ${e.file} ${e.mutator} \`${e.original.slice(0, 60)}\` → \`${e.replacement.slice(0, 60)}\``)]),
+    ...(s.stale.length === 0 ? [] : ['', `**${s.stale.length} recorded entr(y/ies) match no mutant any more** (the code changed; look again and update conformance/mutation/equivalent-mutants.yaml):`, '', ...s.stale.map((e) => `- ${e.file}:${e.line}:${e.column} ${e.mutator} \`${e.original.slice(0, 60)}\` → \`${e.replacement.slice(0, 60)}\``)]),
+    ...(s.entryErrors.length === 0 ? [] : ['', `**${s.entryErrors.length} error(s) in conformance/mutation/equivalent-mutants.yaml:**`, '', ...s.entryErrors.map((e) => `- ${e}`)]),
     '',
   ];
   return out.join('\n');
@@ -285,11 +325,14 @@ function mutantLines(mutants: MutantLine[]): string[] {
   if (mutants.length === 0) return ['None.'];
   return mutants.map((m) => {
     const reached = m.coveredBy.length === 0 ? (m.static ? 'static (module load)' : 'no check') : m.coveredBy.length <= 3 ? m.coveredBy.join(', ') : `${m.coveredBy.length} checks`;
-    return `- ${m.file}:${m.line}:${m.column} ${m.mutator} → \`${m.replacement.split('\n')[0]!.replace(/`/g, "'").slice(0, 80)}\` (reached by ${reached})`;
+    return `- ${m.file}:${m.line}:${m.column} ${m.mutator} → \`${m.replacement.split('\n')[0]!.replace(/`/g, "'").slice(0, 80)}\` (reached by ${reached})${m.reason ? `: recorded not reached: ${m.reason}` : ''}`;
   });
 }
 
-/** Reads conformance/mutation/equivalent-mutants.yaml's list; an entry without a field or with a reason of more than one line is refused. */
+/**
+ * Reads conformance/mutation/equivalent-mutants.yaml's list; an entry without a field, without its place (line and
+ * column), of another category, or with a reason of more than one line is refused.
+ */
 export function parseEquivalents(list: unknown, where: string): Equivalent[] {
   if (list === null || list === undefined) return [];
   if (!Array.isArray(list)) throw new Error(`${where}: a list of equivalent mutants`);
@@ -297,8 +340,11 @@ export function parseEquivalents(list: unknown, where: string): Equivalent[] {
     for (const k of ['file', 'mutator', 'original', 'replacement', 'reason'] as const) {
       if (typeof e?.[k] !== 'string' || (k !== 'replacement' && (e[k] as string).trim() === '')) throw new Error(`${where}: entry ${i + 1} needs ${k} (a string)`);
     }
+    for (const k of ['line', 'column'] as const) {
+      if (!Number.isInteger(e[k]) || (e[k] as number) < 1) throw new Error(`${where}: entry ${i + 1} needs ${k} (a whole number ≥ 1): an entry names its mutant by place, never by text alone`);
+    }
+    if (e.category !== 'equivalent' && e.category !== 'not-reached') throw new Error(`${where}: entry ${i + 1}: category is equivalent or not-reached, got ${JSON.stringify(e.category)}`);
     if ((e.reason as string).includes('\n')) throw new Error(`${where}: entry ${i + 1}: the reason is one line`);
-    if (e.category !== undefined && e.category !== 'equivalent' && e.category !== 'not-reached') throw new Error(`${where}: entry ${i + 1}: category is equivalent or not-reached`);
-    return { file: e.file as string, mutator: e.mutator as string, original: e.original as string, replacement: e.replacement as string, reason: e.reason as string, ...(e.category !== undefined ? { category: e.category as 'equivalent' | 'not-reached' } : {}) };
+    return { file: e.file as string, line: e.line as number, column: e.column as number, mutator: e.mutator as string, original: e.original as string, replacement: e.replacement as string, category: e.category, reason: e.reason as string };
   });
 }

@@ -32,6 +32,46 @@ async function webhook(ctx: CheckContext): Promise<any> {
 
 export const autoPauseChecks = [
   defineCheck({
+    id: 'webhooks.auto-pause-at-five-after-no-url', title: 'After a stretch with no webhook URL, auto-pause still comes at the fifth consecutive failure: not sooner, not later', suite,
+    clauses: ['3.1.T1', '8.L16'], level: 'normative', needs: ['write', control('clock.advance'), control('webhook.set-url'), control('delivery.resume')],
+    async run(ctx) {
+      // §3.1, §8: "five consecutive failures with no success for six hours". A stretch with no URL (§2.1: nothing is
+      // delivered until one is set) lets the six hours pass with one failure counted: the count alone must then decide.
+      const receiver = await receiverFor(ctx);
+      await ensureDelivered(ctx, receiver, 'what was queued before must be delivered first, so that the failure run starts right after a success');
+      const url = (await ctx.api.get('/me')).body.data.webhook.url as string;
+      receiver.setMode('fail');
+      ctx.cleanup.unshift(async () => receiver.setMode('ok'));
+      ctx.cleanup.unshift(async () => void (await ctx.control!.resume()));
+      expectCreated(ctx, await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1))), 'the create that makes the event to fail');
+      let w = await webhook(ctx);
+      for (let walked = 0; walked < HOUR && w.consecutive_failures < 1; walked += 10) {
+        await advance(ctx, 10);
+        w = await webhook(ctx);
+      }
+      if (w.consecutive_failures !== 1 || w.status !== 'active') throw new NotApplicable(`the first failed attempt was not recorded alone within an hour (consecutive_failures ${w.consecutive_failures}, status ${w.status})`);
+      await ctx.control!.setWebhookUrl(null);
+      ctx.cleanup.unshift(async () => void (await ctx.control!.setWebhookUrl(url)));
+      await advance(ctx, (NO_SUCCESS_HOURS + 1) * HOUR);
+      await ctx.control!.setWebhookUrl(url);
+      let counted = w.consecutive_failures as number;
+      for (let walked = 0; walked < PAUSE_WITHIN_HOURS * HOUR; walked += 60) {
+        await advance(ctx, 60);
+        w = await webhook(ctx);
+        deliveryBreach(ctx, receiver.received);
+        if (w.status === 'paused') {
+          if (w.paused_reason === 'auto' && w.consecutive_failures !== FAILURES) ctx.fail('AutoPauseAtWrongCount', `auto-paused at ${w.consecutive_failures} consecutive failures, the first of them over ${NO_SUCCESS_HOURS} hours before (a stretch with no webhook URL between)`, `paused after ${FAILURES} consecutive failures with no success for ${NO_SUCCESS_HOURS} hours: not at fewer`, '3.1.T1');
+          return;
+        }
+        if (w.consecutive_failures >= FAILURES) {
+          ctx.fail('NotAutoPaused', `still active at ${w.consecutive_failures} consecutive failures, the first of them over ${NO_SUCCESS_HOURS} hours before (a stretch with no webhook URL between)`, `paused after ${FAILURES} consecutive failures with no success for ${NO_SUCCESS_HOURS} hours`, '8.L16');
+        }
+        counted = w.consecutive_failures;
+      }
+      throw new NotApplicable(`${counted} consecutive failures after ${PAUSE_WITHIN_HOURS} hours of platform time with the URL set again: the retry schedule is not shown (§6)`);
+    },
+  }),
+  defineCheck({
     id: 'webhooks.auto-pause-and-probe', title: 'Five failures with no success for six hours auto-pause delivery (not sooner); a probe answered 2xx resumes it and the backlog drains', suite,
     clauses: ['3.1.T1', '8.L16', '3.1.T4'], level: 'normative', needs: ['write', control('clock.advance')],
     async run(ctx) {

@@ -45,17 +45,22 @@ async function snapshotDates(ctx: CheckContext, property: number, from: string, 
 
 /** A far night and a property with at least two units free on it (read from the snapshot), or not applicable. */
 async function twoFreeUnits(ctx: CheckContext): Promise<{ property: number; night: string }> {
+  return freeUnits(ctx, 2);
+}
+
+/** A named property and a night with `n` units free on it, or not applicable. */
+async function freeUnits(ctx: CheckContext, n: number): Promise<{ property: number; night: string }> {
   const properties = ctx.target.properties.filter((x) => !x.archived).slice(0, 3).map((p) => p.doorloom_id);
-  // Nights with two units free on every named property first; then a few nights free on all, checked per property.
-  const nights = [ctx.stays.take('far', 1, 2), ...Array.from({ length: 4 }, () => farStay(ctx, 1))].filter((n) => n !== null).map((n) => n!.check_in);
+  // Nights with n units free on every named property first; then a few nights free on all, checked per property.
+  const nights = [ctx.stays.take('far', 1, n), ...Array.from({ length: 4 }, () => farStay(ctx, 1))].filter((x) => x !== null).map((x) => x!.check_in);
   for (const night of nights) {
     for (const property of properties) {
       const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from: night, to: night } });
       const date = res.status === 200 ? res.body?.data?.data?.dates?.[0] : undefined;
-      if (date && date.is_blocked !== true && date.available_units >= 2) return { property, night };
+      if (date && date.is_blocked !== true && date.available_units >= n) return { property, night };
     }
   }
-  throw new NotApplicable(`needs a named property with two units free on one night (tried ${nights.join(', ')})`);
+  throw new NotApplicable(`needs a named property with ${n === 2 ? 'two' : n} units free on one night (tried ${nights.join(', ')})`);
 }
 
 /**
@@ -333,6 +338,16 @@ export const bookingChecks = [
       // A total of an odd number of paise: split evenly, the two parts are within a paisa of each other and add up to it.
       const paise = even.map((p: unknown) => (typeof p === 'number' ? cents(p) : NaN));
       if (paise.length !== 2 || paise[0] + paise[1] !== 100_001 || Math.abs(paise[0] - paise[1]) > 1) ctx.fail('NotSplitEvenly', `units[].stay_price ${JSON.stringify(even)} for a total of 1000.01`, 'the total split evenly when any stay_price is missing: two parts a paisa apart at most, adding up to 1000.01', '4.5.R5a');
+      // From three units a split can go wrong that two units hide: a remainder given to every unit but one still adds
+      // up over two units (1000.01 as 500.01 + 500.00 either way), not over three (100.03 as 33.35 + 33.35 + 33.34).
+      const three = await freeUnits(ctx, 3);
+      const split3 = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: three.property }, check_in: three.night, check_out: addDays(three.night, 1), units: [{ adults: 1 }, { adults: 1 }, { adults: 1 }], pricing: { total: 100.03 } }));
+      if (split3.status === 409) throw new NotApplicable(`three units no longer free on ${three.night}`);
+      expectStatus(ctx, split3, 201, null, '4.5.R8', 'a create of three units with no stay_price');
+      const parts = (split3.body.data.units ?? []).map((u: any) => u.stay_price);
+      const paise3 = parts.map((p: unknown) => (typeof p === 'number' ? cents(p) : NaN));
+      const sum3 = paise3.reduce((a: number, b: number) => a + b, 0);
+      if (paise3.length !== 3 || sum3 !== 10_003 || Math.max(...paise3) - Math.min(...paise3) > 1) ctx.fail('NotSplitEvenly', `units[].stay_price ${JSON.stringify(parts)} for a total of 100.03 over three units`, 'the total split evenly when no stay_price is given: three parts a paisa apart at most, adding up to 100.03', '4.5.R5a');
     },
   }),
 ];

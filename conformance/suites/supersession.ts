@@ -17,6 +17,8 @@ async function held(ctx: CheckContext): Promise<void> {
 }
 
 const suite = 'supersession';
+/** Real time a platform is given to give up on a post nobody answers: its delivery time-out is not shown (§6). */
+const IN_FLIGHT_REAL_SECONDS = 120;
 
 /** A window of nights `first` to `last` days after `from` on the property. */
 function nights(property: number, from: string, first: number, last: number): ChangeWindow {
@@ -24,6 +26,50 @@ function nights(property: number, from: string, first: number, last: number): Ch
 }
 
 export const supersessionChecks = [
+  defineCheck({
+    id: 'supersession.in-flight-then-failed', title: 'An event in flight when a newer event covering it is recorded, whose attempt then fails, is superseded: never delivered after all', suite,
+    clauses: ['3.3.T1'], level: 'normative', needs: ['read', control('rates.set')],
+    async run(ctx) {
+      // §3.3: an event still undelivered when a newer event fully covers its window is superseded. One in flight then is
+      // undelivered until a 2xx; once its attempt fails it is still undelivered and covered, so it is never delivered.
+      const receiver = await receiverFor(ctx);
+      const property = knownProperty(ctx);
+      if (property === null) throw new NotApplicable('needs a named property for rates.set');
+      await ensureDelivered(ctx, receiver, "what was queued before must be delivered first, so that the post in flight is the check's own");
+      const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      const w = nights(property, addDays(dateAt(ctx.now()), 46), 0, 0);
+      // The check's first post is left hanging (no status ever comes): its event stays in flight until the platform
+      // gives up on it; every other post is answered 200.
+      let hung: number | null = null;
+      receiver.setPolicy((d) => {
+        if (hung !== null || d.sequence === null || d.sequence <= before) return undefined;
+        hung = d.sequence;
+        return 'timeout';
+      });
+      ctx.cleanup.unshift(async () => receiver.setPolicy(null));
+      const older = await ratesEvent(ctx, w, 3400 + Math.floor(ctx.random() * 50));
+      // A clock step of 0 s makes the attempt that is due now (and may answer only once its outcome is in), so it is
+      // not awaited: the newer event is recorded while the post hangs, watched for in real time.
+      const step = ctx.control?.offers('clock.advance') ? ctx.control.advanceClock(0).catch((e: unknown) => e) : Promise.resolve();
+      for (let waited = 0; waited < IN_FLIGHT_REAL_SECONDS * 10 && hung !== older.sequence; waited += 1) await new Promise((r) => setTimeout(r, 100));
+      if (hung !== older.sequence) throw new NotApplicable(`rates.changed ${older.sequence} was not posted within ${IN_FLIGHT_REAL_SECONDS} s of real time (first post of the check: ${hung ?? 'none'}), so no event was in flight when the covering one came`);
+      const newer = await ratesEvent(ctx, w, 3450 + Math.floor(ctx.random() * 50));
+      const stepped = await step;
+      if (stepped instanceof Error) throw stepped;
+      const accepted = (seq: number) => receiver.received.some((d) => d.sequence === seq && d.answered === 200);
+      // The platform's delivery time-out is not shown (§6): up to two minutes of real time for it to give up on the
+      // hanging post, looked at every second, decided once the newer event or the older one is accepted.
+      for (let waited = 0; waited < IN_FLIGHT_REAL_SECONDS && !accepted(newer.sequence) && !accepted(older.sequence); waited += 1) {
+        await drained(ctx, receiver, newer.sequence);
+        if (!accepted(newer.sequence) && !accepted(older.sequence)) await new Promise((r) => setTimeout(r, 1000));
+      }
+      if (accepted(older.sequence)) {
+        ctx.fail('InFlightEscapedSupersession', `rates.changed ${older.sequence} (${w.from}..${w.to}), in flight when ${newer.sequence} covering its window was recorded, was delivered after its attempt failed`,
+          'still undelivered (its attempt failed) and fully covered by a newer event: superseded, never delivered', '3.3.T1');
+      }
+      if (!accepted(newer.sequence)) throw new NotApplicable(`neither ${older.sequence} nor ${newer.sequence} was accepted after ${IN_FLIGHT_REAL_SECONDS} s of real time: the platform had not given up on the hanging post (its delivery time-out is not shown, §6)`);
+    },
+  }),
   defineCheck({
     id: 'supersession.covered-and-omitted', title: 'An undelivered event fully covered by a newer one is superseded, absent from default replay and present with include_superseded; a partly covered one is not', suite,
     clauses: ['3.3.T1', '3.3.T1a', '3.3.R2', '4.6.Q5', '2.1.R4'], level: 'normative',

@@ -9,7 +9,7 @@ import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
 import { control } from '../control.ts';
 import type { ReceivedDelivery } from '../../simulator/webhooks/receiver.ts';
 import { advance, allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty, ratesEvent } from './support.ts';
-import { deliveryBreach, describeDrain, drained, ensureDelivered, letTimePass, notDelivered, partnerReceiver, receiverFor, waitForDrain, watchForAbsence } from './receiver.ts';
+import { deliveryBreach, describeDrain, drained, ensureDelivered, letTimePass, notDelivered, partnerReceiver, receiverFor, waitFor, waitForDrain, watchForAbsence } from './receiver.ts';
 import { awaitObserved } from '../not-observed.ts';
 
 /** What a receiver got, for a failure message. */
@@ -25,6 +25,9 @@ const UNANSWERED_REAL_SECONDS = 120;
 const STEP_SECONDS = 300;
 
 const DAY_MS = 24 * 3_600_000;
+/** §6.7, §8: events are retained 30 days; the undelivered-count check steps an hour past them. */
+const RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const MARGIN_SECONDS = 60 * 60;
 /** How far inside and outside a 24-hour validity the rotation check looks. */
 const MARGIN_MS = 5 * 60_000;
 
@@ -38,6 +41,66 @@ export function createdPair(rows: any[], body: Record<string, any>, bookingId: n
 }
 
 export const webhookChecks = [
+  defineCheck({
+    id: 'webhooks.undelivered-count-through-retention', title: 'webhook.undelivered_events counts what waits: 0 once drained, though delivered and waiting events left retention meanwhile', suite,
+    clauses: ['2.1.R4', '6.R7'], level: 'normative', needs: ['read', control('delivery.pause'), control('delivery.resume'), control('rates.set'), control('clock.advance')],
+    async run(ctx) {
+      // §2.1: undelivered_events counts "events waiting or being retried; 0 when healthy". Events that leave retention
+      // (§6.7) are neither: a delivered one was never counted, a waiting one is gone. A count moved by what leaves
+      // retention shows as a count that is not 0 once everything still retained is delivered.
+      const receiver = await receiverFor(ctx);
+      const property = knownProperty(ctx);
+      if (property === null) throw new NotApplicable('needs a named property for rates.set');
+      const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      const night = addDays(dateAt(ctx.now()), 40);
+      // Delivered events that will leave retention.
+      await changeRates(ctx, property, night, night, 4100 + Math.floor(ctx.random() * 100));
+      await ensureDelivered(ctx, receiver, 'the events recorded before the pause must be delivered first');
+      // A failed event (being retried) that will leave retention undelivered: the receiver refuses it once.
+      receiver.setMode('fail');
+      ctx.cleanup.unshift(async () => receiver.setMode('ok'));
+      await changeRates(ctx, property, addDays(night, 6), addDays(night, 6), 4500 + Math.floor(ctx.random() * 100));
+      const failing = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      if (!(await waitFor(ctx, () => receiver.received.some((d) => d.sequence === failing), 60))) throw new NotApplicable(`event ${failing} was not attempted within 60 s of platform time, so no event was being retried when the month passed`);
+      // Waiting events that will leave retention undelivered.
+      await ctx.control!.pause();
+      ctx.cleanup.unshift(async () => void (await ctx.control!.resume()));
+      receiver.setMode('ok');
+      await changeRates(ctx, property, addDays(night, 2), addDays(night, 2), 4200 + Math.floor(ctx.random() * 100));
+      await changeRates(ctx, property, addDays(night, 4), addDays(night, 4), 4300 + Math.floor(ctx.random() * 100));
+      // What waits before the month passes: the count a platform shows for it may not stick once they are gone.
+      await ctx.api.get('/me');
+      await ctx.control!.advanceClock(RETENTION_SECONDS + MARGIN_SECONDS);
+      // A read of replay: past retention, replay is unavailable (§6.7), whenever the platform lets them go.
+      await ctx.api.get('/events', { query: { limit: 1 } });
+      // Read while paused, before a delivery could mend a count that went wrong: the count is the retained events still
+      // waiting or being retried. Everything recorded before this check's events is older still and gone too, so those
+      // are the rows after `before` whose (diagnostic, §2.6) status is waiting; compared only when no event was
+      // recorded between the reads.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const me = (await ctx.api.get('/me')).body.data.webhook;
+        const rows = await allEvents(ctx, { include_superseded: true }, before);
+        const again = (await ctx.api.get('/me')).body.data.webhook;
+        if (again.last_sequence !== me.last_sequence || again.undelivered_events !== me.undelivered_events) continue;
+        const waiting = rows.filter((r) => ['pending', 'failed', 'delivering'].includes(r.status)).length;
+        if (!Number.isInteger(me.undelivered_events) || me.undelivered_events !== waiting) {
+          ctx.fail('UndeliveredMiscounted', `webhook.undelivered_events ${JSON.stringify(me.undelivered_events)} once the delivered and the waiting events left the 30 days of retention; ${waiting} retained event(s) waiting`, 'a count of the events waiting or being retried: an event past retention is neither', '2.1.R4');
+        }
+        break;
+      }
+      await ctx.control!.resume();
+      // Something fresh to deliver once resumed, on a night the month-old changes are no longer near.
+      const fresh = addDays(dateAt(ctx.now()), 40);
+      await changeRates(ctx, property, fresh, fresh, 4400 + Math.floor(ctx.random() * 100));
+      const through = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      if (!(await drained(ctx, receiver, through))) await notDelivered(ctx, [through], { kind: 'NotDeliveredAfterResume', received: `the receiver got ${got(receiver.received)}`, documented: 'while active, webhooks flow: the waiting events delivered', clause: '3.1.R1' });
+      const w = (await ctx.api.get('/me')).body.data.webhook;
+      if (w.undelivered_events !== 0) {
+        ctx.fail('UndeliveredMiscounted', `webhook.undelivered_events ${JSON.stringify(w.undelivered_events)} once event ${through} and everything before it was delivered, after delivered and waiting events left the 30 days of retention`,
+          'events waiting or being retried; 0 when healthy: an event past retention is neither', '2.1.R4');
+      }
+    },
+  }),
   defineCheck({
     id: 'webhooks.live-deliveries', title: 'A create is delivered in order, signed, named and byte-identical to replay, judged over everything the receiver got', suite,
     clauses: ['6.R2', '6.R2a', '6.R3', '2.6.R1', '6.R5', '5.R4'], level: 'normative', needs: ['write'],
@@ -241,7 +304,7 @@ export const webhookChecks = [
   }),
   defineCheck({
     id: 'webhooks.rotation-dual-signature', title: 'For 24 hours after a secret rotation each delivery carries two v1 values and the previous secret verifies (not a minute past); a second rotation drops the oldest at once', suite,
-    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17'], level: 'assumption', needs: ['write', control('webhook-secret.rotate')],
+    clauses: ['5.R4', '5.R4a', '5.R4b', '8.L17', '2.2.R1'], level: 'assumption', needs: ['write', control('webhook-secret.rotate')],
     async run(ctx) {
       const first = ctx.target.webhookSecret!;
       /** The first delivery after a create, to a receiver that verifies with `secrets` only. */
@@ -256,6 +319,8 @@ export const webhookChecks = [
       const rotate = async () => {
         const secret = await ctx.control!.rotateWebhookSecret();
         ctx.target.credentialRotated('webhookSecret', secret);
+        // §2.2: the webhook secret is a string with prefix whsec_ (the shape is what a partner's secret store expects).
+        if (typeof secret !== 'string' || !secret.startsWith('whsec_')) ctx.fail('SecretWithoutPrefix', `a rotated webhook secret of ${typeof secret === 'string' ? `${secret.length} characters beginning ${JSON.stringify(secret.slice(0, 6))}` : typeof secret}`, 'a string with prefix whsec_', '2.2.R1');
         return secret;
       };
       const clock = ctx.control!.offers('clock.advance');

@@ -86,7 +86,7 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
     ?? (ctx.faults?.has('pinned-unit-swapped') ? allocate(tx, property.id, units, pinned.map(() => null), stay) : null);
   if (!allocation) throw unavailable(tx, property, units, input.check_in, ctx.faults?.has('conflict-window-includes-checkout') ? input.check_out : lastNight);
 
-  const prices = unitPrices(input.pricing.total, input.units.map((u) => (ctx.faults?.has('stay-price-ignored') ? undefined : u.stay_price)));
+  const prices = unitPrices(input.pricing.total, input.units.map((u) => (ctx.faults?.has('stay-price-ignored') ? undefined : u.stay_price)), ctx.faults);
   const total = ctx.faults?.has('total-rounded') ? Math.round(input.pricing.total) : input.pricing.total;
   const money = advanceAndBalance(total, input.payment?.amount_collected);
   if (ctx.faults?.has('balance-ignores-advance')) money.balance = total;

@@ -9,7 +9,7 @@ import { API_VERSION } from '../../spec/document-tables.ts';
 import { eventKey } from './event-log.ts';
 import type { StoredEvent } from './event-records.ts';
 import type { Integration } from './model.ts';
-import { settleSupersedable } from './supersession.ts';
+import { settleSupersedable, supersedeFailed } from './supersession.ts';
 import { enforceRetention } from './replay.ts';
 import type { Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
@@ -140,7 +140,15 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
   const gone = 'status' in outcome && outcome.status === 410;
   // A release that stamps every attempt as delivered_at: a failed row then claims a delivery.
   const stamped = faults.has('delivered-at-on-failure') ? { delivered_at: now } : {};
-  if (stored) tx.put('events', key, { ...current, ...stamped, status: 'failed', next_attempt_at: gone ? now : now + retryDelay(current.attempts) });
+  if (stored) {
+    const failed = { ...current, ...stamped, status: 'failed' as const, next_attempt_at: gone ? now : now + retryDelay(current.attempts) };
+    tx.put('events', key, failed);
+    // §3.3: covered while in flight, it is superseded now that it is undelivered; no longer waiting (§2.1).
+    if (supersedeFailed(tx, failed, faults)) {
+      const stream = tx.get('eventStreams', String(event.integration_id))!;
+      tx.put('eventStreams', String(event.integration_id), { ...stream, undelivered: stream.undelivered - 1 });
+    }
+  }
   const failures = w.consecutive_failures + 1;
   const failingSince = w.failing_since ?? now;
   // 3.1.T1 note: by default the six hours run from the first failure after the last success; the other reading, from that success.
@@ -150,7 +158,8 @@ export function finishAttempt(tx: Transaction, event: StoredEvent, outcome: Outc
     // §3.1: a 410 pauses at once (gone); sustained failure pauses automatically.
     if (gone) webhook = { ...webhook, paused_at: now, paused_reason: 'gone', next_probe_at: null };
     // A release that pauses on the count alone, without the six hours of no success; or after five or seven hours.
-    else if (failures >= AUTO_PAUSE_FAILURES && (now - noSuccessSince >= autoPauseAfterMs(faults) || faults.has('auto-pause-without-six-hours'))) {
+    // A release that pauses once the six hours are up, whatever the count (a fault).
+    else if ((failures >= AUTO_PAUSE_FAILURES || faults.has('auto-pause-on-six-hours-alone')) && (now - noSuccessSince >= autoPauseAfterMs(faults) || faults.has('auto-pause-without-six-hours'))) {
       webhook = { ...webhook, paused_at: now, paused_reason: 'auto', next_probe_at: now + PROBE_INTERVAL_MS };
     }
   }

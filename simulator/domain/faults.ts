@@ -126,6 +126,13 @@ export const FAULT_NAMES = [
   // Issue 40 item 5: two bugs a foreign platform had that the catalogue missed.
   'dot-segments-resolved',
   'stepped-clock-fails-unsent',
+  // Issue 40 item 3: rule-bearing mutants once recorded equivalent, each as the one-line bug it stands for.
+  'split-remainder-misplaced',
+  'key-expiry-left-to-sweep',
+  'retention-uncounts-delivered',
+  'in-flight-escapes-supersession',
+  'webhook-secret-unprefixed',
+  'auto-pause-on-six-hours-alone',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

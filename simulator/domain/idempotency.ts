@@ -51,7 +51,7 @@ export type Claim =
  * still in flight (IN_PROGRESS); otherwise marks the key in progress.
  */
 export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number, faults: Faults = NO_FAULTS): Claim {
-  const existing = live(tx, integrationId, key, now);
+  const existing = live(tx, integrationId, key, now, faults);
   if (existing) {
     if (existing.fingerprint !== print) throw new DomainError('IDEMPOTENCY_KEY_REUSED', { 'Idempotency-Key': ['Already used with a different request body.'] });
     // A release that reads a key still in flight as used with another body (a fault).
@@ -94,7 +94,13 @@ export function purgeExpired(tx: Transaction, now: number, budget = 10_000): num
   return purged;
 }
 
-function live(r: StoreReader, integrationId: number, key: string, now: number): IdempotencyRecord | undefined {
+/**
+ * The record a key still answers with. §4.5 rule 1, §8: 24 hours, whatever the sweep (purgeExpired) has done: the
+ * serving simulator sweeps every 10 minutes and a clock step does not sweep, so an expired record may still be
+ * stored here and is never served.
+ */
+function live(r: StoreReader, integrationId: number, key: string, now: number, faults: Faults): IdempotencyRecord | undefined {
   const record = r.get('idempotency', recordKey(integrationId, key));
-  return record && record.expires_at > now ? record : undefined;
+  // A release that leaves expiry to the sweep (a fault): a key is honoured until its record is swept.
+  return record && (record.expires_at > now || faults.has('key-expiry-left-to-sweep')) ? record : undefined;
 }

@@ -3,7 +3,7 @@
  * status (§3.1) and the staff operations on credentials and delivery.
  */
 import { timestamp } from '../../protocol/calendar.ts';
-import { digestsEqual, hashToken, newApiKey, newWebhookSecret, type Vault } from './credentials.ts';
+import { digestsEqual, hashToken, newApiKey, newWebhookSecret, WEBHOOK_SECRET_PREFIX, type Vault } from './credentials.ts';
 import { DomainError, invalid, notFound } from './errors.ts';
 import { nextId, type Entropy } from './ids.ts';
 import { EVENT_TYPES, type EventType, type Integration, type IntegrationStatus, type PausedReason } from './model.ts';
@@ -153,7 +153,8 @@ export function rotateApiKey(tx: Transaction, entropy: Entropy, id: number): str
  */
 export function rotateWebhookSecret(tx: Transaction, deps: { entropy: Entropy; vault: Vault; now: number; faults?: Faults }, id: number): string {
   const integration = integrationById(tx, id);
-  const secret = newWebhookSecret(deps.entropy);
+  // A release that mints the rotated secret without its prefix (a fault; §2.2: a string with prefix whsec_).
+  const secret = deps.faults?.has('webhook-secret-unprefixed') ? newWebhookSecret(deps.entropy).slice(WEBHOOK_SECRET_PREFIX.length) : newWebhookSecret(deps.entropy);
   // Releases that get the 24 hours wrong by an hour either way (faults).
   const validity = PREVIOUS_SECRET_MS + (deps.faults?.has('previous-secret-dropped-early') ? -HOUR_MS : deps.faults?.has('previous-secret-kept-late') ? HOUR_MS : 0);
   tx.put('integrations', String(id), {

@@ -28,8 +28,10 @@ export function supersede(tx: Transaction, newer: StoredEvent, faults: Faults = 
     const eventKey = `${newer.integration_id}:${seq}`;
     const older = tx.get('events', eventKey);
     if (!older) continue;
-    if (older.status === 'delivering') {
-      // In flight: it may still fail and become supersedable again.
+    // A release that drops an event in flight from the set, as if it were delivered (a fault).
+    if (older.status === 'delivering' && !faults.has('in-flight-escapes-supersession')) {
+      // In flight: an attempt cannot be recalled. It stays in the set: if the attempt fails, the event is still
+      // undelivered and this newer event covers it (supersedeFailed, §3.3).
       kept.push(seq);
       continue;
     }
@@ -51,4 +53,24 @@ export function settleSupersedable(tx: Transaction, event: StoredEvent, faults: 
   const key = supersessionKey(event, faults);
   const set = tx.get('supersedable', key);
   if (set) tx.put('supersedable', key, { sequences: set.sequences.filter((s) => s !== event.sequence) });
+}
+
+/**
+ * §3.3 for an event whose attempt was in flight when a newer event covering it was recorded: the attempt failed, so it
+ * is still undelivered, and that newer event (in its set since) supersedes it now. Without this it escaped supersession
+ * for good and was delivered after all. Returns whether it was superseded.
+ */
+export function supersedeFailed(tx: Transaction, failed: StoredEvent, faults: Faults = NO_FAULTS): boolean {
+  const key = supersessionKey(failed, faults);
+  const set = tx.get('supersedable', key);
+  if (!set?.sequences.includes(failed.sequence)) return false;
+  const covering = set.sequences.some((seq) => {
+    if (seq <= failed.sequence) return false;
+    const newer = tx.get('events', `${failed.integration_id}:${seq}`);
+    return newer !== undefined && (faults.has('supersede-partial-overlap') ? failed.from <= newer.to && failed.to >= newer.from : failed.from >= newer.from && failed.to <= newer.to);
+  });
+  if (!covering) return false;
+  tx.put('events', `${failed.integration_id}:${failed.sequence}`, { ...failed, status: 'superseded', next_attempt_at: null });
+  tx.put('supersedable', key, { sequences: set.sequences.filter((s) => s !== failed.sequence) });
+  return true;
 }

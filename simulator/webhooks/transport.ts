@@ -30,7 +30,8 @@ function open(url: string, options: RequestOptions): ClientRequest {
   const target = new URL(url);
   // request is looked up at call time, not bound at import: an interceptor installed after this module loaded (nock,
   // in a test worker that loaded it for an earlier file) still sees the call.
-  // Stryker disable next-line ObjectLiteral: HTTPS delivery: the run's receivers listen on plain loopback HTTP, and the suite has no TLS receiver
+  // HTTPS delivery is not proven by the mutation run: its receivers listen on plain loopback HTTP and the suite has no TLS
+  // receiver, so the mutants of this line survive (a missing check, not an equivalence: issue 40).
   if (target.protocol === 'https:') return https.request(target, { ...options, agent: httpsAgent });
   if (target.protocol === 'http:') return http.request(target, { ...options, agent: httpAgent });
   // Stryker disable next-line StringLiteral: unreachable from the API: the staff plane accepts only http(s) webhook URLs (staff/routes.ts webhookUrl)
