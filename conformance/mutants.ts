@@ -127,6 +127,13 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'retention-sweeps-one': 'sequencing.retention-30-days',
   'sync-types-ignored': 'sync.interval-24-hours',
   'beyond-horizon-clipped': 'sequencing.horizon-respected',
+  'snapshot-alias-any-integration': 'visibility.foreign-alias-names-nothing',
+  'create-alias-any-integration': 'visibility.foreign-alias-names-nothing',
+  'idempotency-key-global': 'visibility.idempotency-key-per-integration',
+  'external-id-global': 'visibility.external-id-per-integration',
+  'sync-foreign-property-accepted': 'visibility.sync-foreign-property-422',
+  'events-filter-any-integration': 'visibility.foreign-property-events-hidden',
+  'per-page-200-short-by-one': 'pagination.full-pages-when-more-follow',
 };
 
 export interface MutantResult {
