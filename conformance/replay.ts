@@ -53,6 +53,7 @@ export function replayCommand(o: ConformanceOptions): string {
   if (o.baseUrl) flag('target', o.baseUrl);
   parts.push(...credentials.flags);
   for (const p of o.properties ?? []) flag('property', p);
+  for (const p of o.otherProperties ?? []) flag('other-property', p);
   if (o.allowWrites) flag('allow-writes');
   if (o.allowSync) flag('allow-sync');
   if (o.allowBurst) flag('allow-burst');

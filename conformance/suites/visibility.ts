@@ -51,10 +51,16 @@ async function otherCreates(ctx: CheckContext, other: string, property: ListedPr
   return res;
 }
 
-/** A property the other integration covers, unarchived, that this one does not: where it books its own booking. */
-function ownPropertyOfOther(foreign: ListedProperty, theirs: ListedProperty[], mine: ListedProperty[]): ListedProperty {
+/**
+ * Where the other integration books its own booking: a property the run may write on with its key (in-process its
+ * own; live --other-property, as --property bounds this integration's writes), that it lists and this one does not.
+ */
+function ownPropertyOfOther(ctx: CheckContext, theirs: ListedProperty[], mine: ListedProperty[]): ListedProperty {
   const mineIds = new Set(mine.map((p) => p.doorloom_id));
-  return [foreign, ...theirs].find((p) => !p.archived && !mineIds.has(p.doorloom_id)) ?? foreign;
+  const allowed = new Set(ctx.target.otherProperties);
+  const found = theirs.find((p) => allowed.has(p.doorloom_id) && !p.archived && !mineIds.has(p.doorloom_id));
+  if (!found) throw new NotApplicable(`needs a property the second integration may book on with its key, listed for it and not for this one (--other-property ID, otherProperties in --config; named: ${ctx.target.otherProperties.join(', ') || 'none'})`);
+  return found;
 }
 
 export const visibilityChecks = [
@@ -92,18 +98,26 @@ export const visibilityChecks = [
     clauses: ['1.V1', '4.5.R1', '4.5.Q32'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const other = otherKey(ctx);
-      const { foreign, mine, theirs } = await foreignProperty(ctx, other);
+      const { mine, theirs } = await foreignProperty(ctx, other);
+      // Where the other integration may book (live: --other-property), before anything is written for it.
+      let bookable: ListedProperty | NotApplicable;
+      try {
+        bookable = ownPropertyOfOther(ctx, theirs, mine);
+      } catch (e) {
+        if (!(e instanceof NotApplicable)) throw e;
+        bookable = e;
+      }
       // Two creates, each under its own key: a key the other integration has used once is then its own, so each of its
       // probes below takes a key of this integration's that it never used.
       const made: { key: string; body: Record<string, any>; res: Response }[] = [];
-      for (let i = 0; i < 2; i++) {
+      for (let i = 0; i < (bookable instanceof NotApplicable ? 1 : 2); i++) {
         const key = ctx.uniqueKey(40);
         const body = bookingBody(ctx);
         const res = await createBooking(ctx, body, key);
         expectCreated(ctx, res, 'a valid create');
         made.push({ key, body, res });
       }
-      const [replayed, reused] = made as [typeof made[0], typeof made[0]];
+      const [replayed, reused] = made as [typeof made[0], typeof made[0] | undefined];
       const theirIds = new Set(theirs.map((p) => p.doorloom_id));
       const judge = (res: Response, mineAnswer: Response, what: string) => {
         if (res.text === mineAnswer.text || res.body?.data?.id === mineAnswer.body.data.id) {
@@ -121,7 +135,8 @@ export const visibilityChecks = [
         if (theirIds.size > 0) expectStatus(ctx, res, 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', `the same Idempotency-Key and body sent by another integration (it does not cover property ${replayed.body.property.doorloom_id})`);
       }
       // The other key on the other integration's own valid body: a fresh create (§4.5 rule 8: 201), its own booking.
-      const fresh = await otherCreates(ctx, other, ownPropertyOfOther(foreign, theirs, mine), {}, reused.key);
+      if (bookable instanceof NotApplicable || !reused) throw bookable;
+      const fresh = await otherCreates(ctx, other, bookable, {}, reused.key);
       judge(fresh, reused.res, "the same Idempotency-Key on another integration's own valid create");
       if (fresh.status !== 201) ctx.fail('ValidCreateRefused', `${describe(fresh)} for another integration's own valid create under an Idempotency-Key the first integration used`, "201: the key's first use by that integration (§4.5 rule 8)", '4.5.R1');
       // And each key still replays this integration's own answer byte for byte (§4.5 rule 1), not the other's.
@@ -136,14 +151,15 @@ export const visibilityChecks = [
     clauses: ['1.V1', '4.5.Q3', '4.5.R4', '2.3.R5', '4.3.R1'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const other = otherKey(ctx);
-      const { foreign, mine, theirs } = await foreignProperty(ctx, other);
+      const { mine, theirs } = await foreignProperty(ctx, other);
+      const bookable = ownPropertyOfOther(ctx, theirs, mine);
       const body = bookingBody(ctx);
       const created = await createBooking(ctx, body);
       expectCreated(ctx, created, 'a valid create');
       const id = created.body.data.id;
       const external = body.external_booking_id as string;
       // The other integration's create under the same external_booking_id, on its own property, with its own key.
-      const res = await otherCreates(ctx, other, ownPropertyOfOther(foreign, theirs, mine), { external_booking_id: external }, ctx.uniqueKey(40));
+      const res = await otherCreates(ctx, other, bookable, { external_booking_id: external }, ctx.uniqueKey(40));
       if (res.body?.data?.id === id || res.body?.data?.duplicate === true) {
         ctx.fail('ForeignDuplicate', `${describe(res)} with booking ${res.body?.data?.id}${res.body?.data?.duplicate === true ? ' and duplicate true' : ''} for another integration's create reusing external_booking_id ${external}`, "201, a booking of its own: external_booking_id is unique within the integration (§2.3, §4.5), and §4.5 rule 4's duplicate is an integration's own booking", '1.V1');
       }
@@ -190,7 +206,7 @@ export const visibilityChecks = [
       if ((await theirRows()).length === 0) {
         const night = horizonStay(ctx);
         if (ctx.control?.offers('rates.set')) await ctx.control.setRates(property, night.check_in, night.check_in, 4321);
-        else if (ctx.target.capabilities.includes('write')) expectCreated(ctx, await otherCreates(ctx, other, ownPropertyOfOther(foreign, theirs, mine), {}, ctx.uniqueKey(40)), "the second integration's create");
+        else if (ctx.target.capabilities.includes('write')) expectCreated(ctx, await otherCreates(ctx, other, ownPropertyOfOther(ctx, theirs, mine), {}, ctx.uniqueKey(40)), "the second integration's create");
         else throw new NotApplicable(`the second integration holds no event of its property ${property}, and the run can make none (${control('rates.set')} or write)`);
         await recorded(ctx, `an event of property ${property} in the second integration's replay`, theirRows, (rows) => rows.length > 0);
       }
