@@ -61,8 +61,6 @@ async function after(ctx: CheckContext, instant: string): Promise<void> {
 
 /** §4.4, §8: the page sizes judged for full pages: the smallest two, and the largest (1 to 200), where a page read with a look-ahead row under a LIMIT 200 comes back one short. */
 const FULL_PAGE_SIZES = [1, 2, 200] as const;
-/** Live, bookings stay (partners cannot cancel): a run makes at most this many, enough for a second page at the small sizes. */
-const LIVE_FILL = 3;
 /** Creates sent at a time while a list is filled. */
 const FILL_PARALLEL = 8;
 
@@ -71,9 +69,10 @@ const FILL_PARALLEL = 8;
  * (§4.8) in a far window the seed picks: one create per free unit-night. Returns how many were created.
  */
 async function fill(ctx: CheckContext, count: number): Promise<number> {
-  const from = addDays(dateAt(ctx.now()), 400 + Math.floor(ctx.random() * 229));
+  const first = 400 + Math.floor(ctx.random() * 45);
   const slots: { property: number; night: string }[] = [];
-  for (const property of ctx.target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id)) {
+  // Three 92-night windows from day 400 to 720 at most (inside the 730-day snapshot horizon, §8), as far as needed.
+  for (const from of [0, 92, 184].map((d) => addDays(dateAt(ctx.now()), first + d))) for (const property of ctx.target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id)) {
     if (slots.length >= count) break;
     const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to: addDays(from, 91) } });
     const dates: any[] = res.status === 200 && Array.isArray(res.body?.data?.data?.dates) ? res.body.data.data.dates : [];
@@ -187,11 +186,11 @@ export const paginationChecks = [
         return res.body.pagination?.total ?? 0;
       };
       let total = await count();
-      // A page after the first needs more bookings than the page size. In-process the world is the check's own, so the
-      // list is filled past the largest size; live, where bookings stay, a few at most (the largest size is judged
-      // where the integration already lists more than 200).
+      // A page after the first needs more bookings than the page size: with writes the list is filled past the largest
+      // size (the 199-at-200 breach shows only there). Live, where bookings stay, that is once per integration: a later
+      // run finds the list long enough and books nothing here.
       const writes = ctx.target.capabilities.includes('write');
-      const want = ctx.target.kind === 'in-process' ? FULL_PAGE_SIZES.at(-1)! + 1 : LIVE_FILL;
+      const want = FULL_PAGE_SIZES.at(-1)! + 1;
       if (writes && total < want) {
         await fill(ctx, want - total);
         total = await count();
