@@ -95,6 +95,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sync.empty-body-means-everything",
       clause: "2.1.R8"
     },
+    "create-alias-any-integration": {
+      check: "visibility.foreign-alias-names-nothing",
+      clause: "1.V1"
+    },
     "create-emits-no-availability": {
       check: "booking.success-emits-events",
       clause: "4.5.R9"
@@ -151,6 +155,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "sequencing.replay-limits",
       clause: "4.6.Q2"
     },
+    "events-filter-any-integration": {
+      check: "visibility.foreign-property-events-hidden",
+      clause: "1.V2"
+    },
     "events-limit-clamped-100": {
       check: "sequencing.replay-limits",
       clause: "8.L2"
@@ -158,6 +166,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "external-id-129-accepted": {
       check: "validation.external-id-length",
       clause: "4.5.Q3"
+    },
+    "external-id-global": {
+      check: "visibility.external-id-per-integration",
+      clause: "1.V1"
     },
     "external-id-max-127": {
       check: "validation.field-rules",
@@ -190,6 +202,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "horizon-ignored": {
       check: "sequencing.horizon-respected",
       clause: "2.1.R7"
+    },
+    "idempotency-key-global": {
+      check: "visibility.idempotency-key-per-integration",
+      clause: "1.V1"
     },
     "idempotency-key-max-127": {
       check: "idempotency.key-required",
@@ -257,6 +273,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     },
     "per-page-200-refused": {
       check: "pagination.per-page-limits",
+      clause: "8.L1"
+    },
+    "per-page-200-short-by-one": {
+      check: "pagination.full-pages-when-more-follow",
       clause: "8.L1"
     },
     "per-page-201-accepted": {
@@ -334,6 +354,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "snapshot-731-accepted": {
       check: "watermark.window-limits",
       clause: "4.8.Q5"
+    },
+    "snapshot-alias-any-integration": {
+      check: "visibility.foreign-alias-names-nothing",
+      clause: "1.V1"
     },
     "snapshot-alias-not-found": {
       check: "watermark.property-and-window",
@@ -430,6 +454,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
     "sync-events-log-only": {
       check: "sync.pushed-to-webhook",
       clause: "1.R4"
+    },
+    "sync-foreign-property-accepted": {
+      check: "visibility.sync-foreign-property-422",
+      clause: "4.7.Q2a"
     },
     "sync-interval-23h": {
       check: "sync.interval-24-hours",

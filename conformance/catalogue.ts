@@ -1,6 +1,7 @@
 /** The check catalogue: every suite's checks, in the order a run goes through them. */
 import type { CheckDefinition } from './check.ts';
 import { authChecks } from './suites/auth.ts';
+import { visibilityChecks } from './suites/visibility.ts';
 import { bookingChecks } from './suites/booking.ts';
 import { idempotencyChecks } from './suites/idempotency.ts';
 import { paginationChecks } from './suites/pagination.ts';
@@ -25,7 +26,7 @@ import { dotSegmentChecks } from './suites/dot-segments.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...visibilityChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...integrationRecordChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

@@ -29,13 +29,15 @@ Target (default: the in-process simulator, fresh world per check, its control pl
                           a dead host, a refused key or not this API ends the run with exit 2, no check judged
   --api-key KEY           the integration's API key (or PARTNER_API_KEY)
   --webhook-secret S      its webhook secret (or PARTNER_WEBHOOK_SECRET)
-  --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, disabledApiKey,
+  --config FILE           JSON or YAML: target, apiKey, webhookSecret, properties, otherApiKey, otherProperties, disabledApiKey,
                           nonIntegrationToken, controlUrl, controlToken, allowWrites, allowSync, allowBurst,
                           webhookPublicUrl, webhookListenPort; checked against its JSON Schema before anything runs
                           (an unknown key exits 2), node_modules/partner-api-conformance/dist/conformance/config.schema.json
   --allow-writes          let checks create bookings (live: only on --property, far-future free nights, ids prefixed by the run id)
   --allow-sync            let the sync checks call POST /sync (spends the day's full-sync allowance)
   --property ID           a platform property id a live run may use (repeatable)
+  --other-property ID     a property of the second integration's it may book on with its key (repeatable; the
+                          cross-integration checks that need its own booking: external ids, Idempotency-Keys)
   --allow-burst           let a check drive the rate limit to a 429 (lowered and put back where the control plane offers
                           rate-limit.set; otherwise, live, the key is throttled until the window resets)
   --webhook-public-url U  live webhooks: the URL the platform delivers to (staff registered it)
@@ -78,7 +80,7 @@ async function main(): Promise<number> {
     ({ values, positionals } = parseCommandLine({
       options: {
         target: { type: 'string' }, 'api-key': { type: 'string' }, 'webhook-secret': { type: 'string' }, config: { type: 'string' },
-        'allow-writes': { type: 'boolean' }, 'allow-sync': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true },
+        'allow-writes': { type: 'boolean' }, 'allow-sync': { type: 'boolean' }, 'allow-burst': { type: 'boolean' }, property: { type: 'string', multiple: true }, 'other-property': { type: 'string', multiple: true },
         'webhook-public-url': { type: 'string' }, 'webhook-listen-port': { type: 'string' },
         'control-url': { type: 'string' }, 'control-token': { type: 'string' },
         'require-applicable': { type: 'string' }, 'fail-on-not-applicable': { type: 'boolean' },
@@ -142,6 +144,7 @@ async function main(): Promise<number> {
   try {
     const file = values.config ? readConfigFile(values.config) : {};
     const properties = values.property?.map((p) => int('property', p)!) ?? file.properties;
+    const otherProperties = values['other-property']?.map((p) => int('other-property', p)!) ?? file.otherProperties;
     // CI systems hand an unset secret over as an empty variable: empty is unset.
     const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ''));
     const baseUrl = values.target ?? file.target;
@@ -150,6 +153,7 @@ async function main(): Promise<number> {
       apiKey: values['api-key'] ?? file.apiKey ?? env.PARTNER_API_KEY,
       webhookSecret: values['webhook-secret'] ?? file.webhookSecret ?? env.PARTNER_WEBHOOK_SECRET,
       otherApiKey: file.otherApiKey ?? env.PARTNER_OTHER_API_KEY,
+      otherProperties,
       disabledApiKey: file.disabledApiKey ?? env.PARTNER_DISABLED_API_KEY,
       nonIntegrationToken: file.nonIntegrationToken ?? env.PARTNER_NON_INTEGRATION_TOKEN,
       controlUrl: values['control-url'] ?? file.controlUrl,

@@ -16,7 +16,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** Every key, each with a valid value: the type makes a missing key a compile error here. */
 const EVERY_KEY: Required<ConfigFile> = {
   target: 'https://staging.example/api/integrations/v1', apiKey: 'k', webhookSecret: 'whsec_x', properties: [101],
-  otherApiKey: 'k2', disabledApiKey: 'k3', nonIntegrationToken: 't', controlUrl: 'https://staging.example/control', controlToken: 'c',
+  otherApiKey: 'k2', otherProperties: [106], disabledApiKey: 'k3', nonIntegrationToken: 't', controlUrl: 'https://staging.example/control', controlToken: 'c',
   allowWrites: true, allowSync: false, allowBurst: false, webhookPublicUrl: 'https://hooks.example/w', webhookListenPort: 8787,
 };
 

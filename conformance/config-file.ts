@@ -14,7 +14,7 @@ import { didYouMean } from '../cli/nearest-name.ts';
 /** What a config file may hold: config.schema.json's properties. */
 export interface ConfigFile {
   target?: string; apiKey?: string; webhookSecret?: string; properties?: number[];
-  otherApiKey?: string; disabledApiKey?: string; nonIntegrationToken?: string; controlUrl?: string; controlToken?: string;
+  otherApiKey?: string; otherProperties?: number[]; disabledApiKey?: string; nonIntegrationToken?: string; controlUrl?: string; controlToken?: string;
   allowWrites?: boolean; allowSync?: boolean; allowBurst?: boolean; webhookPublicUrl?: string; webhookListenPort?: number;
 }
 

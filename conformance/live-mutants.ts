@@ -95,7 +95,7 @@ export const startSimulatorWithFault: ServeFault = async (fault) => {
       baseUrl: f.baseUrl, apiKey: main!.apiKey, webhookSecret: main!.webhookSecret,
       properties: main!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
       allowWrites: true, allowSync: true, allowBurst: true, webhookPublicUrl, webhookListenPort: port,
-      otherApiKey: other!.apiKey, disabledApiKey: disabled!.apiKey, nonIntegrationToken: f.staffToken,
+      otherApiKey: other!.apiKey, otherProperties: other!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id), disabledApiKey: disabled!.apiKey, nonIntegrationToken: f.staffToken,
       controlUrl: `${origin}/_control/v1`, controlToken: f.staffToken,
     },
     stop,

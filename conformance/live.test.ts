@@ -71,7 +71,7 @@ function liveOptions(f: Fixtures, extra: Partial<ConformanceOptions> = {}): Conf
   return {
     baseUrl: f.baseUrl, apiKey: main!.apiKey, webhookSecret: main!.webhookSecret,
     otherApiKey: other!.apiKey, disabledApiKey: disabled!.apiKey, nonIntegrationToken: f.staffToken,
-    properties: [main!.properties[0]!.doorloom_id], allowWrites: true, runs: 5, ...extra,
+    properties: [main!.properties[0]!.doorloom_id], otherProperties: [other!.properties[0]!.doorloom_id], allowWrites: true, runs: 5, ...extra,
   };
 }
 

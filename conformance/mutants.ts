@@ -135,6 +135,13 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'in-flight-escapes-supersession': 'supersession.in-flight-then-failed',
   'webhook-secret-unprefixed': 'webhooks.rotation-dual-signature',
   'auto-pause-on-six-hours-alone': 'webhooks.auto-pause-at-five-after-no-url',
+  'snapshot-alias-any-integration': 'visibility.foreign-alias-names-nothing',
+  'create-alias-any-integration': 'visibility.foreign-alias-names-nothing',
+  'idempotency-key-global': 'visibility.idempotency-key-per-integration',
+  'external-id-global': 'visibility.external-id-per-integration',
+  'sync-foreign-property-accepted': 'visibility.sync-foreign-property-422',
+  'events-filter-any-integration': 'visibility.foreign-property-events-hidden',
+  'per-page-200-short-by-one': 'pagination.full-pages-when-more-follow',
 };
 
 export interface MutantResult {

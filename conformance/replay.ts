@@ -39,6 +39,7 @@ export function replayCommand(o: ConformanceOptions): string {
   const flag = (name: string, value?: string | number) => parts.push(value === undefined ? `--${name}` : `--${name} ${shellWord(String(value))}`);
   if (o.baseUrl) flag('target', o.baseUrl);
   for (const p of o.properties ?? []) flag('property', p);
+  for (const p of o.otherProperties ?? []) flag('other-property', p);
   if (o.allowWrites) flag('allow-writes');
   if (o.allowSync) flag('allow-sync');
   if (o.allowBurst) flag('allow-burst');

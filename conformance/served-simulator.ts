@@ -21,7 +21,7 @@ export interface ServedSimulator {
   /** A partner's options: key, secret, properties, writes, the receiver's URL and port. */
   partner: ConformanceOptions;
   /** What a platform team adds: the other credentials and the control plane. */
-  platform: Pick<ConformanceOptions, 'otherApiKey' | 'disabledApiKey' | 'nonIntegrationToken' | 'controlUrl' | 'controlToken'>;
+  platform: Pick<ConformanceOptions, 'otherApiKey' | 'otherProperties' | 'disabledApiKey' | 'nonIntegrationToken' | 'controlUrl' | 'controlToken'>;
   close(): Promise<void>;
 }
 
@@ -83,7 +83,7 @@ export async function serveSimulator(faults: FaultName[] = [], options: { rateLi
       webhookPublicUrl, webhookListenPort: port, runs: 5, seed: 11,
     },
     platform: {
-      otherApiKey: other!.apiKey, disabledApiKey: disabled!.apiKey, nonIntegrationToken: sim.staffToken!,
+      otherApiKey: other!.apiKey, otherProperties: other!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id), disabledApiKey: disabled!.apiKey, nonIntegrationToken: sim.staffToken!,
       controlUrl: origin + CONTROL_ROOT, controlToken: sim.staffToken!,
     },
     async close() {

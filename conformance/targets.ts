@@ -29,6 +29,8 @@ export interface TargetConfig {
   properties?: number[];
   /** Another integration's API key on the same deployment (enables cross-integration checks). */
   otherApiKey?: string;
+  /** Properties of the second integration's a live run with writes may book on with its key. */
+  otherProperties?: number[];
   /** The key of a disabled integration on the same deployment (§5.5: 403 INTEGRATION_DISABLED). */
   disabledApiKey?: string;
   /** A valid bearer token that is not an integration key, e.g. a staff token (§5.5: 403 NOT_INTEGRATION_TOKEN). */
@@ -74,6 +76,8 @@ export interface Target {
   /** Properties the check may use, with their units where known. */
   properties: FixtureProperty[];
   otherApiKey: string | null;
+  /** Properties the second integration may book on with its key (in-process: its own; live: --other-property). */
+  otherProperties: number[];
   /** Live webhooks (see TargetConfig). */
   webhook: { publicUrl: string; listenPort: number } | null;
   disabledApiKey: string | null;
@@ -146,6 +150,7 @@ export async function inProcessTarget(sim: Simulator): Promise<Target> {
     webhookSecret: main!.webhookSecret,
     properties: main!.properties,
     otherApiKey: other!.apiKey,
+    otherProperties: other!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
     webhook: null,
     disabledApiKey: disabled!.apiKey,
     nonIntegrationToken: fixtures.staffToken,
@@ -198,6 +203,7 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
         // Units are discovered by checks that need them (GET /properties); live runs name properties only.
         properties: (config.properties ?? []).map((id) => ({ doorloom_id: id, external_id: '', archived: false, units: [] })),
         otherApiKey: config.otherApiKey ?? null,
+        otherProperties: config.otherProperties ?? [],
         webhook: config.webhookPublicUrl && config.webhookListenPort !== undefined ? { publicUrl: config.webhookPublicUrl, listenPort: config.webhookListenPort } : null,
         disabledApiKey: config.disabledApiKey ?? null,
         nonIntegrationToken: config.nonIntegrationToken ?? null,

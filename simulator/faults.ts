@@ -135,6 +135,13 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'beyond-horizon-clipped': "a change wholly beyond the horizon is pushed with its window clipped to the horizon's last day, so it ends before it starts (\u00a72.1)",
   'dot-segments-resolved': 'the request path is normalised as a URL parser and a non-strict router do before routing: `.` and `..` segments (and %2E spellings) are removed, so GET /bookings/external/.. answers the booking list (\u00a74.2, \u00a74.3, \u00a74.8: the segment is the id)',
   'stepped-clock-fails-unsent': 'when the control plane moves the clock past an attempt by more than the delivery time-out, the attempt is recorded failed (timed out) without being posted (\u00a72.1, \u00a76.2: a failed delivery is one the endpoint did not answer 2xx)',
+  'snapshot-alias-any-integration': "a snapshot's partner alias is looked up among every property, so another integration's alias answers that property's snapshot instead of 404 (\u00a71, \u00a74.8)",
+  'create-alias-any-integration': "a create's property.external_id is looked up among every property, so another integration's alias books that property instead of 422 PROPERTY_NOT_MAPPED (\u00a71, \u00a74.5, \u00a77)",
+  'idempotency-key-global': "Idempotency-Keys are one namespace for every integration, so another integration's key replays its answer or is 422 IDEMPOTENCY_KEY_REUSED (\u00a71, \u00a74.5 rule 1)",
+  'external-id-global': "external_booking_id is unique platform-wide, so a create reusing another integration's id answers 200 duplicate with that integration's booking (\u00a71, \u00a72.3, \u00a74.5 rule 4: unique within the integration)",
+  'sync-foreign-property-accepted': "POST /sync accepts any platform property in property_ids, another integration's too, instead of 422 PROPERTY_NOT_MAPPED (\u00a71, \u00a74.7: each covered by the integration)",
+  'events-filter-any-integration': "GET /events?property_id= of a property the integration does not cover reads the events every integration holds for it (\u00a71, \u00a74.6)",
+  'per-page-200-short-by-one': "GET /bookings at per_page 200 serves 199 bookings while more follow: the page is read with a look-ahead row under a hard LIMIT 200, which eats the last booking (\u00a74.4, \u00a78: 1 to 200)",
 };
 
 export { FAULT_NAMES };

@@ -2,7 +2,7 @@
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control, type RateLimit } from '../control.ts';
 import { ExchangeLog, retryAfterSeconds, type Response } from '../client.ts';
-import { bookingBody, createBooking, describe, everyOperation, farStay, horizonStay } from './support.ts';
+import { bookingBody, createBooking, describe, everyOperation, farStay, horizonStay, listedProperties } from './support.ts';
 
 const suite = 'auth';
 
@@ -286,8 +286,8 @@ export const authChecks = [
       const other = ctx.target.otherApiKey;
       if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config)");
       // Found through both integrations' property lists: what the other covers and this one does not.
-      const mine = new Set(await coveredProperties(ctx, ctx.target.apiKey));
-      const foreign = (await coveredProperties(ctx, other)).find((id) => !mine.has(id));
+      const mine = new Set((await listedProperties(ctx, ctx.target.apiKey)).map((p) => p.doorloom_id));
+      const foreign = (await listedProperties(ctx, other)).map((p) => p.doorloom_id).find((id) => !mine.has(id));
       if (foreign === undefined) throw new NotApplicable('the second integration covers no property this one does not (GET /properties of both)');
       const stay = horizonStay(ctx);
       for (const kind of ['availability', 'rates', 'restrictions']) {
@@ -309,15 +309,3 @@ export const authChecks = [
     },
   }),
 ];
-
-/** Every property id a key's GET /properties lists (paged); none when the route is not there. */
-async function coveredProperties(ctx: CheckContext, token: string): Promise<number[]> {
-  const ids: number[] = [];
-  for (let page = 1, last = 1; page <= last && page <= 50; page++) {
-    const res = await ctx.api.get('/properties', { token, query: { page, per_page: 200 } });
-    if (res.status !== 200 || !Array.isArray(res.body?.data)) return ids;
-    ids.push(...res.body.data.map((p: any) => p.doorloom_id));
-    last = res.body.pagination?.last_page ?? 1;
-  }
-  return ids;
-}

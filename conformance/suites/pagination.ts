@@ -1,4 +1,5 @@
 /** GET /bookings paging (§4.4, §6.9, §8): totals, order, limits, polling by updated_since. */
+import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { listPageProblems } from '../../protocol/list-page.ts';
 import fc from 'fast-check';
 import { awaitObserved } from '../not-observed.ts';
@@ -56,6 +57,41 @@ async function after(ctx: CheckContext, instant: string): Promise<void> {
     if (date === undefined) return new Promise<true>((ok) => setTimeout(() => ok(true), 1100));
     return Date.parse(date) >= past ? true : undefined;
   }, { everyMs: 250 });
+}
+
+/** §4.4, §8: the page sizes judged for full pages: the smallest two, and the largest (1 to 200), where a page read with a look-ahead row under a LIMIT 200 comes back one short. */
+const FULL_PAGE_SIZES = [1, 2, 200] as const;
+/** Creates sent at a time while a list is filled. */
+const FILL_PARALLEL = 8;
+
+/**
+ * Makes `count` one-night bookings on the target's properties, on nights their availability snapshots show free
+ * (§4.8) in a far window the seed picks: one create per free unit-night. Returns how many were created.
+ */
+async function fill(ctx: CheckContext, count: number): Promise<number> {
+  const first = 400 + Math.floor(ctx.random() * 45);
+  const slots: { property: number; night: string }[] = [];
+  // Three 92-night windows from day 400 to 720 at most (inside the 730-day snapshot horizon, §8), as far as needed.
+  for (const from of [0, 92, 184].map((d) => addDays(dateAt(ctx.now()), first + d))) for (const property of ctx.target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id)) {
+    if (slots.length >= count) break;
+    const res = await ctx.api.get(`/properties/${property}/availability`, { query: { from, to: addDays(from, 91) } });
+    const dates: any[] = res.status === 200 && Array.isArray(res.body?.data?.data?.dates) ? res.body.data.data.dates : [];
+    for (const d of dates) {
+      if (typeof d?.date !== 'string' || d.is_blocked === true || !Number.isInteger(d.available_units)) continue;
+      for (let u = 0; u < d.available_units; u++) slots.push({ property, night: d.date });
+    }
+  }
+  let made = 0;
+  const queue = slots.slice(0, count);
+  const worker = async () => {
+    for (let slot = queue.shift(); slot; slot = queue.shift()) {
+      const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: slot.property }, check_in: slot.night, check_out: addDays(slot.night, 1) }));
+      if (res.status === 201) made += 1;
+      else if (!(res.status === 409 && res.body?.code === 'UNAVAILABLE')) expectStatus(ctx, res, 201, null, '4.5.R8', 'a create on a night the snapshot showed free (bookings to page through)');
+    }
+  };
+  await Promise.all(Array.from({ length: FILL_PARALLEL }, worker));
+  return made;
 }
 
 export const paginationChecks = [
@@ -138,6 +174,50 @@ export const paginationChecks = [
       if (second.body.data.length !== want || (want === 1 && second.body.data[0].id === probe.body.data?.[0]?.id && probe.body.pagination.total >= 2)) {
         ctx.fail('PageSizeNotHonoured', `page 2 of per_page 1: ${JSON.stringify(second.body.data.map((b: any) => b.id))} (total ${second.body.pagination.total})`, `${want} booking, the one after page 1's`, '8.L1');
       }
+    },
+  }),
+  defineCheck({
+    id: 'pagination.full-pages-when-more-follow', title: 'A page that more pages follow holds per_page bookings, at per_page 1, 2 and 200: none is skipped between pages', suite,
+    clauses: ['8.L1', '4.4.Q6', '4.4.Q7', '4.4.R2'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      const count = async (): Promise<number> => {
+        const res = await ctx.api.get('/bookings', { query: { per_page: 1 } });
+        expectStatus(ctx, res, 200, null, '4.4.R1', 'GET /bookings?per_page=1');
+        return res.body.pagination?.total ?? 0;
+      };
+      let total = await count();
+      // A page after the first needs more bookings than the page size: with writes the list is filled past the largest
+      // size (the 199-at-200 breach shows only there). Live, where bookings stay, that is once per integration: a later
+      // run finds the list long enough and books nothing here.
+      const writes = ctx.target.capabilities.includes('write');
+      const want = FULL_PAGE_SIZES.at(-1)! + 1;
+      if (writes && total < want) {
+        await fill(ctx, want - total);
+        total = await count();
+      }
+      const judged: number[] = [];
+      for (const perPage of FULL_PAGE_SIZES) {
+        if (total <= perPage) continue;
+        judged.push(perPage);
+        const first = await ctx.api.get('/bookings', { query: { per_page: perPage, page: 1 } });
+        expectStatus(ctx, first, 200, null, '4.4.Q7', `GET /bookings?per_page=${perPage}&page=1`);
+        const second = await ctx.api.get('/bookings', { query: { per_page: perPage, page: 2 } });
+        expectStatus(ctx, second, 200, null, '4.4.Q6', `GET /bookings?per_page=${perPage}&page=2`);
+        const pages = [first, second];
+        for (const [i, res] of pages.entries()) {
+          const listed = res.body.pagination?.total;
+          const rows = Array.isArray(res.body.data) ? res.body.data.length : null;
+          // §4.4, §8: per_page is the page size and last_page = ceil(total / per_page), so page k holds bookings
+          // (k − 1)·per_page + 1 to k·per_page: every page that more follow is full, and a short one skips a booking.
+          const full = Math.max(0, Math.min(perPage, listed - i * perPage));
+          if (Number.isInteger(listed) && rows !== full) {
+            ctx.fail('ShortPage', `page ${i + 1} at per_page ${perPage} holds ${rows} bookings of total ${listed} (last_page ${res.body.pagination?.last_page})`, `${full}: a page that more pages follow holds per_page bookings, the next page starting after them (§4.4 per_page, §8 list page size)`, '8.L1');
+          }
+        }
+        const ids = pages.flatMap((res) => (Array.isArray(res.body.data) ? res.body.data.map((b: any) => b.id) : []));
+        if (new Set(ids).size !== ids.length) ctx.fail('RepeatedAcrossPages', `pages 1 and 2 at per_page ${perPage} list booking(s) ${ids.filter((x, k) => ids.indexOf(x) !== k).join(', ')} twice`, 'each booking once', '4.4.R2');
+      }
+      if (judged.length === 0) throw new NotApplicable(`the integration lists ${total} booking(s): no page size of ${FULL_PAGE_SIZES.join(', ')} has a page after the first${writes ? '' : ' (with --allow-writes the run makes a few)'}`);
     },
   }),
   defineCheck({

@@ -173,3 +173,41 @@ export function coveringRow(rows: any[], old: any): any | undefined {
     && (old.event.type !== 'booking.changed' || r.event.data?.id === old.event.data?.id)
     && r.event.window.from <= old.event.window.from && r.event.window.to >= old.event.window.to);
 }
+
+/** A property as a key's GET /properties lists it: the platform id and the partner alias, archived or not. */
+export interface ListedProperty {
+  doorloom_id: number;
+  external_id: string;
+  archived: boolean;
+}
+
+/**
+ * Every property a key's GET /properties lists (paged; spec x-assumption on listProperties: the route and its
+ * shape are not shown), none when the route is not there. Checks use it to find what another integration covers,
+ * never to judge: what it lists is setup.
+ */
+export async function listedProperties(ctx: CheckContext, token: string): Promise<ListedProperty[]> {
+  const found: ListedProperty[] = [];
+  for (let page = 1, last = 1; page <= last && page <= 50; page++) {
+    const res = await ctx.api.get('/properties', { token, query: { page, per_page: 200 } });
+    if (res.status !== 200 || !Array.isArray(res.body?.data)) return found;
+    for (const p of res.body.data) {
+      if (Number.isInteger(p?.doorloom_id)) found.push({ doorloom_id: p.doorloom_id, external_id: typeof p.external_id === 'string' ? p.external_id : '', archived: p.property?.archived === true });
+    }
+    last = res.body.pagination?.last_page ?? 1;
+  }
+  return found;
+}
+
+/**
+ * A night free on `property` as `token` reads its availability snapshot (§4.8), in a far window the check's seed
+ * picks (about 400 to 720 days ahead): a stay for a create made with another integration's key, whose properties
+ * the run's StayPlanner does not read. Null when the window shows no free night.
+ */
+export async function freeNightOf(ctx: CheckContext, token: string, property: number): Promise<{ check_in: string; check_out: string } | null> {
+  const from = addDays(dateAt(ctx.now()), 400 + Math.floor(ctx.random() * 229));
+  const res = await ctx.api.get(`/properties/${property}/availability`, { token, query: { from, to: addDays(from, 91) } });
+  const dates: any[] = res.status === 200 && Array.isArray(res.body?.data?.data?.dates) ? res.body.data.data.dates : [];
+  const night = dates.find((d) => typeof d?.date === 'string' && d.is_blocked !== true && Number.isInteger(d.available_units) && d.available_units > 0);
+  return night ? { check_in: night.date, check_out: addDays(night.date, 1) } : null;
+}

@@ -70,11 +70,13 @@ export type CreateOutcome = { kind: 'created'; booking: Booking } | { kind: 'dup
  */
 export function createBooking(tx: Transaction, ctx: BookingContext, integration: Integration, input: CreateBookingInput): CreateOutcome {
   // Rule 4 first: a retry under a new key after check_in has passed is still "treat as success".
-  const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id;
+  // A release whose external ids are unique platform-wide (a fault): §2.3 says unique within the integration.
+  const existingId = tx.get('bookingKeys', bookingKey(integration.id, input.external_booking_id))?.booking_id
+    ?? (ctx.faults?.has('external-id-global') ? Array.from(tx.values('bookings')).find((b) => b.external_booking_id === input.external_booking_id)?.id : undefined);
   if (existingId !== undefined && !ctx.faults?.has('duplicate-creates-booking')) return { kind: 'duplicate', booking: tx.get('bookings', String(existingId))! };
   checkStayDates(input.check_in, input.check_out, ctx.now, ctx.faults?.has('check-in-yesterday-refused') ? 0 : -1, ctx.faults);
 
-  const property = resolveProperty(tx, integration, input.property);
+  const property = resolveProperty(tx, integration, input.property, ctx.faults);
   const units = unitsOf(tx, property.id);
   // A release that looks unit aliases up across every covered property books another property's unit.
   const aliases = ctx.faults?.has('unit-alias-any-property') ? integration.coverage.flatMap((id) => unitsOf(tx, id)) : units;
@@ -171,10 +173,12 @@ function bookingKey(integrationId: number, externalBookingId: string): string {
 }
 
 /** A covered property by platform id or alias; §4.5 PROPERTY_NOT_MAPPED, PROPERTY_ARCHIVED. */
-export function resolveProperty(r: StoreReader, integration: Integration, ref: { doorloom_id?: number; external_id?: string }): Property {
+export function resolveProperty(r: StoreReader, integration: Integration, ref: { doorloom_id?: number; external_id?: string }, faults?: Faults): Property {
   const covered = integration.coverage.map((id) => r.get('properties', String(id))).filter((p): p is Property => p !== undefined);
   const byId = ref.doorloom_id === undefined ? undefined : covered.find((p) => p.id === ref.doorloom_id);
-  const byAlias = ref.external_id === undefined ? undefined : covered.find((p) => p.external_id === ref.external_id);
+  // A release that resolves an alias among every property, not the integration's own (a fault): §1, §7 PROPERTY_NOT_MAPPED.
+  const byAlias = ref.external_id === undefined ? undefined : covered.find((p) => p.external_id === ref.external_id)
+    ?? (faults?.has('create-alias-any-integration') ? Array.from(r.values('properties')).find((p) => p.external_id === ref.external_id) : undefined);
   const notMapped = (field: string) => new DomainError('PROPERTY_NOT_MAPPED', { [field]: ['Unknown or uncovered property.'] });
   if (ref.doorloom_id !== undefined && !byId) throw notMapped('property.doorloom_id');
   if (ref.external_id !== undefined && !byAlias) throw notMapped('property.external_id');
@@ -309,8 +313,11 @@ export function listBookings(r: StoreReader, integration: Integration, q: ListQu
     (q.check_in_to === undefined || b.check_in < q.check_in_to || (b.check_in === q.check_in_to && !faults?.has('filter-check-in-to-exclusive'))));
   matches.sort((a, b) => a.updated_at - b.updated_at || a.id - b.id);
   const start = (q.page - 1) * q.per_page;
+  // A release that reads per_page + 1 rows to learn whether more follow, under a hard LIMIT 200 (a fault): at
+  // per_page 200 the look-ahead never comes, so the last booking of a page that more follow is dropped as one.
+  const shortByOne = faults?.has('per-page-200-short-by-one') === true && q.per_page === 200 && matches.length - start >= 200;
   return {
-    items: matches.slice(start, start + q.per_page),
+    items: matches.slice(start, start + q.per_page - (shortByOne ? 1 : 0)),
     pagination: { page: q.page, per_page: q.per_page, total: matches.length, last_page: Math.max(1, Math.ceil(matches.length / q.per_page)) },
   };
 }

@@ -133,6 +133,14 @@ export const FAULT_NAMES = [
   'in-flight-escapes-supersession',
   'webhook-secret-unprefixed',
   'auto-pause-on-six-hours-alone',
+  // Issue 40 item 4: §1 visibility wherever an integration names something, not only a record read by id.
+  'snapshot-alias-any-integration',
+  'create-alias-any-integration',
+  'idempotency-key-global',
+  'external-id-global',
+  'sync-foreign-property-accepted',
+  'events-filter-any-integration',
+  'per-page-200-short-by-one',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 

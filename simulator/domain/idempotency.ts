@@ -51,7 +51,8 @@ export type Claim =
  * still in flight (IN_PROGRESS); otherwise marks the key in progress.
  */
 export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number, faults: Faults = NO_FAULTS): Claim {
-  const existing = live(tx, integrationId, key, now, faults);
+  // A release whose keys are one namespace for every integration (a fault): §1, another integration's key is not this one's.
+  const existing = live(tx, integrationId, key, now, faults) ?? (faults.has('idempotency-key-global') ? anyIntegration(tx, key, now) : undefined);
   if (existing) {
     if (existing.fingerprint !== print) throw new DomainError('IDEMPOTENCY_KEY_REUSED', { 'Idempotency-Key': ['Already used with a different request body.'] });
     // A release that reads a key still in flight as used with another body (a fault).
@@ -104,3 +105,9 @@ function live(r: StoreReader, integrationId: number, key: string, now: number, f
   // A release that leaves expiry to the sweep (a fault): a key is honoured until its record is swept.
   return record && (record.expires_at > now || faults.has('key-expiry-left-to-sweep')) ? record : undefined;
 }
+
+// Stryker disable all: runs only under the idempotency-key-global fault (conformance --mutants proves it caught)
+function anyIntegration(r: StoreReader, key: string, now: number): IdempotencyRecord | undefined {
+  return Array.from(r.values('idempotency')).find((record) => record.key === key && record.expires_at > now);
+}
+// Stryker restore all

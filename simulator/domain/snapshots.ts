@@ -22,7 +22,9 @@ export function coveredProperty(r: StoreReader, integration: Integration, ref: s
   const byAlias = faults.has('snapshot-alias-not-found') ? undefined : covered.find((p) => p.external_id === ref);
   // A release that reads the id with parseInt: `101abc` and `+101` name property 101 (a fault).
   const id = faults.has('snapshot-ref-parse-int') ? parseInt(ref, 10) : /^[0-9]+$/.test(ref) ? Number(ref) : NaN;
-  const property = (Number.isNaN(id) ? undefined : covered.find((p) => p.id === id)) ?? byAlias;
+  // A release that resolves an alias among every property, not the integration's own (a fault): §1 says 404.
+  const anyAlias = byAlias ?? (faults.has('snapshot-alias-any-integration') ? Array.from(r.values('properties')).find((p) => p.external_id === ref) : undefined);
+  const property = (Number.isNaN(id) ? undefined : covered.find((p) => p.id === id)) ?? anyAlias;
   if (!property) throw notFound();
   return property;
 }

@@ -92,7 +92,9 @@ export function requestSync(tx: Transaction, integration: Integration, body: Syn
   // A release whose cap is 100 instead of §8's 500.
   if (faults.has('sync-property-cap-100') && (body.property_ids?.length ?? 0) > 100) throw new DomainError('VALIDATION_FAILED', { property_ids: ['At most 100 properties.'] });
   const ids = body.property_ids ?? integration.coverage;
-  const uncovered = ids.findIndex((id) => !integration.coverage.includes(id));
+  // A release that checks property_ids against every platform property, not the coverage (a fault): §4.7 each covered.
+  const known = (id: number) => (faults.has('sync-foreign-property-accepted') ? tx.get('properties', String(id)) !== undefined : integration.coverage.includes(id));
+  const uncovered = ids.findIndex((id) => !known(id));
   const notMapped = uncovered < 0 ? null : new DomainError('PROPERTY_NOT_MAPPED', { [`property_ids.${uncovered}`]: ['Unknown or uncovered property.'] });
   if (notMapped && faults.has('sync-charged-before-validation')) {
     tx.put('syncWindows', String(integration.id), { last_accepted_at: now, calls: [...(tx.get('syncWindows', String(integration.id))?.calls ?? []), now] });
