@@ -21,6 +21,13 @@ export const LOCK_KEYS = {
 } as const;
 /** The namespace of per-integration delivery leases (key: the integration id). */
 export const LEASE_NAMESPACE = LOCK_NAMESPACE + 1;
+/**
+ * The namespace of process owner locks: each process holds one key of it
+ * (session level, a random number chosen at connect) for as long as its
+ * session lives; the idempotency claims it makes name that key, so another
+ * process can ask PostgreSQL whether a claim's owner is gone (§4.5 rule 3).
+ */
+export const OWNER_NAMESPACE = LOCK_NAMESPACE + 2;
 
 export interface Migration {
   version: number;

@@ -39,13 +39,14 @@
  * work in flight of the ones that died (`afterRestart`, domain/recovery.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { JournalFailedError, StoreDamagedError } from './errors.ts';
 import { decodeLine, encodeTransaction } from './journal.ts';
 import { LazyTable } from './lazy-table.ts';
 import { DELETED, MemoryStore, type Overlay } from './memory-store.ts';
-import { LEASE_NAMESPACE, LOCK_KEYS, LOCK_NAMESPACE, migrate } from './pg-schema.ts';
+import { LEASE_NAMESPACE, LOCK_KEYS, LOCK_NAMESPACE, OWNER_NAMESPACE, migrate } from './pg-schema.ts';
 import { VOLATILE_TABLES, type TableName, type Transaction } from './store.ts';
 
 export interface PgStoreOptions {
@@ -177,8 +178,45 @@ export class PgStore extends MemoryStore {
       await client.end().catch(() => undefined);
       throw new JournalFailedError(`cannot connect to PostgreSQL at ${this.where}: ${(e as Error).message}`);
     }
+    // This session's owner lock: held while the session lives, named by the claims this process makes (§4.5 rule 3).
+    // A new session (a reconnect) takes a new key: what the old one claimed is no longer being processed.
+    for (;;) {
+      const key = randomInt(1, 2 ** 31 - 1);
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [OWNER_NAMESPACE, key]);
+      if (rows[0]!.ok) {
+        this.ownerKey = key;
+        break;
+      }
+    }
     this.client = client;
     this.broken = null;
+  }
+
+  private ownerKey = 0;
+
+  /** This process's session, as its idempotency claims name it (Store.owner). */
+  get owner(): string {
+    return String(this.ownerKey);
+  }
+
+  /**
+   * True once the session that held `owner`'s lock has ended (the process
+   * died, or lost its connection): PostgreSQL lists the locks every session
+   * of this database holds. Unknown (PostgreSQL unreachable) counts as alive:
+   * the claim then answers 409 IN_PROGRESS as before, never a second create.
+   */
+  async ownerGone(owner: string): Promise<boolean> {
+    const key = Number(owner);
+    if (!Number.isSafeInteger(key) || key <= 0) return false;
+    try {
+      const { rows } = await this.client.query<{ held: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND classid = $1::bigint::oid AND objid = $2::bigint::oid) AS held`, [OWNER_NAMESPACE, key]);
+      return !rows[0]!.held;
+    } catch {
+      return false;
+    }
   }
 
   private lose(client: pg.Client, e: Error): void {

@@ -29,6 +29,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../protocol/calendar.ts';
 import type { FixtureProperty } from '../demo-world.ts';
@@ -299,5 +300,45 @@ describe('a process SIGKILLed in the middle of creates (the drill the file store
     const sequences = await allSequences(procs[1]!.api, integration.apiKey);
     expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
     expect(sequences.slice(0, sequencesBefore.length)).toEqual(sequencesBefore);
+  });
+});
+
+describe('§4.5 rule 3 across processes: a create in flight on a process that dies', () => {
+  it('is 409 IN_PROGRESS elsewhere while its process lives; once that process is gone, the identical retry is answered 201, not IN_PROGRESS for good', async () => {
+    const integration = procs[0]!.fixtures.integrations[0]!;
+    const property = integration.properties.find((p) => p.units.filter((u) => u.active).length >= 3)!;
+    const key = 'in-flight-dead-owner';
+    const body = createBody('DEAD-OWNER-1', property.doorloom_id, addDays(today, 400), 2);
+    // The create sleeps a minute outside its section, its key in_progress in the database meanwhile.
+    expect((await staff(0, 'PUT', '/settings', { create_latency_ms: 60_000 })).status).toBe(200);
+    const owner = procs[1]!;
+    const inFlight = call(owner.api, 'POST', '/bookings', integration.apiKey, body, { 'Idempotency-Key': key }).catch((e: Error) => e);
+    // The claim is in the shared journal: the event waited for (asking through a process would claim the key itself).
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      await bounded((async () => {
+        for (;;) {
+          const { rows } = await db.query('SELECT 1 FROM simulator_journal WHERE strpos(record, $1) > 0', [`"key":"${key}"`]);
+          if (rows.length > 0) return;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })(), PROCESS_CAP_MS, () => 'waiting for the claim of the in-flight create to reach the journal');
+    } finally {
+      await db.end();
+    }
+    const whileAlive = await call(procs[0]!.api, 'POST', '/bookings', integration.apiKey, body, { 'Idempotency-Key': key });
+    expect(whileAlive.status, whileAlive.text).toBe(409);
+    expect(whileAlive.body.code).toBe('IN_PROGRESS');
+
+    owner.child.kill('SIGKILL');
+    await bounded(owner.exit, PROCESS_CAP_MS, () => 'waiting for the killed process to exit');
+    expect(await inFlight, 'the killed process never answered').toBeInstanceOf(Error);
+    expect((await staff(0, 'PUT', '/settings', { create_latency_ms: 0 })).status).toBe(200);
+    const retried = await call(procs[2]!.api, 'POST', '/bookings', integration.apiKey, body, { 'Idempotency-Key': key });
+    expect(retried.status, `the retry after its process died: ${retried.text}`).toBe(201);
+    // Once, and for good: the key now replays that answer through every process.
+    const replayed = await call(procs[0]!.api, 'POST', '/bookings', integration.apiKey, body, { 'Idempotency-Key': key });
+    expect(replayed.text).toBe(retried.text);
   });
 });
