@@ -64,6 +64,18 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (tbl, key)
       );`,
   },
+  {
+    version: 3,
+    why: 'the delivery and ping attempts of every process, so the staff plane\'s delivery log (GET /_staff/integrations/{id}/deliveries) '
+      + 'is one across processes; each process inserts its attempts with its next journal rows and keeps the last 200 per integration',
+    sql: `
+      CREATE TABLE simulator_deliveries (
+        id bigserial PRIMARY KEY,
+        integration_id bigint NOT NULL,
+        attempt text NOT NULL
+      );
+      CREATE INDEX simulator_deliveries_integration ON simulator_deliveries (integration_id, id);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -93,6 +93,11 @@ function durablePart(overlay: Overlay): Overlay {
   return new Map([...overlay].filter(([name]) => !VOLATILE_TABLES.has(name)));
 }
 
+/** An attempt as the staff plane's delivery log keeps it (the delivery worker's `Delivery`): JSON, named by its integration. */
+interface LoggedAttempt {
+  integration_id: number;
+}
+
 export class PgStore extends MemoryStore {
   private client!: pg.Client;
   /** Why the connection is gone (the next section reconnects). */
@@ -416,20 +421,22 @@ export class PgStore extends MemoryStore {
 
   /** Resolves once every transaction written here so far is in PostgreSQL (one insert for all that waited: group commit). */
   override flush(): Promise<void> {
-    if (this.pending.length > 0 || this.volatilePending.size > 0) {
+    if (this.pending.length > 0 || this.volatilePending.size > 0 || this.attemptsPending.length > 0) {
       const batch = this.pending.splice(0);
       const volatile = [...this.volatilePending.values()];
       this.volatilePending.clear();
-      this.inserting = this.inserting.then(() => this.insert(batch, volatile));
+      const attempts = this.attemptsPending.splice(0);
+      this.inserting = this.inserting.then(() => this.insert(batch, volatile, attempts));
       // Handled here as well: a failed insert nobody waits for must not end the process.
       this.inserting.catch(() => undefined);
     }
     return this.inserting;
   }
 
-  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[]): Promise<void> {
+  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[], attempts: LoggedAttempt[] = []): Promise<void> {
     if (this.failure) throw this.failure;
     try {
+      if (attempts.length > 0) await this.insertAttempts(attempts);
       const puts = volatile.filter((v) => v.value !== DELETED);
       const deletes = volatile.filter((v) => v.value === DELETED);
       if (puts.length > 0) {
@@ -447,10 +454,41 @@ export class PgStore extends MemoryStore {
       }
     } catch (e) {
       this.diverged = true;
-      this.failure ??= new JournalFailedError(`PostgreSQL at ${this.where} did not take ${batch.length > 0 ? `transactions ${batch[0]!.n} to ${batch.at(-1)!.n}` : 'the rate-limit windows'} (${(e as Error).message}); `
+      this.failure ??= new JournalFailedError(`PostgreSQL at ${this.where} did not take ${batch.length > 0 ? `transactions ${batch[0]!.n} to ${batch.at(-1)!.n}` : 'the rate-limit windows or the delivery log'} (${(e as Error).message}); `
         + 'nothing after the last one it took is acknowledged, and this process reloads its state from PostgreSQL before it writes again');
       throw this.failure;
     }
+  }
+
+  // ------------------------------------------------------------------ the staff plane's delivery log
+
+  /** Attempts made here and not yet inserted. */
+  private attemptsPending: LoggedAttempt[] = [];
+  private attemptsSinceTrim = 0;
+
+  /** SharedAttempts: queued, and inserted with the next flush (the section that records the attempt's outcome ends with one). */
+  addAttempt(attempt: LoggedAttempt): void {
+    if (!this.closed) this.attemptsPending.push(attempt);
+  }
+
+  /** SharedAttempts: every process's last `limit` attempts of the integration, oldest first. */
+  async recentAttempts<T extends LoggedAttempt>(integrationId: number, limit: number): Promise<T[]> {
+    await this.flush();
+    const { rows } = await this.client.query<{ attempt: string }>(
+      'SELECT attempt FROM (SELECT id, attempt FROM simulator_deliveries WHERE integration_id = $1 ORDER BY id DESC LIMIT $2) recent ORDER BY id',
+      [integrationId, limit]);
+    return rows.map((r) => JSON.parse(r.attempt) as T);
+  }
+
+  private async insertAttempts(attempts: LoggedAttempt[]): Promise<void> {
+    await this.client.query('INSERT INTO simulator_deliveries (integration_id, attempt) SELECT * FROM unnest($1::bigint[], $2::text[])',
+      [attempts.map((a) => a.integration_id), attempts.map((a) => JSON.stringify(a))]);
+    // The staff plane shows the last 200 per integration: older rows go now and then, not on every insert.
+    this.attemptsSinceTrim += attempts.length;
+    if (this.attemptsSinceTrim < 1000) return;
+    this.attemptsSinceTrim = 0;
+    await this.client.query(`DELETE FROM simulator_deliveries WHERE id IN (SELECT id FROM (
+      SELECT id, row_number() OVER (PARTITION BY integration_id ORDER BY id DESC) AS newer FROM simulator_deliveries) ranked WHERE newer > 200)`);
   }
 
   // ------------------------------------------------------------------ shared values and leases

@@ -224,6 +224,14 @@ describe('§2.5, §6, §6.2 across three processes: sequences and delivery order
         })(), PROCESS_CAP_MS, () => `waiting for integration ${integration.id}'s events to be delivered; received ${JSON.stringify(receivers.received.get(integration.id))}`);
         const delivered = rows.filter((e) => e.status === 'delivered').map((e) => e.sequence);
         expect(receivers.received.get(integration.id) ?? [], `integration ${integration.id}: deliveries in sequence order, each once`).toEqual(delivered);
+        // The staff plane's delivery log is the shared one: the same through every process, whichever made the attempts.
+        const logs = await Promise.all(procs.map((_, via) => staff(via, 'GET', `/integrations/${integration.id}/deliveries`)));
+        for (const log of logs) expect(log.status, log.text).toBe(200);
+        const logged = (logs[0]!.body.data as { kind: string; sequence: number | null }[]).filter((d) => d.kind === 'event').map((d) => d.sequence);
+        expect(logged, `integration ${integration.id}: the staff plane's log of event attempts`).toEqual(delivered.slice(-logged.length));
+        expect(logged.length).toBe(Math.min(200, delivered.length));
+        expect(logs[1]!.body.data, 'the delivery log through p1').toEqual(logs[0]!.body.data);
+        expect(logs[2]!.body.data, 'the delivery log through p2').toEqual(logs[0]!.body.data);
       }
       expect(receivers.overlapped, '§6.2: one delivery at a time per integration').toEqual([]);
     }), { numRuns: 6 });
