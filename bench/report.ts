@@ -25,7 +25,7 @@ export interface Ratio {
 export type ComparisonStatus = 'measured' | 'unavailable' | 'failed';
 
 export interface Comparison {
-  /** 1 to 8, the benchmarks issue's numbering; 9, the soak of issue 17; 10, watch in the path (issue 26). */
+  /** 1 to 8, the benchmarks issue's numbering; 9, the soak of issue 17; 10, watch in the path (issue 26); 11, the shared sandbox (issue 39). */
   id: number;
   title: string;
   status: ComparisonStatus;

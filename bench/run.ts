@@ -27,6 +27,7 @@ import { compareGetMe } from './get-me.ts';
 import { withDeadline } from './measure.ts';
 import { canPin, pinningText, removeScratch, scratchDir, start, stopAll } from './processes.ts';
 import { compareReplay } from './replay.ts';
+import { compareSharedSandbox } from './shared-sandbox.ts';
 import { renderMarkdown, renderTable, type BenchReport, type Comparison, type Outcome } from './report.ts';
 import { compareSnapshots } from './snapshots.ts';
 import { compareSoak } from './soak.ts';
@@ -38,7 +39,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const USAGE = `Usage: npm run bench -- [options]
 
-  --only LIST   comparisons to run, by number (1 to 10), comma-separated
+  --only LIST   comparisons to run, by number (1 to 11), comma-separated
   --quick       short rounds and small sizes: a smoke run of the benchmark itself
   --out DIR     where bench.json and bench.md go (default reports/bench)
   --help        this text
@@ -66,6 +67,7 @@ function plans(quick: boolean, outDir: string): Plan[] {
     { id: 8, title: 'Cold start', budgetSeconds: 180, run: () => compareColdStart(quick ? { warmup: 1, rounds: 1 } : { warmup: 1, rounds: 5 }) },
     { id: 9, title: 'Soak: mixed requests on --memory and --data', budgetSeconds: 1200, run: () => compareSoak(quick ? { requests: 10_000, warmup: 1_000, concurrency: 8 } : { requests: 200_000, warmup: 20_000, concurrency: 8 }) },
     { id: 10, title: 'Through watch vs direct', budgetSeconds: 1200, run: () => compareWatch(quick ? { warmupSeconds: 1, rounds: 2, roundSeconds: 1, connections: 10, soakExchanges: 10_000 } : { warmupSeconds: 3, rounds: 5, roundSeconds: 3, connections: 10, soakExchanges: 200_000 }) },
+    { id: 11, title: 'Shared sandbox: 1, 2, 3 processes on PostgreSQL vs the file store', budgetSeconds: 900, run: () => compareSharedSandbox(quick ? { processes: [1, 2, 3], getMeSeconds: 2, connections: 12, creates: 60, concurrency: 6 } : { processes: [1, 2, 3], getMeSeconds: 10, connections: 12, creates: 600, concurrency: 12 }) },
   ];
 }
 
@@ -133,8 +135,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const only = values.only?.split(',').map((s) => Number(s.trim()));
-  if (only?.some((id) => !Number.isInteger(id) || id < 1 || id > 10)) {
-    process.stderr.write(`error: --only takes comparison numbers from 1 to 10, got "${values.only}"\n\n${USAGE}`);
+  if (only?.some((id) => !Number.isInteger(id) || id < 1 || id > 11)) {
+    process.stderr.write(`error: --only takes comparison numbers from 1 to 11, got "${values.only}"\n\n${USAGE}`);
     return 2;
   }
   // --out is a path as the user typed it (absolute, or relative to where they are).

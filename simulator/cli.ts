@@ -244,7 +244,7 @@ async function main(): Promise<void> {
     const sim = createSimulator({
       store, vaultKey, faults, readings, journal: false, // no journal: only an in-process caller (certify) can read one
       // A shared store undoes what dead processes left in flight only when no other process is alive (PgStore.open).
-      restartRecovery: !shared, leases: shared,
+      restartRecovery: !shared, leases: shared, attempts: shared,
     });
     if (shared) {
       // One virtual clock for every process: a clock another process set is taken at the next catch-up.

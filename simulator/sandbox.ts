@@ -184,7 +184,10 @@ async function main(): Promise<void> {
  * to a process that just died fails mid-request, where a new one is refused
  * before a byte is sent). A process that refuses the connection got nothing,
  * so the request goes to the next one; one that reset it may have got the
- * request, so only a request safe to send twice (RFC 9110 §9.2.2) goes on.
+ * request, so only a request safe to send twice goes on: idempotent by its
+ * method (RFC 9110 §9.2.2), or a POST under an Idempotency-Key (§4.5 rule 1
+ * replays what the dead process committed, and a claim it left in flight is
+ * released once its session is gone, rule 3: docs/shared-sandbox.md).
  * The answer names the process that served it (`X-Sandbox-Process`).
  */
 function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: () => Backend | null, tries = 0): void {
@@ -203,7 +206,8 @@ function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: 
     answer.pipe(res);
   });
   upstream.on('error', (e: NodeJS.ErrnoException) => {
-    const resend = e.code === 'ECONNREFUSED' || (e.code === 'ECONNRESET' && ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(req.method ?? ''));
+    const keyed = req.method === 'POST' && typeof req.headers['idempotency-key'] === 'string';
+    const resend = e.code === 'ECONNREFUSED' || (e.code === 'ECONNRESET' && (keyed || ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(req.method ?? '')));
     if (resend && !res.headersSent) return forward(req, res, body, pick, tries + 1);
     if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
     res.end(res.headersSent ? undefined : JSON.stringify({ success: false, code: 'BAD_GATEWAY', message: `simulator process ${backend.index} failed mid-answer: ${e.message}`, errors: {} }));

@@ -21,7 +21,7 @@ import { purgeExpired } from './domain/idempotency.ts';
 import { faultSet } from './domain/faults.ts';
 import { readingSet } from './domain/readings.ts';
 import { faultMiddleware } from './faults.ts';
-import { DeliveryWorker, type DeliveryLeases } from './webhooks/delivery-worker.ts';
+import { DeliveryWorker, type DeliveryLeases, type SharedAttempts } from './webhooks/delivery-worker.ts';
 import { httpTransport, type Transport } from './webhooks/transport.ts';
 import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
@@ -66,6 +66,8 @@ export interface SimulatorOptions {
   leases?: DeliveryLeases;
   /** The contract the simulator enforces (spec/openapi.yaml's by default); the contract mutator hands in a mutated one (issue 40). */
   contract?: Contract;
+  /** With a store several processes share: the delivery attempts every process made, for the staff plane (PgStore). */
+  attempts?: SharedAttempts;
 }
 
 export interface Simulator {
@@ -123,7 +125,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     faults,
   });
   const events = new EventApi({ store, clock, log: eventLog, faults, readings });
-  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings, leases: options.leases });
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings, leases: options.leases, attempts: options.attempts });
   // With a shared store each step of a sync runs in a section of its own (issue 39), retried while the store is unavailable.
   const sync = store.section ? new SyncWorker(events, sectioned(store)) : new SyncWorker(events);
   const contract = options.contract ?? loadContract();

@@ -50,7 +50,7 @@ export type Claim =
  * refuses a different body (IDEMPOTENCY_KEY_REUSED) and an identical request
  * still in flight (IN_PROGRESS); otherwise marks the key in progress.
  */
-export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number, faults: Faults = NO_FAULTS): Claim {
+export function claim(tx: Transaction, integrationId: number, key: string, print: string, now: number, faults: Faults = NO_FAULTS, owner?: string): Claim {
   // A release whose keys are one namespace for every integration (a fault): §1, another integration's key is not this one's.
   const existing = live(tx, integrationId, key, now, faults) ?? (faults.has('idempotency-key-global') ? anyIntegration(tx, key, now) : undefined);
   if (existing) {
@@ -63,8 +63,28 @@ export function claim(tx: Transaction, integrationId: number, key: string, print
     integration_id: integrationId, key, fingerprint: print, state: 'in_progress', status: null, body: null,
     // A release that remembers keys 23 hours (a fault).
     created_at: now, expires_at: now + (faults.has('idempotency-memory-23h') ? KEY_MEMORY_MS - 3_600_000 : KEY_MEMORY_MS),
+    ...(owner === undefined ? {} : { owner }),
   });
   return { kind: 'proceed' };
+}
+
+/** The process that holds the key's claim while its create is in flight; null when the key is not in flight or its claim names no process. */
+export function inFlightOwner(r: StoreReader, integrationId: number, key: string, now: number): string | null {
+  const record = live(r, integrationId, key, now, NO_FAULTS);
+  return record?.state === 'in_progress' ? record.owner ?? null : null;
+}
+
+/**
+ * §4.5 rule 3: a claim whose process is gone (a shared store's PostgreSQL
+ * session ended) belongs to a request no longer being processed, and never
+ * will be: it is released, so the retry runs afresh, as after a restart
+ * (recovery.ts). Only that owner's claim, and only while still in flight.
+ */
+export function releaseAbandoned(tx: Transaction, integrationId: number, key: string, owner: string): boolean {
+  const record = tx.get('idempotency', recordKey(integrationId, key));
+  if (record?.state !== 'in_progress' || record.owner !== owner) return false;
+  tx.delete('idempotency', recordKey(integrationId, key));
+  return true;
 }
 
 /** Stores the answer given under a claimed key, exactly as it is sent. */

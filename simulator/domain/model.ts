@@ -164,6 +164,12 @@ export interface IdempotencyRecord {
   body: string | null;
   created_at: number;
   expires_at: number;
+  /**
+   * With a store several processes share: the process that claimed the key
+   * (Store.owner), so a claim whose process died can be told from one still
+   * being processed (§4.5 rule 3). Absent in one process.
+   */
+  owner?: string;
 }
 
 export interface RateWindow {

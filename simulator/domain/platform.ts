@@ -15,7 +15,7 @@ import type { Store, Transaction } from '../store/store.ts';
 import { authenticate, integrationView } from './integrations.ts';
 import { spend, type RateLimitHeaders } from './rate-limit.ts';
 import { bookingByExternalId, bookingView, createBooking, listBookings, visibleBooking, type CreateBookingInput, type ListQuery } from './bookings.ts';
-import { claim, fingerprint, fingerprintOfCanonical, release, settle, usableKey } from './idempotency.ts';
+import { claim, fingerprint, fingerprintOfCanonical, inFlightOwner, release, releaseAbandoned, settle, usableKey } from './idempotency.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
 import { createHash } from 'node:crypto';
 
@@ -140,10 +140,27 @@ export class Platform {
         const existing = tx.get('idempotency', `${caller.integration.id}:${key}`);
         if (existing && existing.fingerprint !== print) tx.delete('idempotency', `${caller.integration.id}:${key}`);
       }
-      return claim(tx, caller.integration.id, key, print, this.deps.clock.now(), this.faults);
+      return claim(tx, caller.integration.id, key, print, this.deps.clock.now(), this.faults, this.deps.store.owner);
     });
     if (outcome.kind === 'replay' && this.faults.has('replay-not-byte-identical')) return { status: outcome.status, body: JSON.stringify(JSON.parse(outcome.body), null, 1) };
     return outcome.kind === 'replay' ? { status: outcome.status, body: outcome.body } : { key };
+  }
+
+  /**
+   * §4.5 rule 3 across processes: the process whose create holds this key in
+   * flight, when that is another process of a shared store (Store.owner);
+   * null otherwise. The caller asks the store whether that process is gone.
+   */
+  foreignClaimOwner(caller: Caller, keyHeader: string | string[] | undefined): string | null {
+    const self = this.deps.store.owner;
+    if (self === undefined || typeof keyHeader !== 'string') return null;
+    const owner = inFlightOwner(this.deps.store, caller.integration.id, keyHeader, this.deps.clock.now());
+    return owner !== null && owner !== self ? owner : null;
+  }
+
+  /** Releases a claim whose owning process the store saw gone (§4.5 rule 3: no longer being processed); its retry then runs afresh. */
+  releaseAbandonedClaim(caller: Caller, key: string, owner: string): void {
+    this.deps.store.transaction((tx) => releaseAbandoned(tx, caller.integration.id, key, owner));
   }
 
   /**

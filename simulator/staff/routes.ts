@@ -45,7 +45,8 @@ export interface StaffWebhooks {
   advance(ms: number): Promise<void>;
   ping(integrationId: number): Promise<{ status: number } | { error: string }>;
   tick(): void;
-  log: { integration_id: number; kind: string; sequence: number | null; outcome: { status: number } | { error: string }; at: number }[];
+  /** The integration's last `limit` delivery and ping attempts, oldest first (every process's, with a shared store). */
+  recent(integrationId: number, limit: number): Promise<{ integration_id: number; kind: string; sequence: number | null; outcome: { status: number } | { error: string }; at: number }[]>;
 }
 
 /** Queued full re-syncs (simulator/sync-worker.ts): a clock step runs them to the end first. */
@@ -188,9 +189,10 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
     ok(ctx, 'Ping sent (it consumes no sequence).', { outcome });
   });
 
-  router.get('/integrations/:id/deliveries', (ctx) => {
+  router.get('/integrations/:id/deliveries', async (ctx) => {
     integrationById(store, id(ctx));
-    const attempts = webhooks.log.filter((d) => d.integration_id === id(ctx)).slice(-200).map((d) => ({ ...d, at: timestamp(d.at) }));
+    // Every process's attempts with a shared store (issue 39), this process's otherwise.
+    const attempts = (await webhooks.recent(id(ctx), 200)).map((d) => ({ ...d, at: timestamp(d.at) }));
     ok(ctx, 'Recent delivery attempts, oldest first.', attempts);
   });
 

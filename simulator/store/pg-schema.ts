@@ -21,6 +21,13 @@ export const LOCK_KEYS = {
 } as const;
 /** The namespace of per-integration delivery leases (key: the integration id). */
 export const LEASE_NAMESPACE = LOCK_NAMESPACE + 1;
+/**
+ * The namespace of process owner locks: each process holds one key of it
+ * (session level, a random number chosen at connect) for as long as its
+ * session lives; the idempotency claims it makes name that key, so another
+ * process can ask PostgreSQL whether a claim's owner is gone (§4.5 rule 3).
+ */
+export const OWNER_NAMESPACE = LOCK_NAMESPACE + 2;
 
 export interface Migration {
   version: number;
@@ -56,6 +63,18 @@ export const MIGRATIONS: readonly Migration[] = [
         value text NOT NULL,
         PRIMARY KEY (tbl, key)
       );`,
+  },
+  {
+    version: 3,
+    why: 'the delivery and ping attempts of every process, so the staff plane\'s delivery log (GET /_staff/integrations/{id}/deliveries) '
+      + 'is one across processes; each process inserts its attempts with its next journal rows and keeps the last 200 per integration',
+    sql: `
+      CREATE TABLE simulator_deliveries (
+        id bigserial PRIMARY KEY,
+        integration_id bigint NOT NULL,
+        attempt text NOT NULL
+      );
+      CREATE INDEX simulator_deliveries_integration ON simulator_deliveries (integration_id, id);`,
   },
 ];
 

@@ -217,6 +217,7 @@ describe('PgStore: the schema', () => {
     try {
       // What a simulator of schema version 1 left.
       await client.query('DROP TABLE simulator_volatile');
+      await client.query('DROP TABLE simulator_deliveries');
       await client.query('DELETE FROM simulator_schema WHERE version > 1');
       const again = await PgStore.open(url);
       try {

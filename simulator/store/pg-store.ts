@@ -39,13 +39,14 @@
  * work in flight of the ones that died (`afterRestart`, domain/recovery.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { JournalFailedError, StoreDamagedError } from './errors.ts';
 import { decodeLine, encodeTransaction } from './journal.ts';
 import { LazyTable } from './lazy-table.ts';
 import { DELETED, MemoryStore, type Overlay } from './memory-store.ts';
-import { LEASE_NAMESPACE, LOCK_KEYS, LOCK_NAMESPACE, migrate } from './pg-schema.ts';
+import { LEASE_NAMESPACE, LOCK_KEYS, LOCK_NAMESPACE, OWNER_NAMESPACE, migrate } from './pg-schema.ts';
 import { VOLATILE_TABLES, type TableName, type Transaction } from './store.ts';
 
 export interface PgStoreOptions {
@@ -90,6 +91,11 @@ interface SectionMark {
 function durablePart(overlay: Overlay): Overlay {
   if (![...overlay.keys()].some((name) => VOLATILE_TABLES.has(name))) return overlay;
   return new Map([...overlay].filter(([name]) => !VOLATILE_TABLES.has(name)));
+}
+
+/** An attempt as the staff plane's delivery log keeps it (the delivery worker's `Delivery`): JSON, named by its integration. */
+interface LoggedAttempt {
+  integration_id: number;
 }
 
 export class PgStore extends MemoryStore {
@@ -177,8 +183,45 @@ export class PgStore extends MemoryStore {
       await client.end().catch(() => undefined);
       throw new JournalFailedError(`cannot connect to PostgreSQL at ${this.where}: ${(e as Error).message}`);
     }
+    // This session's owner lock: held while the session lives, named by the claims this process makes (§4.5 rule 3).
+    // A new session (a reconnect) takes a new key: what the old one claimed is no longer being processed.
+    for (;;) {
+      const key = randomInt(1, 2 ** 31 - 1);
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [OWNER_NAMESPACE, key]);
+      if (rows[0]!.ok) {
+        this.ownerKey = key;
+        break;
+      }
+    }
     this.client = client;
     this.broken = null;
+  }
+
+  private ownerKey = 0;
+
+  /** This process's session, as its idempotency claims name it (Store.owner). */
+  get owner(): string {
+    return String(this.ownerKey);
+  }
+
+  /**
+   * True once the session that held `owner`'s lock has ended (the process
+   * died, or lost its connection): PostgreSQL lists the locks every session
+   * of this database holds. Unknown (PostgreSQL unreachable) counts as alive:
+   * the claim then answers 409 IN_PROGRESS as before, never a second create.
+   */
+  async ownerGone(owner: string): Promise<boolean> {
+    const key = Number(owner);
+    if (!Number.isSafeInteger(key) || key <= 0) return false;
+    try {
+      const { rows } = await this.client.query<{ held: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND classid = $1::bigint::oid AND objid = $2::bigint::oid) AS held`, [OWNER_NAMESPACE, key]);
+      return !rows[0]!.held;
+    } catch {
+      return false;
+    }
   }
 
   private lose(client: pg.Client, e: Error): void {
@@ -378,20 +421,22 @@ export class PgStore extends MemoryStore {
 
   /** Resolves once every transaction written here so far is in PostgreSQL (one insert for all that waited: group commit). */
   override flush(): Promise<void> {
-    if (this.pending.length > 0 || this.volatilePending.size > 0) {
+    if (this.pending.length > 0 || this.volatilePending.size > 0 || this.attemptsPending.length > 0) {
       const batch = this.pending.splice(0);
       const volatile = [...this.volatilePending.values()];
       this.volatilePending.clear();
-      this.inserting = this.inserting.then(() => this.insert(batch, volatile));
+      const attempts = this.attemptsPending.splice(0);
+      this.inserting = this.inserting.then(() => this.insert(batch, volatile, attempts));
       // Handled here as well: a failed insert nobody waits for must not end the process.
       this.inserting.catch(() => undefined);
     }
     return this.inserting;
   }
 
-  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[]): Promise<void> {
+  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[], attempts: LoggedAttempt[] = []): Promise<void> {
     if (this.failure) throw this.failure;
     try {
+      if (attempts.length > 0) await this.insertAttempts(attempts);
       const puts = volatile.filter((v) => v.value !== DELETED);
       const deletes = volatile.filter((v) => v.value === DELETED);
       if (puts.length > 0) {
@@ -409,10 +454,41 @@ export class PgStore extends MemoryStore {
       }
     } catch (e) {
       this.diverged = true;
-      this.failure ??= new JournalFailedError(`PostgreSQL at ${this.where} did not take ${batch.length > 0 ? `transactions ${batch[0]!.n} to ${batch.at(-1)!.n}` : 'the rate-limit windows'} (${(e as Error).message}); `
+      this.failure ??= new JournalFailedError(`PostgreSQL at ${this.where} did not take ${batch.length > 0 ? `transactions ${batch[0]!.n} to ${batch.at(-1)!.n}` : 'the rate-limit windows or the delivery log'} (${(e as Error).message}); `
         + 'nothing after the last one it took is acknowledged, and this process reloads its state from PostgreSQL before it writes again');
       throw this.failure;
     }
+  }
+
+  // ------------------------------------------------------------------ the staff plane's delivery log
+
+  /** Attempts made here and not yet inserted. */
+  private attemptsPending: LoggedAttempt[] = [];
+  private attemptsSinceTrim = 0;
+
+  /** SharedAttempts: queued, and inserted with the next flush (the section that records the attempt's outcome ends with one). */
+  addAttempt(attempt: LoggedAttempt): void {
+    if (!this.closed) this.attemptsPending.push(attempt);
+  }
+
+  /** SharedAttempts: every process's last `limit` attempts of the integration, oldest first. */
+  async recentAttempts<T extends LoggedAttempt>(integrationId: number, limit: number): Promise<T[]> {
+    await this.flush();
+    const { rows } = await this.client.query<{ attempt: string }>(
+      'SELECT attempt FROM (SELECT id, attempt FROM simulator_deliveries WHERE integration_id = $1 ORDER BY id DESC LIMIT $2) recent ORDER BY id',
+      [integrationId, limit]);
+    return rows.map((r) => JSON.parse(r.attempt) as T);
+  }
+
+  private async insertAttempts(attempts: LoggedAttempt[]): Promise<void> {
+    await this.client.query('INSERT INTO simulator_deliveries (integration_id, attempt) SELECT * FROM unnest($1::bigint[], $2::text[])',
+      [attempts.map((a) => a.integration_id), attempts.map((a) => JSON.stringify(a))]);
+    // The staff plane shows the last 200 per integration: older rows go now and then, not on every insert.
+    this.attemptsSinceTrim += attempts.length;
+    if (this.attemptsSinceTrim < 1000) return;
+    this.attemptsSinceTrim = 0;
+    await this.client.query(`DELETE FROM simulator_deliveries WHERE id IN (SELECT id FROM (
+      SELECT id, row_number() OVER (PARTITION BY integration_id ORDER BY id DESC) AS newer FROM simulator_deliveries) ranked WHERE newer > 200)`);
   }
 
   // ------------------------------------------------------------------ shared values and leases

@@ -105,6 +105,18 @@ export interface Store extends StoreReader {
    * meanwhile and see a key `in_progress`; the section resumes after it.
    */
   outside?<R>(wait: () => Promise<R>): Promise<R>;
+  /**
+   * Only a store several processes share: this process, as the idempotency
+   * claims it makes name it (§4.5 rule 3), for as long as its connection to
+   * the shared state lives.
+   */
+  readonly owner?: string;
+  /**
+   * With `owner`: true once the process a claim names is gone (PgStore: its
+   * PostgreSQL session, and the owner lock it held, ended). The shared
+   * database says so; there is no heartbeat of our own.
+   */
+  ownerGone?(owner: string): Promise<boolean>;
 }
 
 /** Runs `work` in a section of a shared store; at once (and synchronously) in a store without sections. */

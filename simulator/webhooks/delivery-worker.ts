@@ -36,10 +36,24 @@ export interface DeliveryLeases {
   holds(id: number): boolean;
 }
 
+/**
+ * With a store several processes share: every process's attempts, kept in
+ * the shared database, so the staff plane answers the same through any
+ * process (issue 39; PgStore).
+ */
+export interface SharedAttempts {
+  /** Records an attempt; it is shared once the store's next flush resolves. */
+  addAttempt(attempt: Delivery): void;
+  /** The integration's last `limit` attempts, whichever process made them, oldest first. */
+  recentAttempts(integrationId: number, limit: number): Promise<Delivery[]>;
+}
+
 export interface DeliveryWorkerDeps {
   store: Store;
   /** With a store several processes share: only the integrations whose lease this process holds are delivered here. */
   leases?: DeliveryLeases;
+  /** With a store several processes share: where the staff plane reads every process's attempts. */
+  attempts?: SharedAttempts;
   clock: VirtualClock;
   vault: Vault;
   transport: Transport;
@@ -184,6 +198,12 @@ export class DeliveryWorker {
     }
   }
 
+  /** The integration's last `limit` attempts, oldest first: every process's with a shared store, this process's otherwise. */
+  async recent(integrationId: number, limit = 200): Promise<Delivery[]> {
+    if (this.deps.attempts) return this.deps.attempts.recentAttempts(integrationId, limit);
+    return this.log.filter((d) => d.integration_id === integrationId).slice(-limit);
+  }
+
   /** Sends a ping now (staff "ping"; §6.6), outside the queue. */
   async ping(integrationId: number): Promise<Outcome> {
     const integration = this.deps.store.get('integrations', String(integrationId));
@@ -318,7 +338,9 @@ export class DeliveryWorker {
     // A release that takes a post nobody answered for a delivery (a fault): §6 waits for a 2xx.
     const outcome: Outcome = this.faults.has('unanswered-delivered') && 'error' in sent ? { status: 200 } : sent;
     // Stryker disable all: the staff plane's delivery journal (GET /integrations/:id/deliveries), the simulator's own instrument: no partner sees it
-    this.log.push({ integration_id: fresh.id, kind, sequence, outcome, at: now });
+    const attempt: Delivery = { integration_id: fresh.id, kind, sequence, outcome, at: now };
+    this.log.push(attempt);
+    this.deps.attempts?.addAttempt(attempt);
     // Trimmed in batches: a splice per delivery past the bound would shift the whole log every time.
     if (this.log.length > 11_000) this.log.splice(0, this.log.length - 10_000);
     // Stryker restore all
