@@ -66,7 +66,7 @@ function ownPropertyOfOther(ctx: CheckContext, theirs: ListedProperty[], mine: L
 export const visibilityChecks = [
   defineCheck({
     id: 'visibility.foreign-alias-names-nothing', title: "Another integration's property alias names nothing: availability, rates and restrictions snapshots by it are 404 NOT_FOUND, a create naming it 422 PROPERTY_NOT_MAPPED", suite,
-    clauses: ['1.V1', '4.8.Q1', '4.8.R3', '4.5.Q32', '7.E4', '7.E11'], level: 'normative', needs: ['read'],
+    clauses: ['1.V1', '4.8.Q1', '4.8.R3', '4.5.Q32', '7.E4', '7.E11'], level: 'normative', needs: ['read'], wants: ['otherApiKey'],
     async run(ctx) {
       const other = otherKey(ctx);
       const { foreign } = await foreignProperty(ctx, other);
@@ -194,7 +194,7 @@ export const visibilityChecks = [
   }),
   defineCheck({
     id: 'visibility.foreign-property-events-hidden', title: "The events of another integration's property never reach this one: GET /events?property_id= of it shows none, and neither does the replay", suite,
-    clauses: ['1.V1', '1.V2', '4.6.Q3'], level: 'normative', needs: ['read'],
+    clauses: ['1.V1', '1.V2', '4.6.Q3'], level: 'normative', needs: ['read'], wants: ['otherApiKey', 'write'],
     async run(ctx) {
       const other = otherKey(ctx);
       const { foreign, mine, theirs } = await foreignProperty(ctx, other);
