@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { createSimulatorServer } from '../simulator/http/server.ts';
 import { seedDemoWorld } from '../simulator/demo-world.ts';
 import { API_ROOT, CONTROL_ROOT } from '../simulator/http/app.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
@@ -62,7 +63,9 @@ export async function freePort(): Promise<number> {
 
 export async function serveSimulator(faults: FaultName[] = [], options: { rateLimit?: { limit: number; window_seconds: number }; readings?: string[] } = {}): Promise<ServedSimulator> {
   const sim = createSimulator({ faults, readings: options.readings });
-  const server = sim.app.listen(0, '127.0.0.1');
+  // The listening server npm start uses (its idle keep-alive outlasts a client's, so a POST never meets a socket the
+  // server is closing: a loaded run saw ECONNRESET on a create, never resent, and a fault went undetected; issue 38).
+  const server = createSimulatorServer(sim.app).listen(0, '127.0.0.1');
   await new Promise<void>((ok) => server.once('listening', ok));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const port = await freePort();

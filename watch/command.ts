@@ -157,12 +157,11 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       const upstream = urlOf(values.upstream!, '--upstream');
       const webhookForward = values['webhook-forward'] === undefined ? undefined : urlOf(values['webhook-forward'], '--webhook-forward');
       if (values['webhook-port'] !== undefined && webhookForward === undefined) throw new SetupError('--webhook-port needs --webhook-forward URL (where deliveries go on to)');
+      // Every flag is read before the upstream is asked anything: a misuse gets its one error line, nothing above it.
+      const port = portOf(values.port, 4040, '--port');
+      const webhookPort = portOf(values['webhook-port'], 4041, '--webhook-port');
       await probeUpstream(upstream, io);
-      await live(judge, io, {
-        upstream, webhookForward, host: values.host ?? '127.0.0.1',
-        port: portOf(values.port, 4040, '--port'), webhookPort: portOf(values['webhook-port'], 4041, '--webhook-port'),
-        record: values.record, secrets, startedAt,
-      });
+      await live(judge, io, { upstream, webhookForward, host: values.host ?? '127.0.0.1', port, webhookPort, record: values.record, secrets, startedAt });
       source = upstream;
       replay = `${commandWords('watch')} --upstream ${upstream}${webhookForward ? ` --webhook-forward ${webhookForward}` : ''}`;
       where = `Is --upstream (${upstream}) the platform's API root (…/api/integrations/v1), and does the partner call watch at that same path?`;

@@ -148,6 +148,14 @@ describe('npm start --data DIR: one simulator per directory', () => {
   });
 });
 
+/**
+ * A night `n` days after today: the demo world's texture (a block at today + 60) moves with the calendar, so a fixed
+ * date was free one month and blocked the next (a create refused UNAVAILABLE on 2026-12-02).
+ */
+function daysAhead(n: number): string {
+  return new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+}
+
 describe('npm start --data DIR: acknowledged bookings lost after a kill (issue 29)', () => {
   it('SIGKILL, then the newest journal cut to 75%: exit 2 naming the file and the missing records; --recover starts with what is intact and never reuses a booking id', async () => {
     const dir = tempDir();
@@ -157,10 +165,9 @@ describe('npm start --data DIR: acknowledged bookings lost after a kill (issue 2
     const auth = { Authorization: `Bearer ${fixtures.integrations[0]!.apiKey}`, 'Content-Type': 'application/json' };
     const ids: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const day = String(1 + 2 * i).padStart(2, '0');
       const res = await fetch(`${baseUrl}/bookings`, {
         method: 'POST', headers: { ...auth, 'Idempotency-Key': `cli-recover-${i}-key` },
-        body: JSON.stringify({ external_booking_id: `CLI-REC-${i}`, property: { doorloom_id: 101 }, units: [{ adults: 1 }], check_in: `2027-01-${day}`, check_out: `2027-01-${String(2 + 2 * i).padStart(2, '0')}`, guest: { name: 'A', mobile: '9' }, pricing: { total: 100 } }),
+        body: JSON.stringify({ external_booking_id: `CLI-REC-${i}`, property: { doorloom_id: 101 }, units: [{ adults: 1 }], check_in: daysAhead(100 + 2 * i), check_out: daysAhead(101 + 2 * i), guest: { name: 'A', mobile: '9' }, pricing: { total: 100 } }),
       });
       expect(res.status, await res.clone().text()).toBe(201);
       ids.push(((await res.json()) as { data: { id: number } }).data.id);
@@ -183,9 +190,9 @@ describe('npm start --data DIR: acknowledged bookings lost after a kill (issue 2
     expect(readdirSync(dir).some((n) => /\.damaged-/.test(n))).toBe(true);
     const res = await fetch(`${url}/bookings`, {
       method: 'POST', headers: { ...auth, 'Idempotency-Key': 'cli-recover-after' },
-      body: JSON.stringify({ external_booking_id: 'CLI-REC-AFTER', property: { doorloom_id: 101 }, units: [{ adults: 1 }], check_in: '2027-02-01', check_out: '2027-02-02', guest: { name: 'A', mobile: '9' }, pricing: { total: 100 } }),
+      body: JSON.stringify({ external_booking_id: 'CLI-REC-AFTER', property: { doorloom_id: 101 }, units: [{ adults: 1 }], check_in: daysAhead(130), check_out: daysAhead(131), guest: { name: 'A', mobile: '9' }, pricing: { total: 100 } }),
     });
-    expect(res.status).toBe(201);
+    expect(res.status, await res.clone().text()).toBe(201);
     const id = ((await res.json()) as { data: { id: number } }).data.id;
     expect(id).toBeGreaterThan(Math.max(...ids));
     recovered.child.kill('SIGTERM');

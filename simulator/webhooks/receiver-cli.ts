@@ -42,7 +42,6 @@ try {
 } catch (e) {
   fail((e as Error).message);
 }
-warnSecretFlags('receiver', values);
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -54,6 +53,8 @@ if (!MODES.includes(values.mode as ReceiverMode)) fail(`--mode must be one of ${
 // Digits only: Number() would read "" as 0 (a random port) and "0x10" as 16.
 const port = /^[0-9]{1,5}$/.test(values.port) ? Number(values.port) : NaN;
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+// Once the command line is known good: a misuse gets its one error line first, not a warning above it.
+warnSecretFlags('receiver', values);
 const receiver = await startReceiver({
   secrets,
   slug: values.slug,
