@@ -51,6 +51,7 @@ async function deployment(o: { webhooks: boolean; control: boolean; platform: bo
     ...(o.platform ? {
       PARTNER_WEBHOOK_SECRET: main!.webhookSecret,
       PARTNER_OTHER_API_KEY: other!.apiKey,
+      PARTNER_OTHER_PROPERTY_ID: String(other!.properties[0]!.doorloom_id),
       PARTNER_DISABLED_API_KEY: disabled!.apiKey,
       PARTNER_NON_INTEGRATION_TOKEN: sim.fixtures.staffToken,
     } : {}),
