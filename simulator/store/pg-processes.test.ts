@@ -25,6 +25,7 @@ import type { Fixtures } from '../demo-world.ts';
 import { startPgCluster, type PgCluster } from './pg-cluster.ts';
 import { SCHEMA_VERSION } from './pg-schema.ts';
 import { DEFAULT_RATE_LIMIT } from '../domain/integrations.ts';
+import { bounded, call } from './test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Hang guards, not speed targets: a start on a machine loaded many times over can take 20 s. */
@@ -69,12 +70,6 @@ function launch(args: string[]): Running {
   return run;
 }
 
-function bounded<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms ${what()}`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Starts `npm start -- --database URL --port 0` and resolves once its banner is out and its fixtures file written. */
 async function startOn(url: string, name: string, extra: string[] = []): Promise<Serving> {
   const fixturesFile = join(dir, `${name}.json`);
@@ -88,16 +83,6 @@ async function startOn(url: string, name: string, extra: string[] = []): Promise
   await bounded(ready, START_TIMEOUT_MS, () => `waiting for ${name} to serve\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as Fixtures;
   return Object.assign(run, { origin: new URL(fixtures.baseUrl).origin, api: fixtures.baseUrl, fixtures });
-}
-
-async function call(base: string, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
 }
 
 describe('two simulator processes on one PostgreSQL database serve one world', () => {
