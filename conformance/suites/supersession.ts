@@ -60,8 +60,9 @@ export const supersessionChecks = [
       // The platform's delivery time-out is not shown (§6): up to two minutes of real time for it to give up on the
       // hanging post, looked at every second, decided once the newer event or the older one is accepted.
       for (let waited = 0; waited < IN_FLIGHT_REAL_SECONDS && !accepted(newer.sequence) && !accepted(older.sequence); waited += 1) {
-        await drained(ctx, receiver, newer.sequence);
-        if (!accepted(newer.sequence) && !accepted(older.sequence)) await new Promise((r) => setTimeout(r, 1000));
+        // Settled (nothing left unanswered through the newer event) is looked at again at once; unsettled, a second later.
+        const settled = await drained(ctx, receiver, newer.sequence);
+        if (!settled && !accepted(newer.sequence) && !accepted(older.sequence)) await new Promise((r) => setTimeout(r, 1000));
       }
       if (accepted(older.sequence)) {
         ctx.fail('InFlightEscapedSupersession', `rates.changed ${older.sequence} (${w.from}..${w.to}), in flight when ${newer.sequence} covering its window was recorded, was delivered after its attempt failed`,
