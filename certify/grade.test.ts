@@ -135,6 +135,7 @@ const cases: Case[] = [
   ['GET /me every second', { id: 'usage.me-interval', given: { journal: [me(0), me(1_000), me(2_000)] }, want: 'fail', says: /1\.0 s apart/ }],
   ['GET /me every 30 s', { id: 'usage.me-interval', given: { journal: [me(0), me(30_000), me(60_000), me(90_000)] }, want: 'fail', says: /30\.0 s apart/ }],
   ['one GET /me soon after another, once: a restart\'s first call', { id: 'usage.me-interval', given: { journal: [me(0), me(61_000), me(64_000), me(125_000)] }, want: 'pass', says: /taken as the first call of a restarted partner/ }],
+  ['a once-a-minute timer whose calls reached a loaded platform late, then on time: not polling too often', { id: 'usage.me-interval', given: { journal: [me(0), me(60_000), me(135_000), me(180_000), me(254_000), me(300_000)] }, want: 'pass', says: /no more often than once a minute on average/ }],
   ['a 401 retried at once is not a poll', { id: 'usage.me-interval', given: { journal: [me(0, 401), me(5)] }, want: 'pass' }],
   ['GET /me never called', { id: 'usage.me-interval', given: { journal: [create(0, 'k-1', 'a')] }, want: 'not_observed' }],
   ['Retry-After waited out', { id: 'usage.retry-after', given: { journal: [call(0, { status: 429, code: 'RATE_LIMITED', retry_after: 2 }), me(2_001)] }, want: 'pass' }],

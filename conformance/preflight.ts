@@ -53,9 +53,16 @@ export interface PreflightConfig {
   properties?: number[];
   controlUrl?: string;
   controlToken?: string;
-  /** Milliseconds to wait for an answer (default 15 s). */
+  /** Milliseconds to wait for an answer (default ANSWER_CAP_MS). */
   timeoutMs?: number;
 }
+
+/**
+ * How long preflight waits for one answer before it calls the host unreachable (exit 2, a setup problem). A hang
+ * guard for a host that takes the connection and never answers, not a speed target: a refused or unknown host fails at
+ * once whatever it is, and a loaded machine was seen to keep a healthy simulator's answer past 15 s (issue 38).
+ */
+const ANSWER_CAP_MS = 120_000;
 
 interface Answer {
   status: number;
@@ -93,7 +100,7 @@ function codeOf(a: Answer): string {
 /** A role's `GET /me`, judged as a setup step: anything but the expected answer is the configuration's fault. */
 async function me(config: PreflightConfig, token: string, role: string): Promise<{ answer: Answer; view: MeView | null; url: string }> {
   const url = `${config.baseUrl.replace(/\/$/, '')}/me`;
-  const answer = await call(url, token, config.timeoutMs ?? 15_000, role === 'apiKey' ? '' : role);
+  const answer = await call(url, token, config.timeoutMs ?? ANSWER_CAP_MS, role === 'apiKey' ? '' : role);
   if (answer.status === 404 && answer.text === '') {
     throw new SetupError(`the partner API at ${config.baseUrl} answers a bare 404: switched off (§5.6) or not a partner API root (it should end in /api/integrations/v1)`);
   }
@@ -163,7 +170,7 @@ export async function preflight(config: PreflightConfig): Promise<PreflightResul
   for (const id of config.properties ?? []) {
     const today = new Date().toISOString().slice(0, 10);
     const url = `${config.baseUrl.replace(/\/$/, '')}/properties/${id}/availability?from=${today}&to=${today}`;
-    const a = await call(url, config.apiKey, config.timeoutMs ?? 15_000, `property ${id}`);
+    const a = await call(url, config.apiKey, config.timeoutMs ?? ANSWER_CAP_MS, `property ${id}`);
     if (a.status === 404) throw new SetupError(`--property ${id} is not covered by the integration (its availability snapshot answers ${codeOf(a)}): name a property the integration covers`);
   }
 
@@ -171,7 +178,7 @@ export async function preflight(config: PreflightConfig): Promise<PreflightResul
   if (config.controlUrl) {
     if (!config.controlToken) throw new SetupError('--control-url needs --control-token (or controlToken in --config, or PARTNER_CONTROL_TOKEN)');
     const url = `${config.controlUrl.replace(/\/$/, '')}/capabilities`;
-    const a = await call(url, config.controlToken, config.timeoutMs ?? 15_000, 'control plane');
+    const a = await call(url, config.controlToken, config.timeoutMs ?? ANSWER_CAP_MS, 'control plane');
     if (a.status === 401 || a.status === 403) throw new SetupError(`the control token was refused (${codeOf(a)}) by GET ${url}`);
     const actions = a.body?.data?.actions;
     if (a.status !== 200 || !Array.isArray(actions) || !actions.every((x: unknown) => typeof x === 'string')) {
@@ -194,7 +201,7 @@ const API_ROOT_PATH = '/api/integrations/v1';
  */
 export async function probeApiRoot(baseUrl: string, o: { timeoutMs?: number; flag?: string } = {}): Promise<{ note?: string }> {
   const flag = o.flag ?? '--target';
-  const timeoutMs = o.timeoutMs ?? 15_000;
+  const timeoutMs = o.timeoutMs ?? ANSWER_CAP_MS;
   const root = baseUrl.replace(/\/$/, '');
   const url = `${root}/me`;
   const answer = await call(url, null, timeoutMs, '');

@@ -67,6 +67,9 @@ async function burst(ctx: CheckContext, most: number, lowered: boolean): Promise
       calls += 1;
       const res = await api.get('/events', { query: { limit: 1 } });
       if (res.status === 429 && res.body?.code === 'RATE_LIMITED') limited ??= res;
+      // 408: the server gave up reading this call before it was whole (a loaded machine, many calls at once); a GET is
+      // sent again by the next turn of the burst (RFC 9110 §15.5.9), and the count of calls still caps it.
+      else if (res.status === 408) continue;
       else if (res.status !== 200) throw new Error(`a burst call answered ${describe(res)}`);
       else {
         limit = res.headers['x-ratelimit-limit'] ?? limit;

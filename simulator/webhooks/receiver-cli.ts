@@ -43,6 +43,8 @@ try {
   fail((e as Error).message);
 }
 if (values.help) {
+  // Help is a good command line too: the secret given on it is said to leak, as on a run.
+  warnSecretFlags('receiver', values);
   process.stdout.write(USAGE);
   process.exit(0);
 }
