@@ -40,6 +40,8 @@ afterAll(() => {
  * machine makes a test slower, not red. The test's own time-out is above the cap.
  */
 const CAP_SECONDS = 1_800;
+/** A clean partner's run waits for every event as long as the machine needs: each step's cap, ten times the default. */
+const PATIENCE = 10;
 const TEST_CAP_MS = (CAP_SECONDS + 600) * 1000;
 
 /** One of the clone's commands as its own process (build/node-command.ts). */
@@ -327,6 +329,7 @@ describe.concurrent('certification end to end', () => {
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       durationSeconds: CAP_SECONDS,
+      patience: PATIENCE,
       readyTimeoutSeconds: 600,
       seed: 90,
       reportDir: null,
@@ -374,6 +377,7 @@ describe.concurrent('certification end to end', () => {
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       durationSeconds: CAP_SECONDS,
+      patience: PATIENCE,
       readyTimeoutSeconds: 600,
       seed: 28,
       reportDir: null,
@@ -432,6 +436,7 @@ describe.concurrent('certification end to end', () => {
       stateUrl: `http://127.0.0.1:${statePort}/state`,
       // Far above the need: the run ends once everything is observed.
       durationSeconds: CAP_SECONDS,
+      patience: PATIENCE,
       readyTimeoutSeconds: 600,
       seed: 38,
       reportDir: null,
@@ -509,6 +514,7 @@ describe.concurrent('certification end to end', () => {
         running: { baseUrl, staffToken },
         // The run ends once everything is observed (about 20 s alone); the cap is far above it.
         durationSeconds: CAP_SECONDS,
+        patience: PATIENCE,
         readyTimeoutSeconds: 600,
         seed: 5,
         reportDir: null,

@@ -62,6 +62,8 @@ export class PartnerDouble {
   private readonly pending = new Set<string>();
   private readonly placed = new Set<number>();
   private retryAfterUntil = 0;
+  /** Ends the calls in flight when the double stops: no time-out of its own (a call given up on while the platform still answers it 429 would make the next call look early, §7). */
+  private readonly stopping = new AbortController();
   private lastMe = -Infinity;
   private updatedSince: string | null = null;
   /** The highest sequence processed in order. */
@@ -95,6 +97,7 @@ export class PartnerDouble {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const t of this.timers) clearInterval(t);
     this.server.closeAllConnections();
     await new Promise<void>((ok) => this.server.close(() => ok()));
@@ -141,7 +144,7 @@ export class PartnerDouble {
       const headers: Record<string, string> = { Authorization: `Bearer ${this.file.apiKey}`, Accept: 'application/json' };
       if (init.body !== undefined) headers['Content-Type'] = 'application/json';
       if (init.key !== undefined) headers['Idempotency-Key'] = init.key;
-      const res = await fetch(this.file.baseUrl + path, { method, headers, body: init.body, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(this.file.baseUrl + path, { method, headers, body: init.body, signal: this.stopping.signal });
       const text = await res.text();
       const answer: Answer = { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
       if (res.status === 401 && !refreshed) {

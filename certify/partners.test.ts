@@ -34,6 +34,8 @@ async function certifyDouble(breakage: Breakage | null, seed: number, lines: str
       webhookUrl: `http://127.0.0.1:${port}/webhook`,
       stateUrl: `http://127.0.0.1:${port}/state`,
       durationSeconds: CAP_SECONDS,
+      // A clean partner waits for every event as long as the machine needs; a broken one ends at the step that shows it.
+      patience: breakage === null ? 10 : 1,
       readyTimeoutSeconds: 600,
       signal: end.signal,
       seed,

@@ -99,6 +99,12 @@ export interface CertifyOptions {
   /** Seconds to wait for the receiver to answer its first ping. */
   readyTimeoutSeconds?: number;
   /**
+   * Multiplies every step's safety cap (a minute for a partner's action, two for a restart; default 1). A cap that
+   * runs out only leaves a requirement not observed, so a slow machine asks for more patience, never a different grade;
+   * the project's tests that expect everything observed give a cap far above the need.
+   */
+  patience?: number;
+  /**
    * Grade the receiver alone (`--receiver-only`): the steps that need nothing of the partner but its webhook
    * receiver (plan.ts RECEIVER_ONLY_STEPS); usage and recovery are not observed, said once under their cause.
    */
@@ -150,12 +156,20 @@ interface Ctx {
   /** The partner's processes when certify started them (--partner-command): the crash drill kills and restarts them. */
   partner: { current: PartnerProcess; start(): PartnerProcess } | null;
   signal: AbortSignal | null;
+  /** CertifyOptions.patience. */
+  patience: number;
+}
+
+/** A step's safety cap, with the run's patience. */
+function capped(c: Ctx, ms: number): number {
+  return ms * c.patience;
 }
 
 export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
   const started = performance.now();
   const durationSeconds = options.durationSeconds ?? DEFAULT_DURATION_SECONDS;
   if (!(durationSeconds > 0)) throw new Error(`durationSeconds must be positive, got ${durationSeconds}`);
+  if (options.patience !== undefined && !(options.patience >= 1)) throw new Error(`patience must be 1 or more, got ${options.patience}`);
   const seed = options.seed ?? randomInt(0, 2 ** 31);
   const log = options.log ?? (() => undefined);
   const stage = options.running
@@ -255,6 +269,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
     log,
     partner,
     signal: options.signal ?? null,
+    patience: options.patience ?? 1,
   };
 
   // A partner certify started that exits before its receiver answered ends the wait: the event, not the cap.
@@ -470,7 +485,7 @@ async function integration(c: Ctx): Promise<{ status: string; webhook: { last_se
 /** Waits until every event is delivered; each round asks the platform to send what is due now (staff clock advance of 0 s). */
 async function drained(c: Ctx): Promise<boolean> {
   let left = 0;
-  return until(c, DRAIN_WAIT_MS, async () => {
+  return until(c, capped(c, DRAIN_WAIT_MS), async () => {
     await c.stage.staff('POST', '/clock/advance', { seconds: 0 }, IDEMPOTENT);
     return (left = (await integration(c)).webhook.undelivered_events) === 0;
   }, 150, () => `your receiver to answer the platform's deliveries 2xx (${left} undelivered)`);
@@ -497,7 +512,7 @@ async function newestEvent(c: Ctx): Promise<{ sequence: number; body: string } |
 }
 
 /** Waits until the partner's create of a new booking after journal entry `afterN` has an answer, or the platform shows new events (no journal). */
-async function placed(c: Ctx, afterN: number, sequenceBefore: number, count = 1, ms = STEP_WAIT_MS): Promise<JournalEntry[]> {
+async function placed(c: Ctx, afterN: number, sequenceBefore: number, count = 1, ms = capped(c, STEP_WAIT_MS)): Promise<JournalEntry[]> {
   let found: JournalEntry[] = [];
   const orders = c.file.current.orders.slice(-count).map((o) => o.n).join(' and ');
   await until(c, ms, async () => {
@@ -591,7 +606,7 @@ async function receiverChecks(c: Ctx): Promise<void> {
   const body = newest?.body ?? pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
   // §6.4: the duplicate is an event the platform's delivery log shows the partner already answered 2xx, never one new to it.
   // Waited for (an event, not a time): a platform that counts an attempt in flight as delivered shows no answer yet.
-  await until(c, STEP_WAIT_MS, async () => (await acknowledgedEvent(c)) !== null, 200);
+  await until(c, capped(c, STEP_WAIT_MS), async () => (await acknowledgedEvent(c)) !== null, 200);
   const duplicate = await acknowledgedEvent(c);
   const now = Math.floor(c.stage.now() / 1000);
   for (const spec of receiverProbes({ slug: c.slug }, secrets(c), body, now, c.otherSlug)) {
@@ -680,7 +695,7 @@ async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void>
   const d = drill(c, 'drill.snapshot-watermark', 'Snapshot watermark',
     `Before the webhook is registered, the answer of the partner's first rates snapshot is held once built (its data.sequence read) while the base_rate of one night of its window (${watermarkNight} when the window holds it, else its nearest night) changes to ${watermarkRate}: an event above the watermark, recorded before the partner can read the latest sequence. The webhook is registered only once the partner's replay after the snapshot has ended; its copy of the night is read then.`,
     'Set the cursor to the snapshot\'s data.sequence, not to the latest sequence: the replay after the snapshot reads the change and the copy of the night ends with the new rate (§4.8 watermark rule, §6.8 cold start).');
-  const wait = Math.min(SNAPSHOT_HOLD_WAIT_MS, remaining(c));
+  const wait = Math.min(capped(c, SNAPSHOT_HOLD_WAIT_MS), remaining(c));
   const change = await Promise.race([hold.changed, sleep(wait).then(() => null)]);
   hold.disarm();
   if (!change) {
@@ -689,7 +704,7 @@ async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void>
   }
   // The walk after the snapshot: done once a page says has_more false.
   let walk: JournalEntry[] = [];
-  await until(c, STEP_WAIT_MS, () => {
+  await until(c, capped(c, STEP_WAIT_MS), () => {
     walk = journal(c).filter((e) => e.n > change.snapshotN && e.operation === 'listEvents' && e.status === 200 && e.cursor && e.query.limit !== '1');
     return walk.some((e) => !e.cursor!.has_more);
   });
@@ -698,7 +713,7 @@ async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void>
     // The page is applied after it is read, and a partner may open its probe only once its start is done: wait on the
     // copy (bounded), not a fixed time; the last read is the evidence.
     let check: StateCheck | null = null;
-    await until(c, STATE_SETTLE_MS, async () => {
+    await until(c, capped(c, STATE_SETTLE_MS), async () => {
       check = await readNight(c, `after the replay that followed snapshot #${change.snapshotN}`, change.propertyId, change.night, change.after, change.before);
       return check.held === change.after;
     }, 200);
@@ -709,7 +724,7 @@ async function snapshotWatermarkDrill(c: Ctx, hold: SnapshotHold): Promise<void>
   const held = state[0];
   finish(c, d, `Snapshot #${change.snapshotN} of property ${change.propertyId} (${change.window.from}..${change.window.to}, watermark ${change.watermark}) held while ${change.night} changed ${JSON.stringify(change.before)} → ${change.after} (sequence ${change.changeSequence}); ${first
     ? `the partner's next replay #${first.n} started at after_sequence ${first.cursor!.after_sequence} (${walk.length} page${walk.length === 1 ? '' : 's'})`
-    : `the partner sent no replay page within ${STEP_WAIT_MS / 1000} s`}${held ? `; its copy of ${change.night}: base_rate ${held.error ?? JSON.stringify(held.held)}` : ''}.`);
+    : `the partner sent no replay page within ${capped(c, STEP_WAIT_MS) / 1000} s`}${held ? `; its copy of ${change.night}: base_rate ${held.error ?? JSON.stringify(held.held)}` : ''}.`);
 }
 
 /** The partner's copy of one night's rates, through its state probe. */
@@ -731,12 +746,12 @@ async function lostAnswerDrill(c: Ctx): Promise<void> {
   const withheld = c.stage.withholdNextCreateAnswer(c.integrationId);
   if (!withheld) return finish(c, d, 'Not run: only the in-process simulator can withhold an answer.');
   c.file.addOrder(orderBody(c.runId, 2, c.choices));
-  const entry = await Promise.race([withheld, sleep(Math.min(STEP_WAIT_MS, remaining(c))).then(() => null)]);
+  const entry = await Promise.race([withheld, sleep(Math.min(capped(c, STEP_WAIT_MS), remaining(c))).then(() => null)]);
   c.stage.disarm();
   if (!entry) return finish(c, d, 'The partner did not place order 2 in time.');
   c.obs.lostAnswers.push(entry.n);
   let retries: JournalEntry[] = [];
-  await until(c, STEP_WAIT_MS, () => {
+  await until(c, capped(c, STEP_WAIT_MS), () => {
     retries = journal(c).filter((e) => e.n > entry.n && e.operation === 'createBooking' && (e.body_fingerprint === entry.body_fingerprint || e.idempotency_key === entry.idempotency_key));
     return retries.some((e) => e.status < 300);
   });
@@ -755,7 +770,7 @@ async function rateLimitDrill(c: Ctx): Promise<void> {
   c.file.addOrder(orderBody(c.runId, 3, c.choices));
   c.file.addOrder(orderBody(c.runId, 4, c.choices));
   try {
-    await placed(c, n, before, 2, 3 * STEP_WAIT_MS / 2);
+    await placed(c, n, before, 2, 3 * capped(c, STEP_WAIT_MS) / 2);
   } finally {
     await c.stage.staff('PUT', `/integrations/${c.integrationId}/rate-limit`, NORMAL_RATE_LIMIT);
   }
@@ -784,7 +799,7 @@ async function unavailableDrill(c: Ctx): Promise<void> {
   }
   let attempt: JournalEntry | undefined;
   const known = new Set(journal(c).filter((e) => e.operation === 'createBooking').map((e) => e.body_fingerprint));
-  await until(c, STEP_WAIT_MS, () => Boolean(attempt = journal(c).find((e) => e.n > n && e.operation === 'createBooking' && !known.has(e.body_fingerprint))));
+  await until(c, capped(c, STEP_WAIT_MS), () => Boolean(attempt = journal(c).find((e) => e.n > n && e.operation === 'createBooking' && !known.has(e.body_fingerprint))));
   if (!attempt) return finish(c, d, 'The partner did not place order 5 in time.');
   await sleep(Math.min(QUIET_MS, remaining(c)));
   const again = journal(c).filter((e) => e.n > attempt!.n && e.operation === 'createBooking' && (e.body_fingerprint === attempt!.body_fingerprint || e.idempotency_key === attempt!.idempotency_key));
@@ -917,11 +932,11 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   };
   // The first night acknowledged before it changes again, so its first event is delivered, not superseded (§3.3).
   await put(0, crashRates[0]!);
-  let ok = await until(c, STEP_WAIT_MS, allAcknowledged, 100);
+  let ok = await until(c, capped(c, STEP_WAIT_MS), allAcknowledged, 100);
   for (let i = 1; ok && i < acknowledgedFirst; i++) await put(i, crashRates[i]!);
   if (ok) await put(0, crashSecondRate);
-  ok = ok && await until(c, STEP_WAIT_MS, allAcknowledged, 100);
-  if (!ok) return notRun(`Not run: the partner did not acknowledge the drill's first ${events.length} deliveries within ${STEP_WAIT_MS / 1000} s.`);
+  ok = ok && await until(c, capped(c, STEP_WAIT_MS), allAcknowledged, 100);
+  if (!ok) return notRun(`Not run: the partner did not acknowledge the drill's first ${events.length} deliveries within ${capped(c, STEP_WAIT_MS) / 1000} s.`);
   for (let i = acknowledgedFirst; i < acknowledgedFirst + CRASH_IN_FLIGHT; i++) await put(i, crashRates[i]!);
   const killedAt = c.stage.now();
   await c.partner.current.kill();
@@ -929,7 +944,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   c.log(`  SIGKILL sent to the partner's process group; delivery withheld`);
   // The delivery the kill cut off ends in an error; then what was acknowledged is settled.
   const inFlight = events.slice(-CRASH_IN_FLIGHT).map((e) => e.sequence);
-  await until(c, STEP_WAIT_MS, async () => {
+  await until(c, capped(c, STEP_WAIT_MS), async () => {
     for (const s of inFlight) if ((await c.stage.event(c.integrationId, s, c.file.current.apiKey))?.status === 'delivering') return false;
     return true;
   }, 100);
@@ -965,7 +980,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   const restartedAt = c.stage.now();
   c.partner.current = c.partner.start();
   let readyAt: number | null = null;
-  await until(c, RESTART_READY_MS, async () => {
+  await until(c, capped(c, RESTART_READY_MS), async () => {
     const body = pingBody({ id: c.integrationId, slug: c.slug }, latest, c.stage.stamp());
     const answer = await deliver({ ...c.probeCtx, timeoutMs: 2_000 }, { name: 'restart-ping', body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), body), integrationHeader: c.slug });
     if (answer.status !== null && answer.status >= 200 && answer.status < 300) readyAt = c.stage.now();
@@ -995,7 +1010,7 @@ async function crashRestartDrill(c: Ctx): Promise<void> {
   c.obs.crash = { propertyId, floor, killedAt, acknowledged: highest, latest, restartedAt, readyAt, resumedAt, waitedMs, events, ...(beforeReplay ? { beforeReplay } : {}), duringReplay, beforeResume, final };
   const first = c.stage.journal(c.integrationId, restartedAt)?.find((e) => e.operation === 'listEvents' && e.cursor);
   finish(c, d, `Killed with ${crashCounts(c.obs.crash)}; ${readyAt === null
-    ? `started again, it did not answer a signed ping within ${RESTART_READY_MS / 1000} s.`
+    ? `started again, it did not answer a signed ping within ${capped(c, RESTART_READY_MS) / 1000} s.`
     : `started again, it answered a ping after ${((readyAt - restartedAt) / 1000).toFixed(1)} s${first ? `; its first GET /events read from after_sequence ${first.cursor!.after_sequence}` : c.stage.kind === 'running' ? '' : '; it sent no GET /events'}${c.stateProbe ? `; at the end it held ${final.filter((x) => x.held === x.expected).length} of ${final.length} nights as the platform does` : ''}.`}`);
 }
 
@@ -1032,7 +1047,7 @@ async function checkState(c: Ctx, when: string, settle = false): Promise<void> {
     return check;
   };
   let check = await once();
-  if (settle) await until(c, STATE_SETTLE_MS, async () => (check = await once()).held === check.expected, 200);
+  if (settle) await until(c, capped(c, STATE_SETTLE_MS), async () => (check = await once()).held === check.expected, 200);
   c.obs.state.push(check);
   c.log(`  state ${when}: base_rate ${check.error ?? JSON.stringify(check.held)} (newest ${check.expected})`);
 }
@@ -1075,6 +1090,6 @@ async function secretRotationDrill(c: Ctx): Promise<void> {
   await c.stage.staff('PUT', `/properties/${c.choices.propertyId}/rates`, { from: c.choices.rotationNight, to: c.choices.rotationNight, base_rate: 6500 });
   const sequence = before + 1;
   let delivered: DeliveryEvidence | undefined;
-  await until(c, STEP_WAIT_MS, async () => Boolean(delivered = (await c.stage.deliveries(c.integrationId)).find((x) => x.sequence === sequence)), 150);
+  await until(c, capped(c, STEP_WAIT_MS), async () => Boolean(delivered = (await c.stage.deliveries(c.integrationId)).find((x) => x.sequence === sequence)), 150);
   finish(c, d, `Probes answered ${answers.map((a) => `${a.name} ${a.status ?? 'none'}`).join(', ')}; the platform's delivery of sequence ${sequence} (two v1= values) answered ${delivered ? (delivered.status ?? delivered.error) : 'nothing yet'}.`);
 }
