@@ -205,5 +205,9 @@ describe('the mutation summary', () => {
     expect(moved, 'entries whose code moved or changed: move them, and look again').toEqual([]);
     const twice = entries.filter((e, i) => entries.findIndex((o) => o.file === e.file && o.line === e.line && o.column === e.column && o.mutator === e.mutator && o.replacement === e.replacement && o.original === e.original) !== i);
     expect(twice.map((e) => `${e.file}:${e.line}:${e.column}`), 'one entry per mutant').toEqual([]);
+    // Issue 40 item 3: an equivalent is equivalent only if no rule of the document can see it; its reason names the
+    // document's clause (§) that leaves the mutant unobservable, or whose behaviour it leaves unchanged.
+    const unsourced = entries.filter((e) => e.category === 'equivalent' && !/§\d/.test(e.reason)).map((e) => `${e.file}:${e.line}:${e.column}`);
+    expect(unsourced, 'recorded equivalents whose reason names no clause of the document').toEqual([]);
   });
 });

@@ -86,8 +86,9 @@ export const idempotencyChecks = [
     clauses: ['4.5.R1d', '4.5.R1e', '7.E10'], level: 'normative', needs: ['write'],
     async run(ctx) {
       const base = bookingBody(ctx, { guest: { name: 'Reuse Check', mobile: '9000000001', email: 'reuse@example.com' }, source: { channel: 'conformance' } });
-      // A free-form list of numbers (§4.5 pricing.breakdown), so that [1, 2] and [12] are two bodies.
-      base.pricing = { ...base.pricing, breakdown: { list: [1, 2] } };
+      // A free-form list of numbers (§4.5 pricing.breakdown), so that [1, 2] and [12] are two bodies; and an empty list,
+      // so that [] and [{}] are two bodies too (a fingerprint that prints an empty object as nothing reads both as []).
+      base.pricing = { ...base.pricing, breakdown: { list: [1, 2], empty: [] } };
       const key = ctx.uniqueId('key');
       const first = await createBooking(ctx, base, key);
       expectStatus(ctx, first, 201, null, '4.5.R8', 'a valid create');
@@ -99,6 +100,7 @@ export const idempotencyChecks = [
       // Every value inside an array too (units[], the breakdown's list), whatever the sample above drew; and items run together.
       for (const path of paths.filter((p) => p.some((k) => typeof k === 'number'))) await reused(withLeaf(base, path, changed(path.reduce<any>((n, k) => n[k], base))), `${path.join('.')} changed`);
       await reused(withLeaf(base, ['pricing', 'breakdown', 'list'], [12]), 'pricing.breakdown.list [1, 2] sent as [12]');
+      await reused(withLeaf(base, ['pricing', 'breakdown', 'empty'], [{}]), 'pricing.breakdown.empty [] sent as [{}]');
       // A value that changes past a double's precision is still a value change (§4.5 rule 1; pricing.breakdown is stored
       // verbatim): 0.10000000000000001 after 0.1 under one key is not the first body replayed. Refused as reused, or as a
       // number the platform cannot keep (422 VALIDATION_FAILED on that field, as booking.stored-as-sent allows).

@@ -5,7 +5,7 @@
  * resume through the clock, the ping.
  */
 import { addDays, dateAt } from '../../protocol/calendar.ts';
-import { defineCheck, expectStatus, NotApplicable } from '../check.ts';
+import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import type { ReceivedDelivery } from '../../simulator/webhooks/receiver.ts';
 import { advance, allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty, ratesEvent } from './support.ts';
@@ -38,6 +38,19 @@ export function createdPair(rows: any[], body: Record<string, any>, bookingId: n
   const availability = rows.filter((r) => r.event.type === 'availability.changed' && r.event.property.doorloom_id === body.property.doorloom_id
     && r.event.window.from === body.check_in && r.event.window.to === lastNight && (!booking || r.sequence < booking.sequence)).at(-1);
   return [availability, booking].filter((r) => r !== undefined);
+}
+
+/**
+ * The start of a check that judges only its own deliveries (§6.2): the receiver, a property and a first night `days`
+ * ahead, what was queued before delivered first (`why` says what for, if it never is), and how many posts the receiver
+ * had heard by then.
+ */
+async function ownDeliveries(ctx: CheckContext, days: number, why: string) {
+  const receiver = await receiverFor(ctx);
+  const property = knownProperty(ctx)!;
+  const from = addDays(dateAt(ctx.now()), days);
+  await ensureDelivered(ctx, receiver, why);
+  return { receiver, property, from, heardBefore: receiver.received.length };
 }
 
 export const webhookChecks = [
@@ -161,12 +174,8 @@ export const webhookChecks = [
     id: 'webhooks.ordered-under-failures', title: 'No event overtakes an unacknowledged one; failures are redelivered in order', suite,
     clauses: ['6.R2', '6.R2a', '3.1.R3', '2.1.R5', '2.6.R3'], level: 'normative', needs: ['read', control('rates.set')],
     async run(ctx) {
-      const receiver = await receiverFor(ctx);
-      const property = knownProperty(ctx)!;
-      const from = addDays(dateAt(ctx.now()), 30);
       // What was queued before goes first, so every refusal the receiver makes is of the check's own events.
-      await ensureDelivered(ctx, receiver, 'what was queued before must be delivered first, so that the receiver refuses only the check\'s own events');
-      const heardBefore = receiver.received.length;
+      const { receiver, property, from, heardBefore } = await ownDeliveries(ctx, 30, 'what was queued before must be delivered first, so that the receiver refuses only the check\'s own events');
       receiver.setMode('fail');
       // The first refusal is a 300: a 3xx is no 2xx either (§6.2), the edge of the range that counts as accepted.
       let redirected = false;
@@ -261,11 +270,7 @@ export const webhookChecks = [
     id: 'webhooks.unanswered-is-a-failure', title: 'A post the endpoint never answers is a failed attempt: retried until a 2xx, and nothing after it is sent before then', suite,
     clauses: ['6.R2', '6.R2a'], level: 'normative', needs: ['read', control('rates.set')],
     async run(ctx) {
-      const receiver = await receiverFor(ctx);
-      const property = knownProperty(ctx)!;
-      const from = addDays(dateAt(ctx.now()), 34);
-      await ensureDelivered(ctx, receiver, "what was queued before must be delivered first, so that the post left unanswered is the check's own");
-      const heardBefore = receiver.received.length;
+      const { receiver, property, from, heardBefore } = await ownDeliveries(ctx, 34, "what was queued before must be delivered first, so that the post left unanswered is the check's own");
       // The check's first post is left hanging (the connection stays open, no status ever comes); every other is answered.
       let hung: number | null = null;
       receiver.setPolicy((d) => {
