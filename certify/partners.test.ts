@@ -40,7 +40,8 @@ async function certifyDouble(breakage: Breakage | null, seed: number, lines: str
       signal: end.signal,
       seed,
       reportDir: null,
-      credentialsOut: join(dir, `${breakage ?? 'good'}.json`),
+      // One file per run: the runs are concurrent, and a double re-reads its file (two runs of one breakage once shared it, and each double then called the other's platform).
+      credentialsOut: join(dir, `${breakage ?? 'good'}-${seed}.json`),
       log: (l) => {
         lines.push(l);
         if (l === `step ${lastStep}`) end.abort();
