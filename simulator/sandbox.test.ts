@@ -3,8 +3,9 @@
  * the test build: it starts a PostgreSQL cluster of its own in a temporary
  * directory, two simulator processes on it and a round-robin proxy; requests
  * through the proxy alternate between the processes and see one world; a
- * killed process is started again while the other serves; SIGTERM stops
- * everything and removes the cluster's directory.
+ * killed process is started again while the other serves (the fixtures file
+ * names each process's pid and base URL, and follows a restart); SIGTERM
+ * stops everything and removes the cluster's directory.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeArgs } from '../build/node-command.ts';
 import { addDays } from '../protocol/calendar.ts';
-import type { Fixtures } from './demo-world.ts';
+import type { SandboxFixtures } from './sandbox.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sim-sandbox-test-'));
@@ -76,7 +77,12 @@ describe('npm run sandbox', () => {
     const clusterDir = /a cluster of its own in (\S+),/.exec(stdout)?.[1];
     expect(clusterDir, stdout).toBeDefined();
     expect(existsSync(clusterDir!)).toBe(true);
-    const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as Fixtures;
+    const fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as SandboxFixtures;
+    // Each process, as the banner names it (issue 39 item 5: `processes: [{ pid, baseUrl }]`).
+    const banner = [...stdout.matchAll(/process (\d+) +(\S+) \(pid (\d+)\)/g)].map((m) => ({ index: Number(m[1]), pid: Number(m[3]), baseUrl: `${m[2]}/api/integrations/v1` }));
+    expect(banner).toHaveLength(2);
+    expect(fixtures.processes).toEqual(banner);
+    for (const p of fixtures.processes) expect((await fetch(`${p.baseUrl}/me`, { headers: { Authorization: `Bearer ${fixtures.integrations[0]!.apiKey}` } })).status).toBe(200);
     const { apiKey, properties } = fixtures.integrations[0]!;
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
       const res = await fetch(fixtures.baseUrl + path, {
@@ -104,7 +110,7 @@ describe('npm run sandbox', () => {
     for (let i = 0; i < 2; i++) expect((await call('GET', `/bookings/${id}`)).status).toBe(200);
 
     // A process killed: the other answers everything meanwhile, and the sandbox starts it again.
-    const pid = Number(/process 1 +\S+ \(pid (\d+)\)/.exec(stdout)![1]);
+    const pid = fixtures.processes[1]!.pid;
     process.kill(pid, 'SIGKILL');
     for (let i = 0; i < 4; i++) expect((await call('GET', `/bookings/${id}`)).status).toBe(200);
     await bounded((async () => {
@@ -115,6 +121,13 @@ describe('npm run sandbox', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
     })(), 120_000, () => `waiting for process 1 to serve again\n${run.stderr}`);
+    // The fixtures file names the process started again: its new pid and port, the other's unchanged.
+    const after = JSON.parse(readFileSync(fixturesFile, 'utf8')) as SandboxFixtures;
+    expect(after.processes[0]).toEqual(fixtures.processes[0]);
+    expect(after.processes[1]!.pid).not.toBe(pid);
+    expect(alive(after.processes[1]!.pid)).toBe(true);
+    expect((await fetch(`${after.processes[1]!.baseUrl}/me`, { headers: { Authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+    expect({ ...after, processes: undefined }).toEqual({ ...fixtures, processes: undefined });
 
     child.kill('SIGTERM');
     expect(await bounded(exit, 60_000, () => `waiting for the sandbox to stop\n${run.stderr}`)).toBe(0);

@@ -28,7 +28,8 @@ const USAGE = `Usage: npm run sandbox -- [options]
                        cluster of its own in a temporary directory, removed when it stops (needs the PostgreSQL server
                        binaries: apt-get install postgresql)
   --port N             the proxy's port on 127.0.0.1 (default 4010; 0 picks a free port)
-  --fixtures-out FILE  write base URL (the proxy's), staff token and demo credentials as JSON once serving
+  --fixtures-out FILE  write base URL (the proxy's), staff token, demo credentials and each process's pid and base URL
+                       as JSON once serving (written again when a process is started again)
   --webhook-url URL    register URL as the first demo integration's webhook (as npm start does)
   --help               this text
 `;
@@ -43,6 +44,12 @@ interface Backend {
   child: ChildProcess;
   origin: string | null;
   fixtures: Fixtures | null;
+}
+
+/** What `--fixtures-out` writes: `npm start`'s fixtures with the proxy's base URL, plus each process (issue 39 item 5). */
+export interface SandboxFixtures extends Fixtures {
+  /** One entry per process, by index; `pid` and `baseUrl` are those of the process serving now (a restarted one's new ones). */
+  processes: { index: number; pid: number; baseUrl: string }[];
 }
 
 async function main(): Promise<void> {
@@ -103,6 +110,24 @@ async function main(): Promise<void> {
     work = cluster ? join(cluster.dir, 'sandbox') : mkdtempSync(join(tmpdir(), 'sim-sandbox-'));
     mkdirSync(work, { recursive: true, mode: 0o700 });
     const workDir = work;
+    let serving = false;
+    let proxyOrigin = '';
+    let base: Fixtures | null = null;
+    // Each process as last seen serving: one being started again keeps its entry until its successor serves.
+    const seen: SandboxFixtures['processes'] = [];
+    const writeFixtures = (): SandboxFixtures => {
+      base ??= backends[0]!.fixtures!;
+      const path = new URL(base.baseUrl).pathname;
+      for (const b of backends) if (b.origin !== null) seen[b.index] = { index: b.index, pid: b.child.pid!, baseUrl: b.origin + path };
+      const fixtures: SandboxFixtures = { ...base, baseUrl: proxyOrigin + path, processes: [...seen] };
+      if (!args['fixtures-out']) return fixtures;
+      const file = resolve(args['fixtures-out']);
+      const partial = `${file}.${process.pid}.partial`;
+      writeFileSync(partial, JSON.stringify(fixtures, null, 2) + '\n', { mode: 0o600 });
+      chmodSync(partial, 0o600);
+      renameSync(partial, file);
+      return fixtures;
+    };
 
     const cli = fileURLToPath(new URL(`./cli.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
     const launch = (index: number): Backend => {
@@ -118,6 +143,8 @@ async function main(): Promise<void> {
           backend.fixtures = JSON.parse(readFileSync(fixturesFile, 'utf8')) as Fixtures;
           rmSync(fixturesFile, { force: true });
           backend.origin = new URL(backend.fixtures.baseUrl).origin;
+          // A process started again has a new pid and port: the fixtures file follows.
+          if (serving) writeFixtures();
         }
       });
       // Each process's warnings and errors, named.
@@ -153,15 +180,9 @@ async function main(): Promise<void> {
       throw new Refused(e.code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : e.message);
     });
     const origin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const first = backends[0]!.fixtures!;
-    const fixtures: Fixtures = { ...first, baseUrl: origin + new URL(first.baseUrl).pathname };
-    if (args['fixtures-out']) {
-      const path = resolve(args['fixtures-out']);
-      const partial = `${path}.${process.pid}.partial`;
-      writeFileSync(partial, JSON.stringify(fixtures, null, 2) + '\n', { mode: 0o600 });
-      chmodSync(partial, 0o600);
-      renameSync(partial, path);
-    }
+    proxyOrigin = origin;
+    const fixtures = writeFixtures();
+    serving = true;
     process.stdout.write([
       `Partner API 2026-09 shared sandbox: ${count} simulator process(es) behind one proxy`,
       `  base URL     ${fixtures.baseUrl}`,
