@@ -8,7 +8,7 @@
  * platform team would configure its staging deployment. Each test has its
  * own simulator, ports and receiver, so those that wait in real time for
  * deliveries run concurrently; those that burst into a rate limit (a burst
- * must reach the limit within its two-second window) and the run over every
+ * must reach the limit within its window) and the run over every
  * check run one at a time, as before.
  */
 import { describe, expect, it, type TestContext } from 'vitest';
@@ -29,6 +29,13 @@ async function outcomes(options: ConformanceOptions, checks: string[]): Promise<
   return report.results.map((r): [string, string, string] => [r.id, r.outcome, r.failure ? `${r.failure.kind} (${r.failure.clause})` : r.reason ?? r.error ?? '']).sort(([a], [b]) => a.localeCompare(b));
 }
 
+/**
+ * The burst must meet the limit on any machine (issue 38): 40 calls in a window of 10 s is 4 calls a second, which the
+ * slowest client reaches; the check then waits the window out. A 2-second window asked for 20 calls a second, and a
+ * loaded machine's client did not always get there (not applicable, not a pass).
+ */
+const SMALL_LIMIT = { limit: 40, window_seconds: 10 };
+
 const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof liveTarget>[2]?][] = [
   ['superseded-in-replay', 'sequencing.paging-exactly-once', 'SupersededInReplay (3.3.R2)'],
   ['superseded-in-replay', 'supersession.live-undelivered-covered', 'SupersededInReplay (3.3.R2)'],
@@ -37,8 +44,8 @@ const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof 
   ['webhook-pair-swapped', 'webhooks.live-deliveries', 'DeliveryOvertook (6.R2a)'],
   ['integration-header-missing', 'webhooks.live-deliveries', 'IntegrationHeaderMissing (6.R3)'],
   ['signature-wrong-secret', 'webhooks.live-deliveries', 'SignatureInvalid (5.R4)'],
-  ['no-ratelimit-headers-on-429', 'auth.rate-limited-headers', 'MissingRateLimitHeader (7.E16)', { allowBurst: true }, { rateLimit: { limit: 40, window_seconds: 2 } }],
-  ['no-retry-after-on-429', 'auth.rate-limited-headers', 'RetryAfterMissing (7.E16)', { allowBurst: true }, { rateLimit: { limit: 40, window_seconds: 2 } }],
+  ['no-ratelimit-headers-on-429', 'auth.rate-limited-headers', 'MissingRateLimitHeader (7.E16)', { allowBurst: true }, { rateLimit: SMALL_LIMIT }],
+  ['no-retry-after-on-429', 'auth.rate-limited-headers', 'RetryAfterMissing (7.E16)', { allowBurst: true }, { rateLimit: SMALL_LIMIT }],
   // Issue 25: limits and defaults, each at its last accepted value, its first refused one, or omitted.
   ['per-page-clamped-100', 'pagination.per-page-limits', 'PerPageNotEchoed (8.L1)'],
   ['snapshot-731-accepted', 'watermark.window-limits', 'UnexpectedStatus (4.8.Q5)'],
@@ -50,9 +57,11 @@ const BITES: [FaultName, string, string, ConformanceOptions?, Parameters<typeof 
 
 describe('strengthened checks against a live target with partner credentials, one at a time', () => {
   it('pass against a correct deployment', async (test) => {
-    const options = await liveTarget(test, [], { rateLimit: { limit: 200, window_seconds: 2 } });
-    const checks = [...new Set(BITES.map(([, check]) => check))].sort();
-    expect(await outcomes({ ...options, allowBurst: true }, checks)).toEqual(checks.map((id) => [id, 'passed', '']));
+    // The burst against the small limit the faults meet; every other check against the default limit, which none reaches.
+    const burst = [...new Set(BITES.filter((b) => b[4]?.rateLimit).map(([, check]) => check))].sort();
+    const others = [...new Set(BITES.filter((b) => !b[4]?.rateLimit).map(([, check]) => check))].sort();
+    expect(await outcomes({ ...(await liveTarget(test, [], { rateLimit: SMALL_LIMIT })), allowBurst: true }, burst)).toEqual(burst.map((id) => [id, 'passed', '']));
+    expect(await outcomes({ ...(await liveTarget(test, [])), allowBurst: true }, others)).toEqual(others.map((id) => [id, 'passed', '']));
   });
 
   for (const [fault, check, breach, extra, setup] of BITES.filter((b) => b[4]?.rateLimit)) {
