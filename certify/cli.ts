@@ -21,7 +21,7 @@ import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { invokedAs } from '../cli/invoked-as.ts';
 import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { timestamp } from '../protocol/calendar.ts';
-import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
+import { prepareReportDir, ReportDirError } from '../reporting/report-dir.ts';
 import { issueCertificate, signingKey } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
 import { regradeCertificateBody, regradeEvidence } from './evidence.ts';

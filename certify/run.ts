@@ -30,7 +30,7 @@ import { issuanceStatement } from './issuance.ts';
 import { DRILL_REQUIREMENT, explainSkippedDrills } from './drill-dependencies.ts';
 import { newRunKey, type RunKey } from './run-key.ts';
 import { secretFingerprint } from './secret-fingerprint.ts';
-import { redactSecrets } from '../reports/write.ts';
+import { redactSecrets } from '../reporting/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import { CertifySetupError } from './setup-error.ts';
 import { NOTHING_LISTENING_MS, NothingListening } from './nothing-listening.ts';
