@@ -97,7 +97,10 @@ export interface CertifyOptions {
   partner?: { name?: string | null; version?: string | null; commit?: string | null };
   /** An Ed25519 private key (PEM) to sign the certificate with. */
   signingKeyPem?: string | null;
-  /** Seconds to wait for the receiver to answer its first ping. */
+  /**
+   * Seconds to wait for the receiver to answer its first ping. Unset (and no `partnerCommand`), a port that refuses
+   * every connection for NOTHING_LISTENING_MS ends the wait early as a setup problem (nothing-listening.ts).
+   */
   readyTimeoutSeconds?: number;
   /**
    * Grade the receiver alone (`--receiver-only`): the steps that need nothing of the partner but its webhook
