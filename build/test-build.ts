@@ -27,7 +27,7 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The folders whose code a test may start as a command (tsconfig.build.json's, the ones dist/ holds). */
-export const BUILT_FOLDERS = ['protocol', 'cli', 'library', 'certify', 'spec', 'simulator', 'conformance', 'scenarios', 'reports', 'watch'];
+export const BUILT_FOLDERS = ['protocol', 'cli', 'library', 'certify', 'spec', 'simulator', 'conformance', 'scenarios', 'reporting', 'watch'];
 const KEEP = 4;
 const FORMAT = 1;
 

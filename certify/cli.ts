@@ -21,7 +21,7 @@ import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { invokedAs } from '../cli/invoked-as.ts';
 import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { timestamp } from '../protocol/calendar.ts';
-import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
+import { prepareReportDir, ReportDirError } from '../reporting/report-dir.ts';
 import { issueCertificate, signingKey } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
 import { regradeCertificateBody, regradeEvidence } from './evidence.ts';
@@ -54,7 +54,8 @@ const USAGE = `Usage:
   --staff-token T      the running simulator's staff token (with --base-url); better in PARTNER_STAFF_TOKEN, since
                        npm echoes a command line
   --state-url URL      the partner's optional state probe (docs/certification.md)
-  --ready-timeout S    seconds to wait for the receiver's first 2xx (default: half the duration, at most 60)
+  --ready-timeout S    seconds to wait for the receiver's first 2xx (default: half the duration, at most 60;
+                       without it or --partner-command, a port refusing every connection for 10 s ends the run, exit 2)
   --receiver-only      grade your webhook receiver alone, in seconds: signed pings and events, bad signatures, raw
                        bodies, a redelivery, an older event, a secret rotation; API usage and recovery not observed
   --partner-command C  start your system with this shell command once the certification file is written

@@ -16,6 +16,7 @@ import { PartnerDouble, type Breakage } from './partner-double.ts';
 import { RECEIVER_ONLY_STEPS } from './plan.ts';
 import { REQUIREMENTS } from './requirements.ts';
 import { runCertification } from './run.ts';
+import { NOTHING_LISTENING_MS } from './nothing-listening.ts';
 import { CertifySetupError } from './setup-error.ts';
 import { freePort } from './test-support.ts';
 
@@ -92,11 +93,11 @@ describe('a receiver that never answers is a setup problem, not a grade', () => 
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ finished: true });
   });
 
-  it('npm run certify against a closed webhook port exits 2, writes no certificate and no report, and grades nothing', async () => {
+  it('npm run certify with default settings against a closed webhook port exits 2 once nothing listened for NOTHING_LISTENING_MS, not after the ready wait; no certificate, no report, nothing graded', async () => {
     const port = await freePort();
     const reports = join(dir, 'closed-reports');
-    // --duration 20: the ready wait is half of it (10 s); a run that grades would go on to steps and a verdict.
-    const child = spawn(process.execPath, [...nodeArgs('certify/cli.ts'), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--duration', '20', '--report-dir', reports], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Default settings (no --duration, no --ready-timeout): the ready wait would be 60 s; a refused port ends it at 10 s.
+    const child = spawn(process.execPath, [...nodeArgs('certify/cli.ts'), '--webhook-url', `http://127.0.0.1:${port}/webhook`, '--report-dir', reports], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => void (out += d.toString()));
@@ -104,11 +105,27 @@ describe('a receiver that never answers is a setup problem, not a grade', () => 
     const code = await new Promise<number>((ok) => child.once('close', (c) => ok(c ?? -1)));
     const seconds = (performance.now() - started) / 1000;
     expect(code, out).toBe(2);
+    expect(out).toMatch(/^waiting up to 60 s \(--ready-timeout\) for your receiver to answer a signed ping 2xx; a port that refuses every connection for 10 s ends the run/m);
     expect(out).toMatch(/^error: the partner's receiver at http:\/\/127\.0\.0\.1:\d+\/webhook never answered a signed ping with a 2xx \(last: ECONNREFUSED/m);
+    // Ended by the refusals (the event), not by the 60 s cap: the message says which, and what gives a later receiver time.
+    expect(out).toContain(`nothing listens there: every connection was refused for ${NOTHING_LISTENING_MS / 1000} s`);
+    expect(out).toContain('gets longer with --ready-timeout S');
     expect(out).toContain('(a setup problem: nothing was graded, no report or certificate written)');
-    expect(out).not.toMatch(/^step |^verdict:/m);
+    expect(out).not.toMatch(/^step |^verdict:|still waiting/m);
     expect(existsSync(join(reports, 'certify', 'latest', 'certificate.json'))).toBe(false);
-    // Said, not judged: how long the setup problem took to find (10 s of ready wait and a simulator's start).
+    expect(existsSync(join(reports, 'certify', 'latest', 'report.json'))).toBe(false);
+    // Said, not judged: how long the setup problem took to find (the refused window and a simulator's start).
     console.log(`certify against a closed port exited 2 after ${seconds.toFixed(1)} s`);
+  });
+
+  it('with --ready-timeout given, a refused port is waited for the whole time (a receiver started by hand later gets its time)', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    // 1 s, below the refused window: the ready wait's own cap ends it, and the message is the plain one.
+    const run = runCertification({ webhookUrl: `http://127.0.0.1:${port}/webhook`, receiverOnly: true, readyTimeoutSeconds: 1, seed: 9, reportDir: null, credentialsOut: join(dir, 'explicit.json'), log: (l) => lines.push(l) });
+    const error = await run.then(() => null, (e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(CertifySetupError);
+    expect(error!.message).not.toContain('nothing listens there');
+    expect(lines.join('\n')).not.toContain('refuses every connection');
   });
 });

@@ -5,7 +5,7 @@
  * did), and per requirement its evidence: the journal entries and the
  * deliveries involved. Everything from the report is escaped.
  */
-import { humanDuration, humanTimestamp } from '../reports/format.ts';
+import { humanDuration, humanTimestamp } from '../reporting/format.ts';
 import type { CertReport, DeliveryEvidence, JournalEntry, Outcome, RequirementResult } from './types.ts';
 
 const LABEL: Record<Outcome | 'not_run', string> = { pass: 'Pass', fail: 'Fail', not_observed: 'Not observed', not_run: 'Not run' };

@@ -4,7 +4,7 @@
  * requirement is a <failure>, a requirement not observed is <skipped> with
  * the reason. Drills and evidence go to <system-out>.
  */
-import { seconds } from '../reports/format.ts';
+import { seconds } from '../reporting/format.ts';
 import type { CertReport, RequirementResult } from './types.ts';
 
 export function renderJunit(report: CertReport): string {

@@ -30,9 +30,10 @@ import { issuanceStatement } from './issuance.ts';
 import { DRILL_REQUIREMENT, explainSkippedDrills } from './drill-dependencies.ts';
 import { newRunKey, type RunKey } from './run-key.ts';
 import { secretFingerprint } from './secret-fingerprint.ts';
-import { redactSecrets } from '../reports/write.ts';
+import { redactSecrets } from '../reporting/write.ts';
 import { httpStateProbe, type StateProbe } from './state-probe.ts';
 import { CertifySetupError } from './setup-error.ts';
+import { NOTHING_LISTENING_MS, NothingListening } from './nothing-listening.ts';
 import { groupNotObserved } from './root-causes.ts';
 import type { CertReport, Certificate, DeliveryEvidence, DrillRecord, JournalEntry, StateCheck } from './types.ts';
 import { renderReportJson, writeCertification, type WrittenCertification } from './write.ts';
@@ -96,7 +97,10 @@ export interface CertifyOptions {
   partner?: { name?: string | null; version?: string | null; commit?: string | null };
   /** An Ed25519 private key (PEM) to sign the certificate with. */
   signingKeyPem?: string | null;
-  /** Seconds to wait for the receiver to answer its first ping. */
+  /**
+   * Seconds to wait for the receiver to answer its first ping. Unset (and no `partnerCommand`), a port that refuses
+   * every connection for NOTHING_LISTENING_MS ends the wait early as a setup problem (nothing-listening.ts).
+   */
   readyTimeoutSeconds?: number;
   /**
    * Multiplies every step's safety cap (a minute for a partner's action, two for a restart; default 1). A cap that
@@ -275,7 +279,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   // A partner certify started that exits before its receiver answered ends the wait: the event, not the cap.
   let partnerGone: string | undefined;
   const partnerExited = partner ? partner.current.exited.then((code) => { partnerGone = `; the --partner-command exited (${code}) before its receiver answered`; }) : null;
-  const ready = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000, () => partnerGone !== undefined);
+  // Nothing listening at the webhook port ends the wait early only where nobody asked for a longer one (nothing-listening.ts).
+  const refusedCapMs = options.readyTimeoutSeconds === undefined && !partner ? NOTHING_LISTENING_MS : null;
+  const { ready, nothingListening } = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000, () => partnerGone !== undefined, refusedCapMs);
   void partnerExited;
   if (ready) {
     // Before the webhook exists: the change made during the held snapshot can reach the partner only by its replay.
@@ -313,7 +319,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   } else {
     // §6.2 needs a receiver to grade: none answering is a setup problem, never a grade (no report, no certificate).
     const last = ctx.obs.probes.at(-1);
-    throw new CertifySetupError(`the partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx${last ? ` (last: ${last.status ?? last.error})` : ''}${partnerGone ?? ''}; nothing was graded and no certificate was written. Start your receiver (it verifies signatures as ${SIGNATURE_PAGE} shows) with the credentials file ${credentialsPath}, or give certify the command that starts it (--partner-command)`);
+    const cause = nothingListening ? `; nothing listens there: every connection was refused for ${NOTHING_LISTENING_MS / 1000} s` : '';
+    const later = nothingListening ? `; a receiver you start by hand after certify wrote that file gets longer with --ready-timeout S` : '';
+    throw new CertifySetupError(`the partner's receiver at ${options.webhookUrl} never answered a signed ping with a 2xx${last ? ` (last: ${last.status ?? last.error})` : ''}${partnerGone ?? ''}${cause}; nothing was graded and no certificate was written. Start your receiver (it verifies signatures as ${SIGNATURE_PAGE} shows) with the credentials file ${credentialsPath}, or give certify the command that starts it (--partner-command)${later}`);
   }
 
   // Everything the partner did, graded.
@@ -558,19 +566,29 @@ async function observe(c: Ctx): Promise<void> {
   c.log(waiting.length === 0 ? `  all observed after ${((performance.now() - start) / 1000).toFixed(0)} s` : `  ${c.signal?.aborted ? 'the run was ended early' : '--duration ran out'} with ${waiting.join(', ')} not observed`);
 }
 
-async function waitForReceiver(c: Ctx, ms: number, gone: () => boolean): Promise<boolean> {
+/**
+ * Pings the receiver until it answers 2xx, the partner command exits, or `ms` passes; with `refusedCapMs`, also
+ * until the port has refused every connection that long (nothing-listening.ts): `nothingListening` says so.
+ */
+async function waitForReceiver(c: Ctx, ms: number, gone: () => boolean, refusedCapMs: number | null): Promise<{ ready: boolean; nothingListening: boolean }> {
   let last: DeliveryEvidence | null = null;
-  c.log(`waiting up to ${Math.round(Math.min(ms, remaining(c)) / 1000)} s (--ready-timeout) for your receiver to answer a signed ping 2xx`);
-  const ok = await until(c, ms, async () => {
+  const refusals = new NothingListening(refusedCapMs);
+  let nothingListening = false;
+  const early = refusedCapMs === null ? '' : `; a port that refuses every connection for ${refusedCapMs / 1000} s ends the run (--ready-timeout S waits the whole time)`;
+  c.log(`waiting up to ${Math.round(Math.min(ms, remaining(c)) / 1000)} s (--ready-timeout) for your receiver to answer a signed ping 2xx${early}`);
+  const answered = await until(c, ms, async () => {
     if (gone()) return true;
     const t = Math.floor(c.stage.now() / 1000);
     const body = pingBody({ id: c.integrationId, slug: c.slug }, 0, c.stage.stamp());
     last = await deliver({ ...c.probeCtx, timeoutMs: 2_000 }, { name: 'valid-ping', body, signature: signed(secrets(c), t, body), integrationHeader: c.slug });
+    refusals.note(last, performance.now());
+    if ((nothingListening = refusals.gaveUp(performance.now()))) return true;
     return last.status !== null && last.status >= 200 && last.status < 300;
-  }, 250, () => `your receiver at ${c.probeCtx.url} (last: ${(last as DeliveryEvidence | null)?.status ?? (last as DeliveryEvidence | null)?.error ?? 'none'})`) && !gone();
+  }, 250, () => `your receiver at ${c.probeCtx.url} (last: ${(last as DeliveryEvidence | null)?.status ?? (last as DeliveryEvidence | null)?.error ?? 'none'})`);
+  const ok = answered && !gone() && !nothingListening;
   if (last) c.obs.probes.push(last);
   c.log(ok ? 'receiver answered a signed ping' : `receiver did not answer: ${(last as DeliveryEvidence | null)?.status ?? (last as DeliveryEvidence | null)?.error}`);
-  return ok;
+  return { ready: ok, nothingListening };
 }
 
 /**

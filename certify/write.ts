@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { containsSecret, redactSecrets } from '../reports/write.ts';
+import { containsSecret, redactSecrets } from '../reporting/write.ts';
 import { renderHtml } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';
 import { renderEvidenceJson, type EvidenceBundle } from './evidence.ts';

@@ -15,7 +15,6 @@ export const SECRET_FLAGS = {
   scenario: { 'api-key': 'PARTNER_API_KEY', 'webhook-secret': 'PARTNER_WEBHOOK_SECRET' },
   receiver: { secret: 'PARTNER_WEBHOOK_SECRET' },
   certify: { 'staff-token': 'PARTNER_STAFF_TOKEN' },
-  // watch/cli.ts reads PARTNER_WEBHOOK_SECRET too; its CLI is not wired to the warning here (docs only).
   watch: { 'webhook-secret': 'PARTNER_WEBHOOK_SECRET' },
 } as const satisfies Record<string, Record<string, string>>;
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ApiClient, ExchangeLog } from './client.ts';
 import { ControlClient, ControlError } from './control.ts';
 import { credentialVariable } from './credential-variables.ts';
-import { asText } from '../reports/sanitize.ts';
+import { asText } from '../reporting/sanitize.ts';
 import { createHash } from 'node:crypto';
 import { seeded } from './seeded.ts';
 import { TargetUnreachable } from './unreachable.ts';

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sampleReport } from '../reports/sample-report.ts';
-import { writeReports } from '../reports/write.ts';
+import { sampleReport } from '../reporting/sample-report.ts';
+import { writeReports } from '../reporting/write.ts';
 import { nodeArgs } from '../build/node-command.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { didYouMean } from '../cli/nearest-name.ts';
-import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
+import { prepareReportDir, ReportDirError } from '../reporting/report-dir.ts';
 import { readConfigFile } from './config-file.ts';
 import { keepRotated, rotatedHint } from './rotated-credentials.ts';
 import { credentialWords, givenCredentials, shellWord } from './replay.ts';
@@ -211,7 +211,7 @@ async function main(): Promise<number> {
     return score === 1 ? 0 : 1;
   }
 
-  const [{ SetupError }, { writeReports }] = await Promise.all([import('./preflight.ts'), import('../reports/write.ts')]);
+  const [{ SetupError }, { writeReports }] = await Promise.all([import('./preflight.ts'), import('../reporting/write.ts')]);
   const allowed = [options.allowWrites && 'write', options.allowSync && 'sync', options.allowBurst && 'burst'].filter(Boolean);
   const target = options.baseUrl ? `${options.baseUrl} (live, read${allowed.map((a) => `+${a}`).join('')})` : `in-process simulator${options.fault ? ` with fault ${options.fault}` : ''}`;
   process.stdout.write(`Conformance of API 2026-09 against ${target}\n\n`);
@@ -250,7 +250,7 @@ async function main(): Promise<number> {
 
 /** `--merge DIR…`: reads each run's report.json, writes the merged reports, prints each deployment's verdict and the merged one. */
 async function merge(dirs: string[], reportDir: string): Promise<number> {
-  const [{ MergeError, mergeReports }, { readMergeInputs }, { writeMergedReports }] = await Promise.all([import('../reports/merge.ts'), import('../reports/merge-sources.ts'), import('../reports/write.ts')]);
+  const [{ MergeError, mergeReports }, { readMergeInputs }, { writeMergedReports }] = await Promise.all([import('../reporting/merge.ts'), import('../reporting/merge-sources.ts'), import('../reporting/write.ts')]);
   let merged: MergedReport;
   try {
     const mergeId = `merged-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addDays, dateAt } from '../protocol/calendar.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeReports } from '../reports/write.ts';
+import { writeReports } from '../reporting/write.ts';
 import { seedDemoWorld, type Fixtures } from '../simulator/demo-world.ts';
 import { API_ROOT } from '../simulator/http/app.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';

@@ -1,7 +1,7 @@
 /**
  * The conformance runner's vocabulary: targets and their capabilities,
  * checks with clause ids and a level, and the report a run produces.
- * Report writers (reports/) and the CLI depend only on these types.
+ * Report writers (reporting/) and the CLI depend only on these types.
  */
 
 /**

@@ -4,17 +4,22 @@
  * flag is warned about, once, naming the variable, never echoing the value.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { nodeArgs } from '../build/node-command.ts';
 import { SECRET_FLAGS, warnSecretFlags } from '../cli/secret-flags.ts';
 import { CREDENTIAL_VARIABLES } from '../conformance/credential-variables.ts';
+import { runWatch } from '../watch/command.ts';
 import { codeBlocks, shellCommands } from './doc-page.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGES = ['README.md', ...readdirSync(`${ROOT}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** A recording watch judges (the replay gap of issue 41 item 2). */
+const RECORDING = fileURLToPath(new URL('../watch/fixtures/replay-gap.jsonl', import.meta.url));
 const FLAGS = [...new Set(Object.values(SECRET_FLAGS).flatMap((m) => Object.keys(m)))];
 
 /** Every command line of a page's sh blocks that passes a secret flag a value, with its line. */
@@ -59,10 +64,35 @@ describe('a secret given as a flag is warned about', () => {
     ['receiver', 'simulator/webhooks/receiver-cli.ts', ['--secret', 'whsec_leak123'], 'PARTNER_WEBHOOK_SECRET'],
     ['certify', 'certify/cli.ts', ['--staff-token', 'stf_leak123'], 'PARTNER_STAFF_TOKEN'],
     ['conformance', 'conformance/cli.ts', ['--api-key', 'dlk_leak123'], 'PARTNER_API_KEY'],
+    // Repeatable (the current and the previous secret): still one warning for the flag.
+    ['watch', 'watch/cli.ts', ['--webhook-secret', 'whsec_leak123', '--webhook-secret', 'whsec_leak456'], 'PARTNER_WEBHOOK_SECRET'],
   ])('%s: on stderr, once, before anything else', async (_name, script, args, variable) => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [...nodeArgs(script), ...args, '--help'], { cwd: ROOT, encoding: 'utf8' });
     expect(stderr.match(/^warning: /gm)).toHaveLength(1);
     expect(stderr).toContain(`set ${variable} in the environment instead`);
     expect(stderr + stdout).not.toContain('leak123');
+    expect(stderr + stdout).not.toContain('leak456');
+  });
+
+  it('watch: on a run too (a recording judged), once, naming PARTNER_WEBHOOK_SECRET, never the value; a misuse gets its error alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secret-flags-watch-'));
+    try {
+      const run = async (args: string[]) => {
+        let out = '';
+        let err = '';
+        const code = await runWatch([...args, '--report-dir', join(dir, 'reports')], { out: (t) => void (out += t), err: (t) => void (err += t), env: {} });
+        return { code, out, err };
+      };
+      const judged = await run(['--jsonl', RECORDING, '--webhook-secret', 'whsec_leak789']);
+      expect(judged.err.match(/^warning: /gm), judged.err).toHaveLength(1);
+      expect(judged.err).toMatch(/^warning: --webhook-secret .* set PARTNER_WEBHOOK_SECRET in the environment instead/m);
+      expect(judged.out + judged.err).not.toContain('leak789');
+      const misuse = await run(['--jsonl', RECORDING, '--port', '4040', '--webhook-secret', 'whsec_leak789']);
+      expect(misuse.code).toBe(2);
+      expect(misuse.err).toMatch(/^error: --port is for a live watch/);
+      expect(misuse.err).not.toContain('warning:');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

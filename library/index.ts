@@ -8,5 +8,5 @@ export type { CheckResult, RunReport, RunSummary, Outcome, MergedReport, MergedD
 export { startSimulator, type StartSimulatorOptions, type RunningSimulator } from '../simulator/start-simulator.ts';
 export type { Fixtures, FixtureIntegration, FixtureProperty } from '../simulator/demo-world.ts';
 export { FAULT_NAMES } from '../simulator/faults.ts';
-export { writeReports, writeMergedReports } from '../reports/write.ts';
-export { mergeReports, MergeError, type MergeInput } from '../reports/merge.ts';
+export { writeReports, writeMergedReports } from '../reporting/write.ts';
+export { mergeReports, MergeError, type MergeInput } from '../reporting/merge.ts';

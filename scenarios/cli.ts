@@ -9,7 +9,7 @@ import { relative } from 'node:path';
 import { HELP, parseCommandLine, usageErrorText } from '../cli/command-line.ts';
 import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { didYouMean } from '../cli/nearest-name.ts';
-import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
+import { prepareReportDir, ReportDirError } from '../reporting/report-dir.ts';
 import { SCENARIOS, findScenario } from './catalogue.ts';
 import { describeDifference } from './kit/convergence.ts';
 import { DEFAULT_REPORT_DIR } from './kit/report.ts';

@@ -8,9 +8,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { commandWords, HELP, parseCommandLine, UsageError, usageErrorText } from '../cli/command-line.ts';
+import { warnSecretFlags } from '../cli/secret-flags.ts';
 import { probeApiRoot, SetupError as PreflightError, UnreachableError } from '../conformance/preflight.ts';
-import { prepareReportDir, ReportDirError } from '../reports/report-dir.ts';
-import { writeReports } from '../reports/write.ts';
+import { prepareReportDir, ReportDirError } from '../reporting/report-dir.ts';
+import { writeReports } from '../reporting/write.ts';
 import { findingLine, type Side } from './findings.ts';
 import { judgedTooLittle, requireObservedOf } from './gate.ts';
 import { readHar, API_ROOT } from './har.ts';
@@ -111,7 +112,11 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
     io.err(usageErrorText(e.message, HELP.watch));
     return 2;
   }
+  // A secret given as a flag is echoed by npm and kept by shell history (issue 41 item 6): said once, on stderr, naming
+  // PARTNER_WEBHOOK_SECRET, never the value; only once the command line is known good, so a misuse's first line is its error.
+  const warnSecretFlagsOnce = () => void warnSecretFlags('watch', values, io.err);
   if (values.help) {
+    warnSecretFlagsOnce();
     io.out(USAGE);
     return 0;
   }
@@ -143,6 +148,7 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       for (const flag of ['port', 'host', 'webhook-forward', 'webhook-port', 'record'] as const) {
         if (values[flag] !== undefined) throw new SetupError(`--${flag} is for a live watch (--upstream); recordings are judged offline`);
       }
+      warnSecretFlagsOnce();
       const exchanges = readRecordings(values.har ?? [], values.jsonl ?? [], values['api-root'] ?? API_ROOT, io);
       for (const e of exchanges) judge.observe(e);
       source = `recording:${[...(values.har ?? []), ...(values.jsonl ?? [])].join(',')}`;
@@ -160,6 +166,7 @@ export async function runWatch(argv: string[], io: WatchIo): Promise<number> {
       // Every flag is read before the upstream is asked anything: a misuse gets its one error line, nothing above it.
       const port = portOf(values.port, 4040, '--port');
       const webhookPort = portOf(values['webhook-port'], 4041, '--webhook-port');
+      warnSecretFlagsOnce();
       await probeUpstream(upstream, io);
       await live(judge, io, { upstream, webhookForward, host: values.host ?? '127.0.0.1', port, webhookPort, record: values.record, secrets, startedAt });
       source = upstream;

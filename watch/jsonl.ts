@@ -7,7 +7,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { redact } from '../conformance/redact.ts';
-import { redactSecrets } from '../reports/write.ts';
+import { redactSecrets } from '../reporting/write.ts';
 import type { WatchedExchange } from './exchange.ts';
 
 /** Headers whose whole value is a credential: never written. */

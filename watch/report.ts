@@ -1,6 +1,6 @@
 /**
  * What watch saw, as a conformance run's report (conformance/types.ts
- * RunReport), so the suite's writers (reports/write.ts) give the same three
+ * RunReport), so the suite's writers (reporting/write.ts) give the same three
  * files: report.json, junit.xml, index.html. Each watch rule is a result
  * (suite `watch-platform` or `watch-partner`): `passed` when it was observed
  * and held, `failed` with its first finding when observed and broken,

@@ -1,7 +1,8 @@
 /**
  * watch's own endpoints for a long-running monitor, answered on the proxy's
  * port before anything is forwarded: `/__watch/status` (JSON: exchanges
- * seen, findings per side and clause, each rule's tally) and
+ * seen, the API calls not judged and why, findings per side and clause,
+ * each rule's tally) and
  * `/__watch/metrics` (Prometheus text exposition format 0.0.4, the format
  * every dashboard reads). The API has no path under `/__watch/`.
  */
@@ -23,6 +24,10 @@ export function watchStatus(judge: Judge, startedAt: string): Record<string, unk
   return {
     startedAt,
     exchanges: { api: judge.seen.api, delivery: judge.seen.delivery },
+    // API calls the platform's rules could not judge (issue 41): at no operation of the contract (astray: most often an
+    // --upstream or a partner's base URL that is not the API root) and with no answer (the upstream unreachable). A
+    // monitor sees a wrong root on the dashboard while the run goes on, not only in the run's closing gate (gate.ts).
+    notJudged: { unmatched: judge.seen.unmatched, unanswered: judge.seen.unanswered, unmatchedFirst: [...judge.unmatchedFirst] },
     integrations: judge.streams.size,
     findings: { total: judge.seen.findings, perSide, perClause },
     rules: Object.fromEntries(judge.rules().map((r) => {
@@ -48,6 +53,7 @@ export function watchMetrics(judge: Judge): string {
     }
   };
   family('watch_exchanges_total', 'counter', 'Exchanges judged, by kind (api: a call to the API; delivery: a webhook delivery).', [[{ kind: 'api' }, judge.seen.api], [{ kind: 'delivery' }, judge.seen.delivery]]);
+  family('watch_unjudged_api_calls_total', 'counter', 'API calls not judged, by reason (unmatched: at no operation of the contract; unanswered: no answer from the upstream).', [[{ reason: 'unmatched' }, judge.seen.unmatched], [{ reason: 'unanswered' }, judge.seen.unanswered]]);
   family('watch_findings_total', 'counter', 'Findings, by side and clause of the API document.', [...judge.perClause].map(([key, n]) => {
     const [side, clause] = key.split(' ');
     return [{ side: side!, clause: clause! }, n];

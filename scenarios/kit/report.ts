@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { redactSecrets } from '../../reports/write.ts';
+import { redactSecrets } from '../../reporting/write.ts';
 import { describeDifference, show, type Divergence } from './convergence.ts';
 import type { TimelineEntry } from './timeline.ts';
 

@@ -1,6 +1,6 @@
 /**
  * index.html of a merged report: the run page's style, script, escaping and
- * failure articles (reports/html.ts), laid out with a column per deployment.
+ * failure articles (reporting/html.ts), laid out with a column per deployment.
  * Self-contained and readable without JS, like a run's page.
  */
 import type { MergedReport, Outcome } from '../conformance/types.ts';

@@ -1,8 +1,8 @@
 /**
  * `conformance --merge`: several runs of one API version and suite, each
  * against its own deployment, as one report with a column per deployment.
- * Pure: the runs come in as data (reports/merge-sources.ts reads them), the
- * merged report goes out as data (reports/write.ts writes it).
+ * Pure: the runs come in as data (reporting/merge-sources.ts reads them), the
+ * merged report goes out as data (reporting/write.ts writes it).
  */
 import { catalogueChecks, isPartial, verdictDetail } from '../conformance/verdict.ts';
 import {
