@@ -41,8 +41,8 @@ const USAGE = `Usage:
                                                       grade a run's evidence again and sign it (platform)
 
   --webhook-url URL    the partner's webhook receiver (http or https)
-  --duration SECONDS   the time the run may take to observe every requirement (default ${DEFAULT_DURATION_SECONDS}, which fits
-                       a partner reconciling bookings every 90 s); it ends earlier once everything is observed
+  --duration SECONDS   the time the run may take, from the receiver's first 2xx, to observe every requirement (default
+                       ${DEFAULT_DURATION_SECONDS}, which fits a partner reconciling bookings every 90 s); it ends earlier once everything is observed
   --report-dir DIR     reports go to DIR/certify/<run-id>/ and DIR/certify/latest/ (default reports); made and
                        tested for writing before the run starts (exit 2 when it cannot hold them)
   --seed S             repeat a run's plan (an integer; printed with every run)

@@ -111,7 +111,8 @@ describe('a receiver that never answers is a setup problem, not a grade', () => 
     expect(out).toContain(`nothing listens there: every connection was refused for ${NOTHING_LISTENING_MS / 1000} s`);
     expect(out).toContain('gets longer with --ready-timeout S');
     expect(out).toContain('(a setup problem: nothing was graded, no report or certificate written)');
-    expect(out).not.toMatch(/^step |^verdict:|still waiting/m);
+    // A progress line may come first on a loaded machine (it is printed every 10 s, as the refusals' span is): not a verdict.
+    expect(out).not.toMatch(/^step |^verdict:/m);
     expect(existsSync(join(reports, 'certify', 'latest', 'certificate.json'))).toBe(false);
     expect(existsSync(join(reports, 'certify', 'latest', 'report.json'))).toBe(false);
     // Said, not judged: how long the setup problem took to find (the refused window and a simulator's start).

@@ -281,7 +281,12 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   const partnerExited = partner ? partner.current.exited.then((code) => { partnerGone = `; the --partner-command exited (${code}) before its receiver answered`; }) : null;
   // Nothing listening at the webhook port ends the wait early only where nobody asked for a longer one (nothing-listening.ts).
   const refusedCapMs = options.readyTimeoutSeconds === undefined && !partner ? NOTHING_LISTENING_MS : null;
-  const { ready, nothingListening } = await waitForReceiver(ctx, (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000, () => partnerGone !== undefined, refusedCapMs);
+  const readyMs = (options.readyTimeoutSeconds ?? Math.min(60, run.durationSeconds / 2)) * 1000;
+  // The wait for the receiver is --ready-timeout's alone, and --duration counts from its first 2xx: a system that is
+  // slow to start (a loaded machine, a second terminal) never has its grading cut short by its start-up.
+  ctx.deadline = performance.now() + readyMs;
+  const { ready, nothingListening } = await waitForReceiver(ctx, readyMs, () => partnerGone !== undefined, refusedCapMs);
+  ctx.deadline = performance.now() + run.durationSeconds * 1000;
   void partnerExited;
   if (ready) {
     // Before the webhook exists: the change made during the held snapshot can reach the partner only by its replay.
@@ -835,23 +840,37 @@ async function outageDrill(c: Ctx): Promise<void> {
   // Read once paused: on a loaded machine delivery may not have drained in time, and what was pushed up to the pause is not withheld.
   const before = (await integration(c)).webhook.last_sequence;
   const put = (from: string, to: string, base_rate: number) => c.stage.staff('PUT', `/properties/${propertyId}/rates`, { from, to, base_rate });
-  // §3.3: X first and Y second-to-last, the filler nights between them: more than a page apart at any limit (§4.6: at most
-  // 200), so a partner that applies superseded rows in sequence order holds X between pages, however soon Y repairs it.
-  await put(ratesWindow.from, ratesWindow.to, rateX);
-  const xSequence = (await integration(c)).webhook.last_sequence;
-  const filler = (i: number) => put(fillerNights[i]!, fillerNights[i]!, 6100 + (i % 50) * 10);
-  for (let i = 0; i < fillerNights.length - 1; i++) await filler(i);
-  await put(ratesWindow.from, ratesWindow.to, rateY);
-  const ySequence = (await integration(c)).webhook.last_sequence;
-  await filler(fillerNights.length - 1);
-  const latest = (await integration(c)).webhook.last_sequence;
-  // Read the partner's copy before every GET /events it sends from now until delivery is back: the pages before it are applied.
+  // A GET /events the partner sends while the changes are being recorded is answered once they all are (latency, which
+  // any platform may show): a partner quick to see the pause would otherwise replay half of them, X not yet superseded,
+  // and how much of the drill it sees would depend on the machine's speed. Then its copy is read before every GET
+  // /events it sends until delivery is back: the pages before it are applied.
+  let recorded = (): void => undefined;
+  const recording = new Promise<void>((ok) => (recorded = ok));
   let reads = 0;
-  const recordedN = lastN(c);
-  const perPage = c.stateProbe !== null && c.stage.beforeEventsPage(async () => {
+  const gated = c.stage.beforeEventsPage(async () => {
+    await recording;
+    if (c.stateProbe === null) return;
     reads += 1;
     await checkState(c, `before GET /events call ${reads} of the outage (every page before it applied)`);
   });
+  const perPage = gated && c.stateProbe !== null;
+  let xSequence: number, ySequence: number, latest: number, recordedN = 0;
+  try {
+    // §3.3: X first and Y second-to-last, the filler nights between them: more than a page apart at any limit (§4.6: at
+    // most 200), so a partner that applies superseded rows in sequence order holds X between pages, however soon Y repairs it.
+    await put(ratesWindow.from, ratesWindow.to, rateX);
+    xSequence = (await integration(c)).webhook.last_sequence;
+    const filler = (i: number) => put(fillerNights[i]!, fillerNights[i]!, 6100 + (i % 50) * 10);
+    for (let i = 0; i < fillerNights.length - 1; i++) await filler(i);
+    await put(ratesWindow.from, ratesWindow.to, rateY);
+    ySequence = (await integration(c)).webhook.last_sequence;
+    await filler(fillerNights.length - 1);
+    latest = (await integration(c)).webhook.last_sequence;
+  } finally {
+    // The calls journaled by now were answered without a read of the copy (none: the gate holds them until just below).
+    recordedN = lastN(c);
+    recorded();
+  }
   c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
   c.xSequence = xSequence;
   c.ySequence = ySequence;

@@ -16,6 +16,7 @@ import { addDays, dateAt } from '../protocol/calendar.ts';
 import { LIVE_BOOKING_RUNS } from './check.ts';
 import { runConformance } from './runner.ts';
 import { nodeArgs } from '../build/node-command.ts';
+import { whenStarted } from './child-started.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -52,7 +53,7 @@ it('a live run against a simulator accepting a 129-character external_booking_id
   let out = '';
   child.stdout!.on('data', (s) => (out += s));
   child.stderr!.on('data', (s) => (out += s));
-  for (let i = 0; i < 300 && !/base URL/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+  await whenStarted(child, () => out, /base URL/);
   expect(out).toMatch(/base URL/);
   const fixtures = JSON.parse(readFileSync(file, 'utf8')) as { baseUrl: string; staffToken: string; integrations: { apiKey: string; properties: { doorloom_id: number }[] }[] };
   const property = fixtures.integrations[0]!.properties[0]!.doorloom_id;

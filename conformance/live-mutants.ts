@@ -15,6 +15,7 @@ import type { FaultName } from '../simulator/domain/faults.ts';
 import { DETECTED_BY, missed, type MutantResult } from './mutants.ts';
 import { runConformance, type ConformanceOptions } from './runner.ts';
 import { freePort } from './served-simulator.ts';
+import { whenStarted } from './child-started.ts';
 
 /** A deployment serving one fault: the options a run against it needs, and how to stop it. */
 export interface FaultyDeployment {
@@ -76,7 +77,7 @@ export const startSimulatorWithFault: ServeFault = async (fault) => {
   let out = '';
   child.stdout!.on('data', (s) => (out += s));
   child.stderr!.on('data', (s) => (out += s));
-  for (let i = 0; i < 400 && !/base URL/.test(out) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+  await whenStarted(child, () => out, /base URL/);
   const stop = () => new Promise<void>((ok) => {
     rmSync(dir, { recursive: true, force: true });
     if (child.exitCode !== null) return ok();

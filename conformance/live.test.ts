@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, type ConformanceOptions } from './runner.ts';
 import type { RunReport } from './types.ts';
 import { nodeArgs, nodeCommandLine } from '../build/node-command.ts';
+import { whenStarted } from './child-started.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -36,7 +37,7 @@ async function startSimulator(args: string[]): Promise<{ fixtures: Fixtures; sto
   let out = '';
   child.stdout!.on('data', (s) => (out += s));
   child.stderr!.on('data', (s) => (out += s));
-  for (let i = 0; i < 300 && !/base URL/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+  await whenStarted(child, () => out, /base URL/);
   if (!/base URL/.test(out)) throw new Error(`the simulator did not start: ${out}`);
   const fixtures = JSON.parse(readFileSync(file, 'utf8')) as Fixtures;
   return {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks } from './doc-page.ts';
 import { nodeArgs } from '../build/node-command.ts';
+import { whenStarted } from '../conformance/child-started.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'first-live-run-'));
@@ -34,7 +35,7 @@ beforeAll(async () => {
   simulator = spawn(process.execPath, [...nodeArgs('simulator/cli.ts'), '--memory', '--port', '0', '--fixtures-out', fixtures], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   simulator.stdout!.on('data', (s) => (out += s));
-  for (let i = 0; i < 300 && !/base URL/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!(await whenStarted(simulator, () => out, /base URL/))) throw new Error(`the simulator did not start: ${out}`);
   const f = JSON.parse(readFileSync(fixtures, 'utf8')) as { baseUrl: string; integrations: { apiKey: string }[] };
   // The README's command: the base URL and the first demo key, nothing allowed.
   printed = await new Promise<string>((done, fail) => {
