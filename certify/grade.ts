@@ -38,6 +38,11 @@ export function retryable(e: JournalEntry): boolean {
 export interface OutageDrill {
   /** When delivery was withheld (platform ms). */
   pausedAt: number;
+  /**
+   * When the drill's changes were all recorded (platform ms): a GET /events sent before it was held until then, so a
+   * GET /me read meanwhile is no pause seen without a replay (absent in older evidence: pausedAt).
+   */
+  recordedAt?: number;
   /** When it was given back. */
   resumedAt: number;
   /** The highest sequence the partner had been sent before the outage. */
@@ -844,7 +849,7 @@ function outageReplay(o: Observations): Graded {
     return result(id, 'fail', `Received: while delivery was withheld (sequence ${d.before + 1} to ${d.latest}, one delivery of ${d.latest} revealing the gap, GET /me showing the pause) the partner made ${read}: its pages went past sequence ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} without reading it / Documented: ordinary outage: GET /events from the stored cursor (§6.8)`, { calls: pages, deliveries: gap });
   }
   // It read the pause twice (its own GET /me loop, §5.7) and replayed nothing between: what it did, on its own clock.
-  const ignored = pauseSeenWithoutReplay(o.journal, d.pausedAt, d.resumedAt);
+  const ignored = pauseSeenWithoutReplay(o.journal, d.recordedAt ?? d.pausedAt, d.resumedAt);
   if (ignored) {
     return result(id, 'fail', `Received: while delivery was withheld (sequence ${d.before + 1} to ${d.latest}) the partner read GET /me #${ignored[0].n} and #${ignored[1].n} (status paused) with no replay page between them, and made ${read} / Documented: ordinary outage: GET /events from the stored cursor (§6.8); GET /me shows the paused webhook (§5.7)`, { calls: [...ignored, ...pages], deliveries: gap });
   }

@@ -854,7 +854,7 @@ async function outageDrill(c: Ctx): Promise<void> {
     await checkState(c, `before GET /events call ${reads} of the outage (every page before it applied)`);
   });
   const perPage = gated && c.stateProbe !== null;
-  let xSequence: number, ySequence: number, latest: number, recordedN = 0;
+  let xSequence: number, ySequence: number, latest: number, recordedN = 0, recordedAt = pausedAt;
   try {
     // §3.3: X first and Y second-to-last, the filler nights between them: more than a page apart at any limit (§4.6: at
     // most 200), so a partner that applies superseded rows in sequence order holds X between pages, however soon Y repairs it.
@@ -869,9 +869,10 @@ async function outageDrill(c: Ctx): Promise<void> {
   } finally {
     // The calls journaled by now were answered without a read of the copy (none: the gate holds them until just below).
     recordedN = lastN(c);
+    recordedAt = c.stage.now();
     recorded();
   }
-  c.obs.outage = { pausedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
+  c.obs.outage = { pausedAt, recordedAt, resumedAt: pausedAt, before, latest, propertyId, waitedMs: 0 };
   c.xSequence = xSequence;
   c.ySequence = ySequence;
   const waitStart = performance.now();
@@ -894,7 +895,7 @@ async function outageDrill(c: Ctx): Promise<void> {
     if (newest) await probe(c, { name: 'gap-delivery', body: newest.body, signature: signed(secrets(c), Math.floor(c.stage.now() / 1000), newest.body), integrationHeader: c.slug });
     // Until the replay covers them, or the partner shows it will not (the pause read twice by GET /me, no replay between).
     if (c.stage.kind === 'running') await sleep(Math.min(5_000, remaining(c)));
-    else await whileReading(c, OUTAGE_REPLAY_WAIT_MS, () => covered() || pauseSeenWithoutReplay(journal(c), pausedAt, c.stage.now()) !== null);
+    else await whileReading(c, OUTAGE_REPLAY_WAIT_MS, () => covered() || pauseSeenWithoutReplay(journal(c), recordedAt, c.stage.now()) !== null);
     replayed = covered();
   }
   const waitedMs = Math.round(performance.now() - waitStart);
