@@ -196,7 +196,7 @@ describe('the crash drill and the other requirements', () => {
     const r = grade('receiver.accepts-valid', { crash, platformDeliveries: deliveries, probes: [] });
     expect(r.outcome, r.summary).toBe('pass');
     expect(r.summary).toMatch(/2 more met the partner while the crash drill had it killed/);
-    expect(grade('receiver.accepts-valid', { crash, platformDeliveries: [...deliveries, delivered(61, 21_000, null, 'no answer within 10000 ms')] }).outcome).toBe('fail');
+    expect(grade('receiver.accepts-valid', { crash, platformDeliveries: [...deliveries, delivered(61, 21_000, null, 'ECONNREFUSED 127.0.0.1:8787')] }).outcome).toBe('fail');
     expect(grade('receiver.accepts-valid', { crash: null, platformDeliveries: deliveries }).outcome).toBe('fail');
   });
 

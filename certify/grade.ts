@@ -206,9 +206,14 @@ function gradeProbes(id: string, o: Observations, names: string[], want: '2xx' |
   const good = sent.filter((d) => ok(d));
   const shown = [...bad, ...good.filter((d) => d.source === 'probe'), ...good.filter((d) => d.source === 'platform').slice(0, 10)];
   const evidence = { deliveries: shown, notes: shown.length < sent.length ? [`${sent.length - shown.length} more platform deliveries, all answered ${want}, left out.`] : [] };
+  const refused = bad.filter((d) => !d.timedOut);
+  const listed = (some: DeliveryEvidence[]) =>
+    `${some.slice(0, 5).map((d) => `${d.name}${d.sequence !== null ? ` (sequence ${d.sequence})` : ''} answered ${answered(d)}`).join('; ')}${some.length > 5 ? ` and ${some.length - 5} more` : ''}`;
+  if (refused.length > 0) return result(id, 'fail', `Received: ${listed(refused)} / Documented: ${documented}`, evidence);
+  // The document shows no delivery time-out (§6 gaps): an answer that came too late for the sender is no answer
+  // either way, and on a loaded machine the lateness is the machine's (issue 38).
   if (bad.length > 0) {
-    const received = bad.slice(0, 5).map((d) => `${d.name}${d.sequence !== null ? ` (sequence ${d.sequence})` : ''} answered ${answered(d)}`).join('; ');
-    return result(id, 'fail', `Received: ${received}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''} / Documented: ${documented}`, evidence);
+    return result(id, 'not_observed', `${listed(bad)}: no answer within the sender's time-out, which the document does not show (§6 gaps), so neither the answer ${want} asks for nor a refusal. A loaded machine answers late: certify again when it is quieter.`, evidence);
   }
   return result(id, 'pass', `${sent.length} deliver${sent.length === 1 ? 'y' : 'ies'} (${[...new Set(sent.map((d) => d.name))].join(', ')}), each answered ${want}.`, evidence);
 }
@@ -246,11 +251,20 @@ function acceptsValid(o: Observations): Graded {
   const id = 'receiver.accepts-valid';
   // Deliveries that met the partner killed by the crash drill (or were cut off by it) are the drill's, not the receiver's.
   const cutOff = cutOffByCrash(o.crash);
-  const platform = o.platformDeliveries.filter((d) => !cutOff(d));
-  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx within 10 s (§6.2)', platform);
+  const reached = o.platformDeliveries.filter((d) => !cutOff(d));
+  // §6 rule 2: the platform sends an event again until it is answered 2xx. An attempt that got no answer within the
+  // platform's time-out, of an event a later attempt delivered, was late, then accepted: not a refusal (issue 38).
+  const acknowledged = new Set(reached.filter(is2xx).map((d) => d.sequence));
+  const platform = reached.filter((d) => !(d.timedOut && d.sequence !== null && acknowledged.has(d.sequence)));
+  const graded = gradeProbes(id, o, ['valid-ping', 'valid-event'], '2xx', 'a correctly signed delivery is answered 2xx (§6 rule 2)', platform);
   if (graded.outcome !== 'pass') return graded;
-  const skipped = o.platformDeliveries.length - platform.length;
-  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${platform.length} platform deliveries, every one answered 2xx within the time-out${skipped > 0 ? ` (${skipped} more met the partner while the crash drill had it killed)` : ''}.` };
+  const skipped = o.platformDeliveries.length - reached.length;
+  const late = reached.length - platform.length;
+  const notes = [
+    ...(skipped > 0 ? [`${skipped} more met the partner while the crash drill had it killed`] : []),
+    ...(late > 0 ? [`${late} more got no answer within the platform's time-out, and a later attempt delivered each of their events`] : []),
+  ];
+  return { ...graded, summary: `${probes(o, 'valid-ping', 'valid-event').length} crafted and ${platform.length} platform deliveries, every one answered 2xx${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.` };
 }
 
 function refusesBadSignature(o: Observations): Graded {

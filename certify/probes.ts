@@ -87,6 +87,7 @@ export async function deliver(ctx: ProbeContext, spec: ProbeSpec): Promise<Deliv
     return { ...base, status: res.status, ms: Math.round(performance.now() - started) };
   } catch (e) {
     const error = describeFetchFailure(e, ctx.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-    return { ...base, status: null, error, ms: Math.round(performance.now() - started) };
+    const timedOut = (e as Error | undefined)?.name === 'TimeoutError' ? { timedOut: true as const } : {};
+    return { ...base, status: null, error, ...timedOut, ms: Math.round(performance.now() - started) };
   }
 }

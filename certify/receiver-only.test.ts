@@ -83,6 +83,42 @@ describe('certify --receiver-only', () => {
   }, (CAP_SECONDS + 600) * 1000);
 });
 
+describe('--duration counts from the receiver\'s first 2xx (issue 38)', () => {
+  it('a receiver that first answers after longer than --duration still has the run\'s steps graded: the wait before it is --ready-timeout\'s alone', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const durationSeconds = 60;
+    let double: PartnerDouble | null = null;
+    let late: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const { report } = await runCertification({
+        webhookUrl: `http://127.0.0.1:${port}/webhook`,
+        stateUrl: `http://127.0.0.1:${port}/state`,
+        receiverOnly: true,
+        durationSeconds,
+        readyTimeoutSeconds: 1_800,
+        seed: 38,
+        reportDir: null,
+        credentialsOut: join(dir, 'late-receiver.json'),
+        log: (l) => lines.push(l),
+        // Started by hand in a second terminal, after longer than the whole --duration: nothing listens meanwhile.
+        onCredentials: (path) => void (late = setTimeout(() => void PartnerDouble.start({ credentialsPath: path, port, breakage: null }).then((d) => (double = d)), (durationSeconds + 5) * 1000)),
+      });
+      const log = lines.join('\n');
+      // The whole duration is still ahead at the first 2xx, whatever the wait before it and the machine's speed.
+      const ahead = Number(/^ {2}grading for up to (\d+) s from now \(--duration counts from the receiver's first 2xx\)$/m.exec(log)?.[1]);
+      expect(ahead, log).toBeGreaterThan(durationSeconds - 5);
+      expect(ahead, log).toBeLessThanOrEqual(durationSeconds);
+      expect(log, log).toMatch(/^ {2}\(1 of 5\) Platform deliveries$/m);
+      expect(report.warnings.join('\n')).not.toMatch(/--duration ran out before step platform-events/);
+      expect(report.results.find((r) => r.id === 'receiver.accepts-valid')?.outcome, log).not.toBe('not_observed');
+    } finally {
+      clearTimeout(late);
+      await (double as PartnerDouble | null)?.stop();
+    }
+  }, 3_600_000);
+});
+
 describe('a receiver that never answers is a setup problem, not a grade', () => {
   it('runCertification throws CertifySetupError naming the cause; the certification file says finished', async () => {
     const port = await freePort();

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dateAt } from '../protocol/calendar.ts';
+import { DELIVERY_TIMEOUT_MS } from '../simulator/domain/delivery.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
 import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
 import { certifierIdentity } from './certifier-identity.ts';
@@ -261,7 +262,9 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
 
   const ctx: Ctx = {
     stage, file, integrationId: created.id, slug, choices, runId,
-    probeCtx: { url: options.webhookUrl, slug, now: () => stage.now(), stamp: (ms) => stage.stamp(ms) },
+    // A crafted delivery waits as long as the platform's would, times the run's patience: one that runs out is not
+    // observed, never a refusal (certify/grade.ts), so a loaded machine asks for patience, never another grade.
+    probeCtx: { url: options.webhookUrl, slug, now: () => stage.now(), stamp: (ms) => stage.stamp(ms), timeoutMs: DELIVERY_TIMEOUT_MS * (options.patience ?? 1) },
     obs: { ...emptyObservations(), journal: stage.kind === 'in-process' ? [] : null, stateProbe: Boolean(options.stateProbe ?? options.stateUrl) },
     drills: [],
     since: startedAt,
@@ -289,6 +292,7 @@ async function certify(stage: Stage, options: CertifyOptions, run: RunSettings):
   ctx.deadline = performance.now() + run.durationSeconds * 1000;
   void partnerExited;
   if (ready) {
+    log(`  grading for up to ${Math.round(remaining(ctx) / 1000)} s from now (--duration counts from the receiver's first 2xx)`);
     // Before the webhook exists: the change made during the held snapshot can reach the partner only by its replay.
     if (snapshotHold) await snapshotWatermarkDrill(ctx, snapshotHold);
     await stage.staff('PUT', `/integrations/${created.id}/webhook`, { url: options.webhookUrl });

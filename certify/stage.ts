@@ -18,6 +18,7 @@ import { timestamp } from '../protocol/calendar.ts';
 import type { JournalEntry } from '../simulator/call-journal.ts';
 import { type Call, type NoAnswer, sendResending } from '../conformance/resend.ts';
 import { describeFetchFailure } from './fetch-failure.ts';
+import { platformTimedOut } from './platform-time-out.ts';
 import type { DeliveryEvidence } from './types.ts';
 
 /** GET {API_ROOT}/properties/{property}/{kind}: the snapshots of §4.8. */
@@ -270,6 +271,7 @@ function platformDelivery(sequence: number | null, at: string, outcome: { status
     sequence,
     status: 'status' in outcome ? outcome.status : null,
     ...('error' in outcome ? { error: outcome.error } : {}),
+    ...('error' in outcome && platformTimedOut(outcome.error) ? { timedOut: true as const } : {}),
   };
 }
 

@@ -44,6 +44,12 @@ export interface DeliveryEvidence {
   /** The partner's answer; null when none came (time-out, refused connection). */
   status: number | null;
   error?: string;
+  /**
+   * No answer came within the sender's time-out (certify's for a probe, the platform's for a delivery). The
+   * document shows no delivery time-out (§6 gaps): a late answer is not a refusal, and on a loaded machine it is the
+   * machine's, so a time-out alone never fails a requirement (issue 38).
+   */
+  timedOut?: true;
   /** Real milliseconds until the answer. */
   ms?: number;
 }
