@@ -16,9 +16,9 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()!();
 });
 
-async function served() {
+async function served(options: { webhookTls?: boolean } = {}) {
   // A short rate-limit window: after the burst check the run waits out Retry-After, seconds instead of a minute.
-  const s = await serveSimulator([], { rateLimit: { limit: 200, window_seconds: 2 } });
+  const s = await serveSimulator([], { rateLimit: { limit: 200, window_seconds: 2 }, ...options });
   closers.push(() => s.close());
   return s;
 }
@@ -39,12 +39,14 @@ describe('the catalogue against a live deployment', () => {
       // The burst reaches 200 calls in 2 s only on a fast enough client; short of it, it says the rate it reached and
       // that a control plane's rate-limit.set would lower the limit (issue 38 item 3): a slow machine is not a failure.
       else if (r.id === 'auth.rate-limited-headers') expect(r.reason, r.id).toMatch(/this client reached [\d.]+ calls\/s .*rate-limit\.set/);
+      // The partner's receiver here is plain http: the https delivery says what to put before it.
+      else if (r.id === 'webhooks.https-delivery') expect(r.reason, r.id).toMatch(/^needs an https:\/\/ --webhook-public-url/);
       else expect(r.reason, r.id).toMatch(/otherApiKey|PARTNER_OTHER_API_KEY|disabledApiKey|PARTNER_DISABLED_API_KEY|nonIntegrationToken|PARTNER_NON_INTEGRATION_TOKEN/);
     }
   });
 
-  it('with the platform\'s credentials and control plane added: every check of the catalogue applicable and green, rotated credentials handed over', async () => {
-    const s = await served();
+  it('with the platform\'s credentials and control plane added, the receiver behind an https:// URL: every check of the catalogue applicable and green, rotated credentials handed over', async () => {
+    const s = await served({ webhookTls: true });
     const rotated: [RotatedCredential, string][] = [];
     const report = await runConformance({ ...s.partner, ...s.platform, allowSync: true, allowBurst: true, runs: 3, onCredentialRotated: (kind, value) => rotated.push([kind, value]) });
     expect(report.results.filter((r) => r.outcome !== 'passed').map(outcome)).toEqual([]);
