@@ -42,16 +42,21 @@ describe('the catalogue against a live deployment', () => {
       // A retry the platform's real clock had not yet made when the drain's cap ran out (a loaded machine) is no
       // finding without clock.advance, and the reason says so: a cap that runs out is never a verdict (issue 38).
       else if (r.id === 'sequencing.reading-changes-nothing' && /were not retried within/.test(r.reason ?? '')) expect(r.reason, r.id).toMatch(/without clock\.advance that is no finding/);
+      // The partner's receiver here is plain http: the https delivery says what to put before it.
+      else if (r.id === 'webhooks.https-delivery') expect(r.reason, r.id).toMatch(/^needs an https:\/\/ --webhook-public-url/);
       else expect(r.reason, r.id).toMatch(/otherApiKey|PARTNER_OTHER_API_KEY|disabledApiKey|PARTNER_DISABLED_API_KEY|nonIntegrationToken|PARTNER_NON_INTEGRATION_TOKEN/);
     }
   });
 
-  it('with the platform\'s credentials and control plane added: every check of the catalogue applicable and green, rotated credentials handed over', async () => {
+  it('with the platform\'s credentials and control plane added: every check of the catalogue applicable and green but the https delivery, rotated credentials handed over', async () => {
     const s = await served();
     const rotated: [RotatedCredential, string][] = [];
     const report = await runConformance({ ...s.partner, ...s.platform, allowSync: true, allowBurst: true, runs: 3, onCredentialRotated: (kind, value) => rotated.push([kind, value]) });
-    expect(report.results.filter((r) => r.outcome !== 'passed').map(outcome)).toEqual([]);
-    expect(report.summary.applicable).toBe(catalogue().length);
+    // The receiver's URL is plain http, so webhooks.https-delivery says what to put before it; its own test runs it live
+    // behind an https:// URL. (The whole catalogue behind a TLS front was tried once, on a loaded machine: a clock.advance
+    // met the client's 300 s headers time-out in two checks; why was not settled, so this run stays on http.)
+    expect(report.results.filter((r) => r.outcome !== 'passed').map(outcome)).toEqual([expect.stringMatching(/^webhooks\.https-delivery: not_applicable needs an https:\/\/ --webhook-public-url/)]);
+    expect(report.summary.applicable).toBe(catalogue().length - 1);
     // The run went on with the rotated key: the configured one is refused now, the handed-over one works.
     expect(rotated.map(([kind]) => kind).sort()).toEqual(['apiKey', 'webhookSecret', 'webhookSecret', 'webhookSecret']);
     const key = rotated.find(([kind]) => kind === 'apiKey')![1];

@@ -4,6 +4,7 @@
  * properties, a port its receiver listens on behind the webhook URL) and,
  * asked for, what a platform team adds (a second key, a disabled key, a
  * non-integration token, the control plane). Deliveries run in real time.
+ * With `webhookTls` the webhook URL is https:// through a TLS front.
  */
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,8 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import type { FaultName } from '../simulator/domain/faults.ts';
 import { sendResending } from './resend.ts';
 import type { ConformanceOptions } from './runner.ts';
+import { RECEIVER_TLS } from './receiver-tls.ts';
+import { startTlsFront } from './tls-front.ts';
 
 export interface ServedSimulator {
   sim: Simulator;
@@ -61,15 +64,27 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function serveSimulator(faults: FaultName[] = [], options: { rateLimit?: { limit: number; window_seconds: number }; readings?: string[] } = {}): Promise<ServedSimulator> {
-  const sim = createSimulator({ faults, readings: options.readings });
+export interface ServeOptions {
+  rateLimit?: { limit: number; window_seconds: number };
+  readings?: string[];
+  /**
+   * The partner's webhook URL is https://: a TLS front (tls-front.ts) serving
+   * RECEIVER_TLS, which the simulator trusts, passes each connection to the
+   * receiver's listen port, as a partner's tunnel or reverse proxy would.
+   */
+  webhookTls?: boolean;
+}
+
+export async function serveSimulator(faults: FaultName[] = [], options: ServeOptions = {}): Promise<ServedSimulator> {
+  const sim = createSimulator({ faults, readings: options.readings, ...(options.webhookTls ? { webhookCa: [RECEIVER_TLS.cert] } : {}) });
   // The listening server npm start uses (its idle keep-alive outlasts a client's, so a POST never meets a socket the
   // server is closing: a loaded run saw ECONNRESET on a create, never resent, and a fault went undetected; issue 38).
   const server = createSimulatorServer(sim.app).listen(0, '127.0.0.1');
   await new Promise<void>((ok) => server.once('listening', ok));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const port = await freePort();
-  const webhookPublicUrl = `http://127.0.0.1:${port}/webhook`;
+  const front = options.webhookTls ? await startTlsFront({ identity: RECEIVER_TLS, forwardTo: port, port: await freePort() }) : null;
+  const webhookPublicUrl = front ? front.url('/webhook') : `http://127.0.0.1:${port}/webhook`;
   const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken!, webhookUrl: webhookPublicUrl });
   if (options.rateLimit) {
     // A PUT: sent once more when its connection closed before any answer (resend.ts).
@@ -91,6 +106,7 @@ export async function serveSimulator(faults: FaultName[] = [], options: { rateLi
     },
     async close() {
       sim.webhooks.stop();
+      await front?.close();
       server.closeAllConnections();
       await new Promise<void>((ok) => server.close(() => ok()));
       await sim.store.close();

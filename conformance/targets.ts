@@ -16,6 +16,7 @@ import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
 import { CONTROL_ACTIONS, control, type ControlPlane } from './control.ts';
 import { PlatformTime } from './platform-time.ts';
+import { RECEIVER_TLS, type TlsIdentity } from './receiver-tls.ts';
 
 /** The in-process simulator lets checks do everything, on a fresh world each, its control plane offering every action. */
 const IN_PROCESS: Capability[] = ['read', 'write', 'sync', 'burst', ...CONTROL_ACTIONS.map(control)];
@@ -80,6 +81,13 @@ export interface Target {
   otherProperties: number[];
   /** Live webhooks (see TargetConfig). */
   webhook: { publicUrl: string; listenPort: number } | null;
+  /**
+   * In-process: the certificate the simulator trusts for webhook delivery
+   * (createSimulator's `webhookCa`), served by a TLS front before a check's
+   * receiver so the platform is given an https:// URL. Null live: there the
+   * platform reaches https through --webhook-public-url.
+   */
+  webhookTls: TlsIdentity | null;
   disabledApiKey: string | null;
   /** A valid bearer token that is not an integration key (the staff token in-process). */
   nonIntegrationToken: string | null;
@@ -125,7 +133,7 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
     capabilities: IN_PROCESS,
     async open() {
       const clock = new VirtualClock(() => Date.now());
-      return inProcessTarget(createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}), ...(config.simulatorContract ? { contract: config.simulatorContract } : {}) }));
+      return inProcessTarget(createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], webhookCa: [RECEIVER_TLS.cert], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}), ...(config.simulatorContract ? { contract: config.simulatorContract } : {}) }));
     },
     async dispose() {},
   };
@@ -134,7 +142,9 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
 /**
  * `sim` served on a loopback port with the demo world, as the in-process
  * target: every capability, its control plane offering every action. Closing
- * the target stops the simulator. (Tests hand in a simulator they slowed.)
+ * the target stops the simulator. (Tests hand in a simulator they slowed; one
+ * that is to deliver to https:// URLs trusts RECEIVER_TLS, `webhookCa`, as
+ * the factory's do.)
  */
 export async function inProcessTarget(sim: Simulator): Promise<Target> {
   const server: Server = sim.app.listen(0, '127.0.0.1');
@@ -152,6 +162,7 @@ export async function inProcessTarget(sim: Simulator): Promise<Target> {
     otherApiKey: other!.apiKey,
     otherProperties: other!.properties.filter((p) => !p.archived).map((p) => p.doorloom_id),
     webhook: null,
+    webhookTls: RECEIVER_TLS,
     disabledApiKey: disabled!.apiKey,
     nonIntegrationToken: fixtures.staffToken,
     me: null,
@@ -205,6 +216,7 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
         otherApiKey: config.otherApiKey ?? null,
         otherProperties: config.otherProperties ?? [],
         webhook: config.webhookPublicUrl && config.webhookListenPort !== undefined ? { publicUrl: config.webhookPublicUrl, listenPort: config.webhookListenPort } : null,
+        webhookTls: null,
         disabledApiKey: config.disabledApiKey ?? null,
         nonIntegrationToken: config.nonIntegrationToken ?? null,
         me: setup?.me ?? null,

@@ -107,10 +107,11 @@ describe('docs/ci recipes', () => {
     expect(writes.target).toMatchObject({ kind: 'live', baseUrl: staging.PARTNER_API_TARGET, label: 'staging' });
     expect(writes.options).toMatchObject({ suites: [], checks: [], allowWrites: true });
     expect(writes.summary.verdict, job!.output.slice(-3000)).toBe('passed');
-    // The whole catalogue ran; only the burst check (left out on purpose) is not applicable.
+    // The whole catalogue ran; only the burst check (left out on purpose) and the https delivery (the receiver's URL is
+    // plain http) are not applicable.
     const notApplicable = writes.results.filter((r: { outcome: string }) => r.outcome === 'not_applicable');
     // The reasons go with the assertion: the job's directory is removed once the test ends.
-    expect(notApplicable.map((r: { id: string }) => r.id), JSON.stringify(notApplicable, null, 1).slice(0, 4000)).toEqual(['auth.rate-limited-headers']);
+    expect(notApplicable.map((r: { id: string }) => r.id), JSON.stringify(notApplicable, null, 1).slice(0, 4000)).toEqual(['auth.rate-limited-headers', 'webhooks.https-delivery']);
     expect(job!.output).toMatch(/JUnit published: reports\/read-only\/latest\/junit.xml, reports\/writes\/latest\/junit.xml/);
     // The control plane rotated credentials; the file stays on the runner and out of the artifact.
     expect(existsSync(join(job!.workdir, 'reports/writes/rotated-credentials.json'))).toBe(true);

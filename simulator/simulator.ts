@@ -22,7 +22,7 @@ import { faultSet } from './domain/faults.ts';
 import { readingSet } from './domain/readings.ts';
 import { faultMiddleware } from './faults.ts';
 import { DeliveryWorker, type DeliveryLeases, type SharedAttempts } from './webhooks/delivery-worker.ts';
-import { httpTransport, type Transport } from './webhooks/transport.ts';
+import { nodeTransport, type Transport } from './webhooks/transport.ts';
 import type { Transaction } from './store/store.ts';
 import { aesVault, hashToken, newStaffToken } from './domain/credentials.ts';
 import type { Entropy } from './domain/ids.ts';
@@ -43,8 +43,15 @@ export interface SimulatorOptions {
   /** Sees every change too (tests); the event log always does. */
   changes?: ChangeRecorder;
   onContractViolation?: (v: ContractViolation) => void;
-  /** How webhooks leave the simulator (node:http over keep-alive by default). */
+  /** How webhooks leave the simulator (node:http(s) over keep-alive by default). */
   transport?: Transport;
+  /**
+   * PEM certificates the default transport trusts for https:// webhook URLs
+   * besides Node's bundled roots (§2.1 webhook.url: the delivery target, http
+   * or https): a test receiver's own, as webhooks.https-delivery serves it
+   * (conformance/receiver-tls.ts). Ignored with `transport`.
+   */
+  webhookCa?: string[];
   /** Delivery time-out in real milliseconds (spec: 10 s). */
   deliveryTimeoutMs?: number;
   /** Deliberate contract breaches (mutation testing only); see simulator/faults.ts. */
@@ -125,7 +132,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     faults,
   });
   const events = new EventApi({ store, clock, log: eventLog, faults, readings });
-  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? httpTransport, timeoutMs: options.deliveryTimeoutMs, faults, readings, leases: options.leases, attempts: options.attempts });
+  const webhooks = new DeliveryWorker({ store, clock, vault: platform.deps.vault, transport: options.transport ?? nodeTransport({ ca: options.webhookCa }), timeoutMs: options.deliveryTimeoutMs, faults, readings, leases: options.leases, attempts: options.attempts });
   // With a shared store each step of a sync runs in a section of its own (issue 39), retried while the store is unavailable.
   const sync = store.section ? new SyncWorker(events, sectioned(store)) : new SyncWorker(events);
   const contract = options.contract ?? loadContract();

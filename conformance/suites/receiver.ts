@@ -14,6 +14,8 @@ import { DELIVERY_BREACHES } from '../../protocol/delivery-problems.ts';
 import type { CheckContext } from '../check.ts';
 import { NotApplicable } from '../check.ts';
 import { NotObserved } from '../not-observed.ts';
+import { startTlsFront } from '../tls-front.ts';
+import type { AddressInfo } from 'node:net';
 
 /** The receiver a check registered last: live, one listen port serves one receiver at a time. */
 const current = new WeakMap<CheckContext, Receiver>();
@@ -40,12 +42,20 @@ export async function waitFor(ctx: CheckContext, done: () => boolean, seconds: n
  * A receiver of the check's own: in-process a loopback receiver the control
  * plane points the webhook at; live the one behind --webhook-public-url,
  * registered through `webhook.set-url` unless the integration's webhook
- * already points there (then a partner's own setup is enough).
+ * already points there (then a partner's own setup is enough). With
+ * `https`, in-process the receiver is put behind a TLS front serving the
+ * certificate the simulator trusts (`Target.webhookTls`) and the front's
+ * https:// URL is what the platform is given (§2.1 webhook.url); live the
+ * public URL must itself be https:// (a TLS front of the partner's own),
+ * else the check is not applicable, saying so.
  */
-export async function receiverFor(ctx: CheckContext, secrets?: string[]): Promise<Receiver> {
+export async function receiverFor(ctx: CheckContext, secrets?: string[], how: { https?: boolean } = {}): Promise<Receiver> {
   const control = ctx.control;
   const hook = ctx.target.kind === 'live' ? ctx.target.webhook : null;
-  if (ctx.target.kind === 'live' && !hook) throw new NotApplicable('needs --webhook-public-url and --webhook-listen-port: the URL the platform can reach and the local port behind it');
+  if (ctx.target.kind === 'live' && !hook) throw new NotApplicable(`needs --webhook-public-url and --webhook-listen-port: the URL the platform can reach and the local port behind it${how.https ? HTTPS_FRONT : ''}`);
+  if (how.https && hook && new URL(hook.publicUrl).protocol !== 'https:') throw new NotApplicable(`needs an https:// --webhook-public-url, not ${hook.publicUrl}${HTTPS_FRONT}`);
+  const tls = how.https && !hook ? ctx.target.webhookTls : null;
+  if (how.https && !hook && !tls) throw new NotApplicable('needs a certificate the platform trusts for a receiver on loopback (the in-process target\'s webhookTls)');
   const secret = secrets ?? (ctx.target.webhookSecret ? [ctx.target.webhookSecret] : null);
   if (!secret) throw new NotApplicable('needs the webhook secret (--webhook-secret or webhookSecret in --config)');
   const me = (await ctx.api.get('/me')).body.data;
@@ -58,13 +68,18 @@ export async function receiverFor(ctx: CheckContext, secrets?: string[]): Promis
   // Signature timestamps are the platform's time of sending: judged against its clock.
   const receiver = await startReceiver({ secrets: secret, slug: me.slug, port: hook?.listenPort, nowSeconds: () => Math.floor(ctx.now() / 1000) });
   current.set(ctx, receiver);
-  if (register) await control!.setWebhookUrl(hook ? hook.publicUrl : receiver.url);
+  // The front passes each connection to the receiver's port unchanged: the receiver sees what was posted to https.
+  const front = tls ? await startTlsFront({ identity: tls, forwardTo: (receiver.server.address() as AddressInfo).port }) : null;
+  if (register) await control!.setWebhookUrl(hook ? hook.publicUrl : front ? front.url(new URL(receiver.url).pathname) : receiver.url);
   ctx.cleanup.push(async () => {
     // Live, the integration's webhook goes back where it pointed before the check.
     if (hook && register && before) await control!.setWebhookUrl(before);
-  }, () => receiver.close());
+  }, () => receiver.close(), async () => front?.close());
   return receiver;
 }
+
+/** What a live run adds for an https:// delivery, said where it is missing. */
+const HTTPS_FRONT = ': to prove delivery to an https:// webhook URL, give --webhook-public-url an https:// URL the platform can reach (a tunnel or reverse proxy with a certificate the platform trusts) that forwards to --webhook-listen-port';
 
 /** Platform time a drain may take where the control plane moves the clock: the retry schedule is not shown (§6), so past any back-off a platform plausibly uses (the simulator's longest step is an hour). */
 export const DRAIN_PLATFORM_SECONDS = 2 * 60 * 60;

@@ -140,6 +140,37 @@ export const webhookChecks = [
     },
   }),
   defineCheck({
+    id: 'webhooks.https-delivery', title: 'An https:// webhook URL is delivered to as an http one is: a create\'s events posted over TLS in order, signed, named and byte-identical to replay', suite,
+    clauses: ['1.R3', '6.R2', '6.R2a', '6.R3', '6.R5', '2.6.R1'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      // §2.1 webhook.url is the delivery target and §1 pushes events to the registered webhook, whatever its scheme:
+      // the receiver sits behind TLS (in-process a front with a certificate the simulator trusts; live the
+      // partner's https:// --webhook-public-url) and sees the same deliveries as over http.
+      const receiver = await receiverFor(ctx, undefined, { https: true });
+      const me = (await ctx.api.get('/me')).body.data;
+      const url = me.webhook?.url as string | null;
+      if (url === null || !url.startsWith('https://')) ctx.fail('HttpsUrlNotKept', `webhook.url ${JSON.stringify(url)} after an https:// URL was registered`, 'the registered URL as the delivery target', '1.R3');
+      const before = me.webhook.last_sequence as number;
+      const body = bookingBody(ctx, horizonStay(ctx, 1));
+      const created = await createBooking(ctx, body);
+      expectStatus(ctx, created, 201, null, '4.5.R8', 'a valid create');
+      // The create's own pair (§4.5 rule 9, §6 rule 5), found in replay: other activity may interleave live.
+      const pair = createdPair(await allEvents(ctx, { include_superseded: true }, before), body, created.body.data.id);
+      if (pair.length < 2) ctx.fail('CreateEventsMissing', `replay after ${before} holds ${pair.map((r) => `${r.sequence} ${r.event.type}`).join(', ') || 'neither'} of the create's pair`, 'availability.changed and booking.changed for the create', '6.R5');
+      const through = Math.max(...pair.map((r) => r.sequence as number));
+      // The platform's own record says when they were delivered (drained), never a wall-clock budget; a receiver
+      // problem on the way (signature, X-Service-Integration, order) fails the check there.
+      const accepted = () => pair.every((r) => receiver.received.some((d) => d.sequence === r.sequence && d.answered === 200));
+      if (!(await drained(ctx, receiver, through)) || !accepted()) {
+        await notDelivered(ctx, pair.map((r) => r.sequence), { kind: 'NotDeliveredOverHttps', received: `to ${url} the receiver got ${got(receiver.received)}`, documented: `sequences ${pair.map((r) => r.sequence).join(' and ')} delivered to the registered https:// webhook URL as to an http one`, clause: '1.R3' });
+      }
+      for (const d of receiver.received.filter((x) => x.answered === 200 && pair.some((r) => r.sequence === x.sequence))) {
+        const row = pair.find((r) => r.sequence === d.sequence)!;
+        if (JSON.stringify(row.event) !== d.body) ctx.fail('DeliveryNotReplayBytes', `delivery ${d.sequence} over https differs from its replay row`, 'the exact envelope, byte for byte', '2.6.R1');
+      }
+    },
+  }),
+  defineCheck({
     id: 'webhooks.identified-and-identical', title: 'Every delivery names the integration, is JSON and is the replayed envelope byte for byte', suite,
     clauses: ['6.R3', '2.6.R1', '6.R2a', '6.R5', '4.C2'], level: 'normative', needs: ['write'],
     async run(ctx) {
