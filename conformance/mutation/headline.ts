@@ -17,6 +17,8 @@ export interface Provenance {
   command: string;
   when: string;
   minutes?: number;
+  /** What the minutes do not say (the contract's results taken from its cache, measured by an earlier run of the same sources). */
+  note?: string;
 }
 
 export interface AreaRow {
@@ -113,7 +115,7 @@ export function contractPart(c: NonNullable<HeadlineInput['contract']>): NonNull
 }
 
 const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
-const about = (p: Provenance | null) => (p ? `\`${p.command}\` on ${p.when}${p.minutes !== undefined ? ` (${p.minutes} minutes)` : ''}` : 'not run');
+const about = (p: Provenance | null) => (p ? `\`${p.command}\` on ${p.when}${p.minutes !== undefined ? ` (${p.minutes} minutes${p.note ? `; ${p.note}` : ''})` : ''}` : 'not run');
 
 /** The page's first section: the table the docs quote. */
 export function headlineMarkdown(h: Headline): string[] {

@@ -116,7 +116,8 @@ async function main(): Promise<number> {
     });
     const dir = join(ROOT, REPORT_DIR);
     mkdirSync(dir, { recursive: true });
-    const provenance = { command: `npm run mutation -- --contract${args.keyword ? ` --keyword ${args.keyword}` : ''}${args.only ? ` --only ${JSON.stringify(args.only)}` : ''}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
+    const cachedResults = run.results.filter((r) => r.cached).length;
+    const provenance = { ...(cachedResults > 0 ? { note: `${cachedResults} of ${run.results.length} results from conformance/mutation/contract-incremental.json, measured by an earlier run of the same document and sources` } : {}), command: `npm run mutation -- --contract${args.keyword ? ` --keyword ${args.keyword}` : ''}${args.only ? ` --only ${JSON.stringify(args.only)}` : ''}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
     writeFileSync(join(dir, 'contract.json'), `${JSON.stringify({ ...provenance, ...run }, null, 1)}\n`);
     const part = contractPart({ run, provenance, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) });
     const all = part.scores.at(-1)!;
@@ -240,7 +241,7 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
     census: await census(),
     suite,
     ...(own ? { ownTests: { report: own, provenance: read<Provenance>('own-tests/run.json') ?? { command: 'npm run mutation -- --own-tests', when: '?' } } } : {}),
-    ...(contract ? { contract: { run: contract, provenance: { command: contract.command, when: contract.when, minutes: contract.minutes }, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
+    ...(contract ? { contract: { run: contract, provenance: { command: contract.command, when: contract.when, minutes: contract.minutes, ...(contract.note ? { note: contract.note } : {}) }, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
     equivalents: readEquivalents(),
   });
 }
