@@ -314,7 +314,9 @@ export const validationChecks = [
       if (snapshot.status !== 200) expectStatus(ctx, snapshot, 404, 'NOT_FOUND', '4.8.R3', `GET /properties/${ref}/availability`);
       // §4.5 property.doorloom_id: the lowest id is refused, if at all, as no covered property (PROPERTY_NOT_MAPPED), never as invalid.
       // The sync body's lowest id is the run's first sync refusal (sync-allowance.ts), judged by sync.validation-before-charge.
-      if (!ctx.target.capabilities.includes('write')) return;
+      // A create may book: live, only on a property the run names (docs/conformance.md, what a live run leaves behind).
+      const named = ctx.target.properties.some((p) => p.doorloom_id === CREATE_PROPERTY_MINIMUM && !p.archived);
+      if (!ctx.target.capabilities.includes('write') || (ctx.target.kind !== 'in-process' && !named)) return;
       const body = bookingBody(ctx, { property: { doorloom_id: CREATE_PROPERTY_MINIMUM } });
       const created = await createBooking(ctx, body);
       if (created.status === 422 && created.body?.code === 'VALIDATION_FAILED' && Object.keys(created.body.errors ?? {}).some((k) => k.startsWith('property'))) {
