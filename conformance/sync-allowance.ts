@@ -16,13 +16,19 @@
  */
 import type { ApiClient, Response } from './client.ts';
 import { NotApplicable, type CheckContext } from './check.ts';
+import { loadContract } from '../spec/contract.ts';
 
 /** §4.7: all five types, the `.changed` spelling and the short one mixed, so the answer shows normalisation. */
 export const ALLOWANCE_TYPES = ['rates', 'availability.changed', 'restrictions', 'inventory.changed', 'property'] as const;
 /** What a correct deployment answers for ALLOWANCE_TYPES, and for types omitted (§4.7: `.changed` names, all five). */
 export const ALLOWANCE_TYPES_NORMALISED = ['availability.changed', 'rates.changed', 'restrictions.changed', 'inventory.changed', 'property.changed'];
-/** The unknown-type refusal: two valid spellings before the unknown one, so its errors can show which entry was refused. */
-export const INVALID_TYPES = ['rates.changed', 'availability', 'bookings'] as const;
+/**
+ * The unknown-type refusal: every spelling §4.7 accepts that ALLOWANCE_TYPES does not use, then an unknown one, so
+ * the run sends each of the ten spellings once and the refusal's errors show that only the unknown entry was refused.
+ */
+export const INVALID_TYPES = ['rates.changed', 'availability', 'restrictions.changed', 'inventory', 'property.changed', 'bookings'] as const;
+/** Where the unknown type stands in INVALID_TYPES (the one entry its refusal may name). */
+export const UNKNOWN_TYPE_INDEX = INVALID_TYPES.indexOf('bookings');
 /** Live, the run's sync has an empty body only for an integration covering at most this many properties. */
 export const SYNC_EVERYTHING_MAX_PROPERTIES = 5;
 
@@ -30,6 +36,11 @@ export const SYNC_EVERYTHING_MAX_PROPERTIES = 5;
 export type SyncBodyMode = 'named' | 'everything';
 /** A platform property id no integration covers (a 422 PROPERTY_NOT_MAPPED). */
 export const UNCOVERED_PROPERTY = 2_000_000_000;
+/**
+ * The lowest property id the contract allows in `property_ids` (spec/openapi.yaml, SyncRequest): the first refusal
+ * names it before the uncovered one, so it is refused for coverage (PROPERTY_NOT_MAPPED), never as invalid.
+ */
+export const LOWEST_PROPERTY_ID = ((loadContract().schema('SyncRequest').properties as any).property_ids.items.minimum ?? 1) as number;
 /** §8 L12: up to 500 properties per sync. */
 export const SYNC_PROPERTY_CAP = 500;
 
@@ -109,7 +120,7 @@ export class SyncAllowance {
     const covered = me.body.data.covered_properties as number;
     const mode: SyncBodyMode = this.live ? (covered <= SYNC_EVERYTHING_MAX_PROPERTIES ? 'everything' : 'named') : prefer;
     const refusalsSentAt = Date.now();
-    const notMapped = await api.post('/sync', { body: { property_ids: [UNCOVERED_PROPERTY] } });
+    const notMapped = await api.post('/sync', { body: { property_ids: [LOWEST_PROPERTY_ID, UNCOVERED_PROPERTY] } });
     const invalid = await api.post('/sync', { body: { types: [...INVALID_TYPES] } });
     // 501 distinct ids, the run's own property first: past the cap whatever the integration covers.
     const overCap = await api.post('/sync', { body: { property_ids: overCapIds(property) } });

@@ -24,7 +24,7 @@ import { contractDocument, contractFrom, type Contract, type JsonSchema } from '
 import { catalogue } from '../catalogue.ts';
 import type { CheckDefinition } from '../check.ts';
 import { runConformance } from '../runner.ts';
-import { applyMutant, contractMutants, type ContractKeyword, type ContractMutant } from './contract-mutants.ts';
+import { applyMutant, contractMutants, LIMIT_KEYWORDS, type ContractKeyword, type ContractMutant } from './contract-mutants.ts';
 import { killReason } from './kill.ts';
 import { MUTATION_DELIVERY_TIMEOUT_MS, MUTATION_RUNS, MUTATION_SEED } from './settings.ts';
 
@@ -103,8 +103,12 @@ export interface ContractRunOptions {
 export async function runContractMutation(options: ContractRunOptions = {}): Promise<ContractRun> {
   const file = `${ROOT}${CONTRACT_CACHE}`;
   const cache: Cache = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as Cache : { baselines: {}, results: {} };
-  const save = () => writeFileSync(file, `${JSON.stringify(cache, null, 1)}\n`);
   const sources = sourcesDigest();
+  // Results of other sources describe code that is gone: only this run's sources' are kept.
+  const save = () => {
+    cache.results = Object.fromEntries(Object.entries(cache.results).filter(([key]) => key.endsWith(`:${sources}`)));
+    writeFileSync(file, `${JSON.stringify(cache, null, 1)}\n`);
+  };
   const document = contractDocument();
   const checks = options.checks ?? catalogue();
   const baselineKey = `${digestOf(document)}:${sources}`;
@@ -139,6 +143,7 @@ export async function runContractMutation(options: ContractRunOptions = {}): Pro
     results.push(result);
     options.onResult?.(result, i + 1, chosen.length);
   }
+  save();
   const filter = [options.keywords ? `keywords ${options.keywords.join(',')}` : '', options.only ? `ids containing "${options.only}"` : ''].filter(Boolean).join('; ');
   return { mutants: all.length, chosen: chosen.length, filter: filter || null, results, baselineFailing: baseline.failing };
 }
@@ -159,14 +164,23 @@ async function judge(mutant: ContractMutant, mutated: JsonSchema, checks: CheckD
   return { ...base, status: 'Survived', checksRun: ran };
 }
 
-/** Per keyword: mutants, killed, survived, not reached, and the score (killed over all three). */
-export function contractScores(results: Pick<ContractResult, 'keyword' | 'status'>[]): { keyword: string; mutants: number; killed: number; survived: number; noCoverage: number; score: number | null }[] {
+/** A keyword of a limit or a default: the lines the done-when of issue 40 holds at 100% (the others are enum values and required entries). */
+export const isLimitOrDefault = (keyword: string) => keyword === 'default' || (LIMIT_KEYWORDS as readonly string[]).includes(keyword);
+
+/**
+ * Per keyword: mutants, killed, survived, not reached, recorded equivalent (contract-equivalents.ts) and the score,
+ * killed over killed, survived and not reached (equivalents out of it, as for Stryker's); then the limits and defaults
+ * together, then all.
+ */
+export function contractScores(results: { keyword: string; status: string }[]): { keyword: string; mutants: number; killed: number; survived: number; noCoverage: number; equivalent: number; score: number | null }[] {
   const keywords = [...new Set(results.map((r) => r.keyword))].sort();
-  const row = (keyword: string, rs: Pick<ContractResult, 'status'>[]) => {
+  const row = (keyword: string, rs: { status: string }[]) => {
     const killed = rs.filter((r) => r.status === 'Killed').length;
     const survived = rs.filter((r) => r.status === 'Survived').length;
     const noCoverage = rs.filter((r) => r.status === 'NoCoverage').length;
-    return { keyword, mutants: rs.length, killed, survived, noCoverage, score: rs.length === 0 ? null : Math.round((killed / rs.length) * 10000) / 100 };
+    const equivalent = rs.filter((r) => r.status === 'Equivalent').length;
+    const scored = killed + survived + noCoverage;
+    return { keyword, mutants: rs.length, killed, survived, noCoverage, equivalent, score: scored === 0 ? null : Math.round((killed / scored) * 10000) / 100 };
   };
-  return [...keywords.map((k) => row(k, results.filter((r) => r.keyword === k))), row('all', results)];
+  return [...keywords.map((k) => row(k, results.filter((r) => r.keyword === k))), row('limits and defaults', results.filter((r) => isLimitOrDefault(r.keyword))), row('all', results)];
 }

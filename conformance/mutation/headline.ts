@@ -8,6 +8,7 @@
 import type { CensusMutant } from './census.ts';
 import type { ContractRun } from './contract-mutation.ts';
 import { contractScores } from './contract-mutation.ts';
+import { judgeContract, type ContractEquivalent, type JudgedContractResult } from './contract-equivalents.ts';
 import { AREAS, OUTSIDE, placeOf, type Area } from './scope.mjs';
 import { counts, judgeAll, type Equivalent, type StrykerReport } from './summary.ts';
 
@@ -16,6 +17,8 @@ export interface Provenance {
   command: string;
   when: string;
   minutes?: number;
+  /** What the minutes do not say (the contract's results taken from its cache, measured by an earlier run of the same sources). */
+  note?: string;
 }
 
 export interface AreaRow {
@@ -43,7 +46,7 @@ export interface Headline {
   areas: AreaRow[];
   ignoredReasons: { area: string; reason: string; mutants: number }[];
   outside: { files: string; reason: string; mutants: number | null }[];
-  contract: { run: ContractRun; scores: ReturnType<typeof contractScores> } | null;
+  contract: { run: ContractRun; scores: ReturnType<typeof contractScores>; judged: JudgedContractResult[]; entryErrors: string[] } | null;
   provenance: { suite: Provenance | null; ownTests: Provenance | null; contract: Provenance | null };
 }
 
@@ -51,7 +54,8 @@ export interface HeadlineInput {
   census: CensusMutant[];
   suite?: { report: StrykerReport; provenance: Provenance };
   ownTests?: { report: StrykerReport; provenance: Provenance };
-  contract?: { run: ContractRun; provenance: Provenance };
+  /** The contract run, the mutants recorded equivalent (contract-equivalents.yaml) and every mutant id of the document. */
+  contract?: { run: ContractRun; provenance: Provenance; equivalents?: ContractEquivalent[]; ids?: string[] };
   equivalents: Equivalent[];
 }
 
@@ -99,13 +103,19 @@ export function headline(input: HeadlineInput): Headline {
   }));
   return {
     areas, ignoredReasons, outside,
-    contract: input.contract ? { run: input.contract.run, scores: contractScores(input.contract.run.results) } : null,
+    contract: input.contract ? contractPart(input.contract) : null,
     provenance: { suite: input.suite?.provenance ?? null, ownTests: input.ownTests?.provenance ?? null, contract: input.contract?.provenance ?? null },
   };
 }
 
+/** The contract run with its recorded equivalents judged (a survivor an entry names), scored per keyword. */
+export function contractPart(c: NonNullable<HeadlineInput['contract']>): NonNullable<Headline['contract']> {
+  const { results, errors } = judgeContract(c.run.results, c.equivalents ?? [], c.ids ?? c.run.results.map((r) => r.id));
+  return { run: c.run, scores: contractScores(results), judged: results, entryErrors: errors };
+}
+
 const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
-const about = (p: Provenance | null) => (p ? `\`${p.command}\` on ${p.when}${p.minutes !== undefined ? ` (${p.minutes} minutes)` : ''}` : 'not run');
+const about = (p: Provenance | null) => (p ? `\`${p.command}\` on ${p.when}${p.minutes !== undefined ? ` (${p.minutes} minutes${p.note ? `; ${p.note}` : ''})` : ''}` : 'not run');
 
 /** The page's first section: the table the docs quote. */
 export function headlineMarkdown(h: Headline): string[] {
@@ -138,17 +148,29 @@ export function headlineMarkdown(h: Headline): string[] {
     '',
     '### The contract (spec/openapi.yaml), per keyword',
     '',
-    ...(h.contract === null ? ['Not run: `npm run mutation -- --contract`.'] : [
-      `${h.contract.run.chosen} of the document's ${h.contract.run.mutants} mutants run${h.contract.run.filter ? ` (${h.contract.run.filter})` : ''}; the rest not run yet. Each is a one-step change of a keyword the simulator enforces (conformance/mutation/contract-mutants.ts), killed when a check that sends its operation fails.`,
-      '',
-      '| keyword | mutants | killed | survived | not reached | score |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...h.contract.scores.map((s) => `| ${s.keyword === 'all' ? '**all run**' : s.keyword} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${pct(s.score)} |`),
-      '',
-      'Lived:',
-      '',
-      ...(h.contract.run.results.some((r) => r.status !== 'Killed') ? h.contract.run.results.filter((r) => r.status !== 'Killed').map((r) => `- ${r.status === 'Survived' ? `survived ${r.checksRun.length} checks` : 'no check sends its operation'}: \`${r.id}\` (${r.operations.join(', ')})`) : ['None.']),
-    ]),
+    ...(h.contract === null ? ['Not run: `npm run mutation -- --contract`.'] : contractMarkdown(h.contract)),
     '',
+  ];
+}
+
+/** The contract's section: per keyword, then what lived, then the recorded equivalents with their reasons. */
+function contractMarkdown(c: NonNullable<Headline['contract']>): string[] {
+  const lived = c.judged.filter((r) => r.status === 'Survived' || r.status === 'NoCoverage');
+  const equivalent = c.judged.filter((r) => r.status === 'Equivalent');
+  return [
+    `${c.run.chosen} of the document's ${c.run.mutants} mutants run${c.run.filter ? ` (${c.run.filter})` : ''}${c.run.chosen < c.run.mutants ? '; the rest not run yet' : ''}. Each is a one-step change of a keyword the simulator enforces (conformance/mutation/contract-mutants.ts), killed when a check that sends its operation fails. A score is killed over killed, survived and not reached; a mutant no rule of the document can see is recorded equivalent (conformance/mutation/contract-equivalents.yaml, each with its reason) and out of the score, a mutant no check reaches stays in it.`,
+    '',
+    '| keyword | mutants | killed | survived | not reached | equivalent | score |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...c.scores.map((s) => `| ${s.keyword === 'all' ? '**all run**' : s.keyword === 'limits and defaults' ? '*limits and defaults*' : s.keyword} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.noCoverage} | ${s.equivalent} | ${pct(s.score)} |`),
+    '',
+    'Lived:',
+    '',
+    ...(lived.length > 0 ? lived.map((r) => `- ${r.status === 'Survived' ? `survived ${r.checksRun.length} checks` : 'no check sends its operation'}: \`${r.id}\` (${r.operations.join(', ')})`) : ['None.']),
+    '',
+    `Recorded equivalent (${equivalent.length}):`,
+    '',
+    ...(equivalent.length > 0 ? equivalent.map((r) => `- \`${r.id}\` (${r.operations.join(', ')}): ${r.equivalentReason}`) : ['None.']),
+    ...(c.entryErrors.length === 0 ? [] : ['', `**${c.entryErrors.length} error(s) in conformance/mutation/contract-equivalents.yaml:**`, '', ...c.entryErrors.map((e) => `- ${e}`)]),
   ];
 }

@@ -24,10 +24,12 @@ import { catalogue } from '../catalogue.ts';
 import { equivalentSeed } from './recorded-equivalents.ts';
 import { REPORT_DIR } from './settings.ts';
 import { census } from './census.ts';
-import { LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
-import { contractScores, runContractMutation, type ContractRun } from './contract-mutation.ts';
-import { headline, headlineMarkdown, type Headline, type Provenance } from './headline.ts';
-import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type StrykerReport } from './summary.ts';
+import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
+import { runContractMutation, type ContractRun } from './contract-mutation.ts';
+import { readContractEquivalents } from './contract-equivalents.ts';
+import { contractPart, headline, headlineMarkdown, type Headline, type Provenance } from './headline.ts';
+import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type MutationSummary, type StrykerReport } from './summary.ts';
+import { contractDocument } from '../../spec/contract.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LAST = new URL('./last-summary', import.meta.url);
@@ -51,7 +53,9 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
                    killed by the simulator's own tests; with --mutate, only those files
   --contract       the contract mutator instead: one-step mutants of the limits, defaults, enum values and
                    required entries of spec/openapi.yaml the simulator enforces, each against a simulator built
-                   from it (results cached in conformance/mutation/contract-incremental.json)
+                   from it (results cached in conformance/mutation/contract-incremental.json); a run of every mutant
+                   rewrites the contract section of the committed summary, and only it (recorded equivalents:
+                   conformance/mutation/contract-equivalents.yaml)
   --keyword K[,K]  with --contract: only these keywords (minLength, maxLength, minimum, maximum, minItems,
                    maxItems, default, enum, required)
   --only TEXT      with --contract: only mutants whose id contains TEXT
@@ -112,11 +116,19 @@ async function main(): Promise<number> {
     });
     const dir = join(ROOT, REPORT_DIR);
     mkdirSync(dir, { recursive: true });
-    const provenance = { command: `npm run mutation -- --contract${args.keyword ? ` --keyword ${args.keyword}` : ''}${args.only ? ` --only ${JSON.stringify(args.only)}` : ''}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
+    const cachedResults = run.results.filter((r) => r.cached).length;
+    const provenance = { ...(cachedResults > 0 ? { note: `${cachedResults} of ${run.results.length} results from conformance/mutation/contract-incremental.json, measured by an earlier run of the same document and sources` } : {}), command: `npm run mutation -- --contract${args.keyword ? ` --keyword ${args.keyword}` : ''}${args.only ? ` --only ${JSON.stringify(args.only)}` : ''}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
     writeFileSync(join(dir, 'contract.json'), `${JSON.stringify({ ...provenance, ...run }, null, 1)}\n`);
-    const all = contractScores(run.results).at(-1)!;
-    process.stdout.write(`\ncontract mutants: ${all.killed} of ${all.mutants} killed, ${all.survived} survived, ${all.noCoverage} not reached (${run.mutants} in the document); ${REPORT_DIR}/contract.json; npm run mutation -- --summary-only writes the summary\n`);
-    return 0;
+    const part = contractPart({ run, provenance, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) });
+    const all = part.scores.at(-1)!;
+    const limits = part.scores.find((r) => r.keyword === 'limits and defaults')!;
+    // A run of every mutant replaces the committed summary's contract section, and nothing else of it: the other areas'
+    // rows stay those of the runs that measured them (a partial contract run leaves the committed summary alone).
+    const whole = run.chosen === run.mutants;
+    if (whole) writeContractSection(part, provenance);
+    if (part.entryErrors.length > 0) process.stderr.write(`error: conformance/mutation/contract-equivalents.yaml:\n${part.entryErrors.map((e) => `  ${e}`).join('\n')}\n`);
+    process.stdout.write(`\ncontract mutants: ${all.killed} of ${all.mutants} killed, ${all.survived} survived, ${all.noCoverage} not reached, ${all.equivalent} recorded equivalent (${run.mutants} in the document); score ${all.score ?? 'n/a'}%, limits and defaults ${limits.score ?? 'n/a'}%; ${REPORT_DIR}/contract.json${whole ? ' and the contract section of conformance/mutation/last-summary.md' : ''}\n`);
+    return part.entryErrors.length > 0 ? 1 : 0;
   }
   const started = Date.now();
   const full = args.mutate === undefined;
@@ -206,6 +218,19 @@ function strykerBin(): string {
 
 const KEYWORDS: string[] = [...LIMIT_KEYWORDS, 'default', 'enum', 'required'];
 
+/**
+ * The committed summary with its contract section replaced: the page is rendered again from the committed JSON (which
+ * renders to the committed page byte for byte), so every other area keeps the figures of the run that measured it.
+ */
+function writeContractSection(part: NonNullable<Headline['contract']>, provenance: Provenance): void {
+  const committed = JSON.parse(readFileSync(new URL(`${LAST.href}.json`), 'utf8')) as Record<string, any>;
+  const { command, when, minutes, seeded, headline: top, ...summary } = committed;
+  const next: Headline = { ...top, contract: part, provenance: { ...top.provenance, contract: provenance } };
+  const page = summaryMarkdown({ entryErrors: [], ...summary } as unknown as MutationSummary, { command, when, minutes, seeded }, headlineMarkdown(next));
+  writeFileSync(new URL(`${LAST.href}.json`), `${JSON.stringify({ ...committed, headline: next }, null, 2)}\n`);
+  writeFileSync(new URL(`${LAST.href}.md`), page);
+}
+
 /** The headline over every run's last report here: the suite's, the own tests' (reports/mutation/own-tests/), the contract's. */
 async function headlineOf(suite: { report: StrykerReport; provenance: Provenance }): Promise<Headline> {
   const dir = join(ROOT, REPORT_DIR);
@@ -216,7 +241,7 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
     census: await census(),
     suite,
     ...(own ? { ownTests: { report: own, provenance: read<Provenance>('own-tests/run.json') ?? { command: 'npm run mutation -- --own-tests', when: '?' } } } : {}),
-    ...(contract ? { contract: { run: contract, provenance: { command: contract.command, when: contract.when, minutes: contract.minutes } } } : {}),
+    ...(contract ? { contract: { run: contract, provenance: { command: contract.command, when: contract.when, minutes: contract.minutes, ...(contract.note ? { note: contract.note } : {}) }, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
     equivalents: readEquivalents(),
   });
 }

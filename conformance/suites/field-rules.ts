@@ -22,6 +22,7 @@ const createOp = contract.operation('createBooking');
 export const FIELD_CLAUSES: Record<string, string> = {
   external_booking_id: '4.5.Q3',
   'property.external_id': '4.5.Q4a',
+  'units.0.inventory_id': '4.5.Q6',
   'units.0.external_unit_id': '4.5.Q7',
   'units.0.adults': '4.5.Q8',
   'units.0.children': '4.5.Q9',

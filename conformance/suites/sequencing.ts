@@ -7,10 +7,16 @@ import fc from 'fast-check';
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
+import { loadContract } from '../../spec/contract.ts';
 import { makeSupersession } from './supersession-live.ts';
 import { allEvents, bookingBody, changeRates, createBooking, horizonStay, knownProperty } from './support.ts';
 
 const suite = 'sequencing';
+/** §4.6 after_sequence: the range the contract gives it (spec/openapi.yaml; its largest is x-assumptions safe-integers). */
+const AFTER_SEQUENCE = (() => {
+  const schema = loadContract().operation('listEvents').parameters.find((p) => p.name === 'after_sequence')!.schema as { minimum: number; maximum: number };
+  return { minimum: schema.minimum, maximum: schema.maximum };
+})();
 /** §6.7, §8: events are retained 30 days. */
 const RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /** Just inside and just outside: an hour either side (a platform may sweep retention in batches). */
@@ -220,6 +226,38 @@ export const sequencingChecks = [
       }
       const ok = await ctx.api.get('/events', { query: { limit: 200 } });
       if (ok.body.cursor.retention_days !== 30) ctx.fail('WrongRetention', String(ok.body.cursor.retention_days), 'retention_days 30', '4.6.R7');
+    },
+  }),
+  defineCheck({
+    id: 'sequencing.after-sequence-echoed-exactly', title: 'GET /events echoes after_sequence exactly: 0 when omitted, and every cursor the contract allows (0, the latest, past it, its largest: spec x-assumptions safe-integers); past the latest an empty page whose next_after_sequence is the cursor (spec x-assumptions sequence-start); one outside the range is 422', suite,
+    clauses: ['4.6.R3', '4.6.R4', '4.6.R5', '4.6.Q1', '4.6.R8', '7.C1'], level: 'normative', needs: ['read'],
+    async run(ctx) {
+      // §6.8: a partner pages from its stored cursor, so the echo is the cursor it sent, whatever its value (§4.6 R3).
+      const { minimum, maximum } = AFTER_SEQUENCE;
+      const latest = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence;
+      if (!Number.isSafeInteger(latest)) throw new NotApplicable(`GET /events?limit=1 gave no cursor.latest_sequence (${JSON.stringify(latest)}) to place cursors against`);
+      const cursors: [number | undefined, string][] = [[undefined, 'omitted (default 0, §4.6)'], [minimum, 'the lowest the contract allows'], [latest, 'the latest sequence'], [latest + 1, 'one past the latest'], [maximum, 'the largest the contract allows (spec x-assumptions safe-integers)']];
+      for (const [sent, which] of cursors) {
+        const what = `GET /events${sent === undefined ? '' : `?after_sequence=${sent}`} (${which})`;
+        const res = await ctx.api.get('/events', { query: sent === undefined ? {} : { after_sequence: sent } });
+        expectStatus(ctx, res, 200, null, sent === undefined ? '4.6.Q1' : '4.6.R3', what);
+        const cursor = res.body.cursor ?? {};
+        const want = sent ?? 0;
+        if (cursor.after_sequence !== want) ctx.fail('CursorNotEchoed', `${what}: cursor.after_sequence ${JSON.stringify(cursor.after_sequence)}`, `${want}, the after_sequence ${sent === undefined ? 'default' : 'sent'}, echoed exactly`, sent === undefined ? '4.6.Q1' : '4.6.R3');
+        if (!(cursor.next_after_sequence >= want)) ctx.fail('CursorWentBack', `${what}: cursor.next_after_sequence ${JSON.stringify(cursor.next_after_sequence)}`, `at least ${want}: the next after_sequence never goes back before the one sent`, '4.6.R4');
+        // Past the newest event (read again: a live platform keeps recording) the page is empty and the cursor stays (x-assumption sequence-start).
+        if (typeof cursor.latest_sequence === 'number' && want >= cursor.latest_sequence) {
+          if (!Array.isArray(res.body.data) || res.body.data.length !== 0) ctx.fail('RowsPastLatest', `${what}: ${res.body.data?.length} rows with latest_sequence ${cursor.latest_sequence}`, 'no row: no event has a sequence above the newest', '4.6.R3');
+          if (cursor.next_after_sequence !== want || cursor.has_more !== false) ctx.fail('CursorNotEchoed', `${what}: next_after_sequence ${JSON.stringify(cursor.next_after_sequence)}, has_more ${JSON.stringify(cursor.has_more)}`, `next_after_sequence ${want} (the cursor sent, spec x-assumptions sequence-start) and has_more false`, '4.6.R4');
+        }
+      }
+      // The other side of each end: one below the lowest and one above the largest are refused, naming the parameter.
+      for (const bad of [minimum - 1, maximum + 1]) {
+        // 2^53 is a number exactly (the next integer above it is not): sent as its digits.
+        const res = await ctx.api.get('/events', { query: { after_sequence: String(bad) } });
+        expectStatus(ctx, res, 422, 'VALIDATION_FAILED', '4.6.R8', `GET /events?after_sequence=${bad} (outside the contract's ${minimum} to ${maximum})`);
+        if (!res.body.errors?.after_sequence) ctx.fail('WrongErrorField', JSON.stringify(res.body.errors), 'errors keyed by the field: after_sequence', '7.C1');
+      }
     },
   }),
   defineCheck({

@@ -8,7 +8,7 @@
 import { endOfMonth, addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
-import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
+import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, LOWEST_PROPERTY_ID, UNKNOWN_TYPE_INDEX, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
 import { advance, allEvents, bookingBody, createBooking, describe, horizonStay } from './support.ts';
 import { control } from '../control.ts';
 import { deliveryBreach, drained, ensureDelivered, notDelivered, partnerReceiver } from './receiver.ts';
@@ -119,9 +119,9 @@ export const syncChecks = [
     async run(ctx) {
       const answer = await ctx.syncAllowance.take(ctx);
       const keys = Object.keys(answer.invalid.body?.errors ?? {});
-      // The refusal of [rates.changed, availability, bookings]: an entry before the unknown one named refused.
-      const refused = keys.filter((k) => k === 'types.0' || k === 'types.1');
-      if (refused.length > 0) ctx.fail('SpellingRefused', `errors ${JSON.stringify(answer.invalid.body.errors)} for types ${JSON.stringify(INVALID_TYPES)}`, 'rates.changed and availability are both accepted; only bookings is refused', '4.7.Q3a');
+      // The refusal of every spelling the valid sync does not use, then bookings: an entry but the unknown one named refused.
+      const refused = keys.filter((k) => /^types\.\d+$/.test(k) && k !== `types.${UNKNOWN_TYPE_INDEX}`);
+      if (refused.length > 0) ctx.fail('SpellingRefused', `errors ${JSON.stringify(answer.invalid.body.errors)} for types ${JSON.stringify(INVALID_TYPES)}`, `each short and .changed spelling is accepted; only bookings (types.${UNKNOWN_TYPE_INDEX}) is refused`, '4.7.Q3a');
       if (answer.mode === 'named') {
         // The valid sync mixed both spellings: its 202 accepted them.
         const typesRefused = Object.keys(answer.sync.body?.errors ?? {}).some((k) => k === 'types' || k.startsWith('types.'));
@@ -131,7 +131,7 @@ export const syncChecks = [
         return;
       }
       // The run's sync had no body: the refusal shows it, if its errors name the entries.
-      if (!keys.includes('types.2')) throw new NotApplicable(`the run's sync had an empty body, and the refusal of types ${JSON.stringify(INVALID_TYPES)} names ${JSON.stringify(keys)}, not the entry types.2: which spellings were accepted does not show`);
+      if (!keys.includes(`types.${UNKNOWN_TYPE_INDEX}`)) throw new NotApplicable(`the run's sync had an empty body, and the refusal of types ${JSON.stringify(INVALID_TYPES)} names ${JSON.stringify(keys)}, not the entry types.${UNKNOWN_TYPE_INDEX}: which spellings were accepted does not show`);
     },
   }),
   defineCheck({
@@ -154,7 +154,8 @@ export const syncChecks = [
     clauses: ['4.7.R5', '4.7.Q2a', '7.E11', '7.C2e'], level: 'normative', needs: ['read', 'sync'],
     async run(ctx) {
       const answer = await ctx.syncAllowance.take(ctx);
-      expectStatus(ctx, answer.notMapped, 422, 'PROPERTY_NOT_MAPPED', '4.7.Q2a', 'a sync naming an uncovered property');
+      // The lowest id the contract allows comes first: refused for coverage with the uncovered one, never as invalid (§4.7 Q2).
+      expectStatus(ctx, answer.notMapped, 422, 'PROPERTY_NOT_MAPPED', '4.7.Q2a', `a sync naming property ${LOWEST_PROPERTY_ID} (the lowest id the contract allows) and an uncovered property`);
       expectStatus(ctx, answer.invalid, 422, 'VALIDATION_FAILED', '4.7.R6', 'a sync with an unknown type');
       // §7: /sync refuses with 422 (both codes above), 429 or 401: nothing else, whatever the refusal.
       if (answer.overCap.status !== 422 || !['VALIDATION_FAILED', 'PROPERTY_NOT_MAPPED'].includes(answer.overCap.body?.code)) {

@@ -1,9 +1,25 @@
 /**
  * §7 keys a 422's errors "by field path" and shows no syntax: the query
  * violation check takes any spelling of a path within the refused parameter,
- * and nothing that names another parameter.
+ * and nothing that names another parameter. And the checks that see the
+ * contract's required fields and lowest property ids (issue 40 item 2): each
+ * passes on the simulator and fails against one built from a contract mutant
+ * it must kill.
  */
 import { describe, expect, it } from 'vitest';
+import { contractDocument, contractFrom } from '../../spec/contract.ts';
+import { createSimulator } from '../../simulator/simulator.ts';
+import { applyMutant, contractMutants } from '../mutation/contract-mutants.ts';
+import { checkOnSimulator } from '../check-on-simulator.ts';
+
+/** A simulator enforcing spec/openapi.yaml with the one contract mutant `id` applied (conformance/mutation/contract-mutants.ts). */
+function simulatorOf(id?: string) {
+  if (id === undefined) return createSimulator();
+  const document = contractDocument();
+  const mutant = contractMutants(document).find((m) => m.id === id);
+  if (!mutant) throw new Error(`no contract mutant ${id}`);
+  return createSimulator({ contract: contractFrom(applyMutant(document, mutant)) });
+}
 import { namesParameter } from './validation.ts';
 
 describe('7.C1: a refusal key names the refused query parameter in any spelling of its path', () => {
@@ -22,5 +38,38 @@ describe('7.C1: a refusal key names the refused query parameter in any spelling 
     ['', 'limit', false],
   ] as const)('key %j for a violation of %s: %s', (key, path, named) => {
     expect(namesParameter(key, path)).toBe(named);
+  });
+});
+
+describe('validation.required-fields-refused', () => {
+  it('passes on the simulator as the contract is written', async () => {
+    const result = await checkOnSimulator('validation.required-fields-refused', simulatorOf());
+    expect([result.outcome, result.failure ?? result.reason ?? result.error ?? '']).toEqual(['passed', '']);
+  });
+
+  it.each([
+    ['#/components/schemas/BookingCreateRequest/required "units" dropped', '4.5.Q5'],
+    ['#/components/schemas/BookingCreateGuest/required "mobile" dropped', '4.5.Q17'],
+  ])('fails against a simulator built from the mutant %s (clause %s)', async (mutant, clause) => {
+    const result = await checkOnSimulator('validation.required-fields-refused', simulatorOf(mutant));
+    expect(result.outcome).toBe('failed');
+    expect(result.failure?.clause).toBe(clause);
+  });
+});
+
+describe('validation.lowest-property-id-accepted', () => {
+  it('passes on the simulator as the contract is written', async () => {
+    const result = await checkOnSimulator('validation.lowest-property-id-accepted', simulatorOf());
+    expect([result.outcome, result.failure ?? result.reason ?? result.error ?? '']).toEqual(['passed', '']);
+  });
+
+  it.each([
+    ['#/paths/~1bookings/get/parameters/2/schema/minimum 1 → 2', '4.4.Q3'],
+    ['#/paths/~1events/get/parameters/2/schema/minimum 1 dropped', '4.6.R8'],
+    ['#/components/schemas/BookingCreatePropertyRef/properties/doorloom_id/minimum 1 → 2', '4.5.Q4'],
+  ])('fails against a simulator built from the mutant %s (clause %s)', async (mutant, clause) => {
+    const result = await checkOnSimulator('validation.lowest-property-id-accepted', simulatorOf(mutant));
+    expect(result.outcome).toBe('failed');
+    expect(result.failure?.clause).toBe(clause);
   });
 });

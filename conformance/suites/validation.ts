@@ -13,6 +13,7 @@ import { bodyViolations, queryViolations, validBody, validQuery } from '../arbit
 import { addDays } from '../../protocol/calendar.ts';
 import { bookingBody, createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
 import { judgeDateEntries } from './schema.ts';
+import { atPath } from './create-limits.ts';
 
 const suite = 'validation';
 const contract = loadContract();
@@ -36,6 +37,10 @@ function acceptableBodies(ctx: CheckContext) {
 }
 
 const QUERY_OPERATIONS: [string, string][] = [['listBookings', '/bookings'], ['listEvents', '/events']];
+/** §4.8 {property}: the shortest reference the contract allows (PropertyRef minLength). */
+const PROPERTY_REF_MIN_LENGTH = (contract.operation('getAvailabilitySnapshot').parameters.find((p) => p.name === 'property')!.schema as { minLength: number }).minLength;
+/** §4.5 property.doorloom_id: the lowest the contract allows. */
+const CREATE_PROPERTY_MINIMUM = ((createOp.requestBody!.schema.properties as any).property.properties.doorloom_id.minimum) as number;
 
 function acceptableQuery(ctx: CheckContext, operationId: string) {
   // property_id must name a covered property (else 404, §1); leave it out when the run knows none.
@@ -174,11 +179,61 @@ export function namesParameter(key: string, path: string): boolean {
   return key === path || parameterOf(key) === parameterOf(path);
 }
 
+/** §4.5 body table: the clause of each field a create requires (nested ones too); a field the contract makes required needs its clause here. */
+const REQUIRED_CLAUSES: Record<string, string> = {
+  external_booking_id: '4.5.Q3', property: '4.5.Q4', units: '4.5.Q5', 'units.0.adults': '4.5.Q8', check_in: '4.5.Q12', check_out: '4.5.Q13',
+  guest: '4.5.Q15', 'guest.name': '4.5.Q15', 'guest.mobile': '4.5.Q17', pricing: '4.5.Q20', 'pricing.total': '4.5.Q20',
+};
+
+/** A valid body holding every object the operation's body may nest, so each required field, however deep, can be dropped. */
+const REQUIRED_BASES: Record<string, (ctx: CheckContext) => Record<string, unknown>> = {
+  createBooking: (ctx) => bookingBody(ctx, { units: [{ adults: 1, children: 0 }], payment: { status: 'unpaid' }, source: { channel: 'conformance' } }),
+  requestSync: () => ({}),
+};
+
+/** The property-id query filters (§4.4, §4.6) and the range the contract gives each (spec/openapi.yaml). */
+const PROPERTY_FILTERS = QUERY_OPERATIONS.map(([op, path]) => {
+  const schema = contract.operation(op).parameters.find((p) => p.name === 'property_id')!.schema as { minimum: number };
+  return { op, path, minimum: schema.minimum, clause: op === 'listEvents' ? '4.6.Q3' : '4.4.Q3', refusal: op === 'listEvents' ? '4.6.R8' : '4.4.R5' };
+});
+
+/** Each enum field of a body schema (nested objects and array items, the first item standing for all), by dotted path. */
+function enumFields(schema: any, at: string[] = []): { path: string[]; values: unknown[] }[] {
+  if (Array.isArray(schema?.enum)) return [{ path: at, values: schema.enum }];
+  if (schema?.type === 'array') return enumFields(schema.items, [...at, '0']);
+  return Object.entries((schema?.properties ?? {}) as Record<string, unknown>).flatMap(([name, sub]) => enumFields(sub, [...at, name]));
+}
+
+/**
+ * The edges of a list or replay query the contract allows, each sent alone: every value of an enum (`types[]` one
+ * type at a time) and every integer parameter at its maximum (the largest is spec x-assumptions safe-integers where
+ * §4.4 and §4.6 show none).
+ */
+function queryEdges(operationId: string): { name: string; value: string | string[]; what: string }[] {
+  return contract.operation(operationId).parameters.filter((p) => p.in === 'query').flatMap((p): { name: string; value: string | string[]; what: string }[] => {
+    const schema = p.schema as any;
+    if (schema.type === 'array' && Array.isArray(schema.items?.enum)) return (schema.items.enum as string[]).map((v) => ({ name: p.name, value: [v], what: `one of its values, ${v}` }));
+    if (Array.isArray(schema.enum)) return (schema.enum as string[]).map((v) => ({ name: p.name, value: v, what: `one of its values, ${v}` }));
+    if (schema.type === 'integer' && typeof schema.maximum === 'number') return [{ name: p.name, value: String(schema.maximum), what: `its largest value, ${schema.maximum}` }];
+    return [];
+  });
+}
+
 export const validationChecks = [
   defineCheck({
     id: 'validation.valid-bodies-accepted', title: 'Generated valid create bodies are never refused by validation', suite,
     clauses: ['4.5.Q36', '4.5.R8', '7.E8'], level: 'normative', needs: ['write'],
     async run(ctx) {
+      // Every run, whatever the draws: each value of every enum of the body (§4.5: meal_plan, payment.status,
+      // collected_by, status, currency), the i-th create taking each field's i-th value (its last once it has no more).
+      const enums = enumFields(createOp.requestBody!.schema);
+      for (let i = 0; i < Math.max(...enums.map((e) => e.values.length)); i++) {
+        const body = enums.reduce((b, e) => atPath(b, e.path, e.values[Math.min(i, e.values.length - 1)]), bookingBody(ctx, { units: [{ adults: 1 }] }));
+        const res = await createBooking(ctx, body);
+        if (res.status !== 201 && !(res.status === 409 && res.body?.code === 'UNAVAILABLE')) {
+          ctx.fail('ValidBodyRefused', `${describe(res)} ${JSON.stringify(res.body?.errors ?? {})} for ${enums.map((e) => `${e.path.join('.')} ${JSON.stringify(e.values[Math.min(i, e.values.length - 1)])}`).join(', ')}`, '201 (or 409 UNAVAILABLE when no unit is free): each value §4.5 lists is accepted', '4.5.Q36');
+        }
+      }
       await ctx.forAll(acceptableBodies(ctx), async (body) => {
         const res = await createBooking(ctx, body);
         if (res.status !== 201 && !(res.status === 409 && res.body?.code === 'UNAVAILABLE')) {
@@ -212,6 +267,64 @@ export const validationChecks = [
     },
   }),
   defineCheck({
+    id: 'validation.required-fields-refused', title: 'A body without any one of its required fields (nested ones too) is refused 422 naming that field, and writes nothing', suite,
+    clauses: ['4.5.Q3', '4.5.Q4', '4.5.Q5', '4.5.Q8', '4.5.Q12', '4.5.Q13', '4.5.Q15', '4.5.Q17', '4.5.Q20', '4.5.Q36', '7.C1', '7.E8', '7.E11'], level: 'normative', needs: ['write'],
+    async run(ctx) {
+      // Every operation with a JSON body, each required field of the contract dropped alone (§4.5 "Required: yes"; §7 names the field).
+      for (const op of contract.operations.filter((o) => o.requestBody !== null)) {
+        const base = REQUIRED_BASES[op.id];
+        const drops = base ? bodyViolations(op.id, base(ctx)).filter((v) => v.keyword === 'required' || v.keyword === 'anyOf') : [];
+        if (!base && contract.operation(op.id).requestBody!.schema.required !== undefined) throw new Error(`spec/openapi.yaml: ${op.id} requires body fields and validation.required-fields-refused has no valid body of it to drop them from`);
+        for (const drop of drops) {
+          const clause = REQUIRED_CLAUSES[drop.path];
+          if (clause === undefined) throw new Error(`spec/openapi.yaml requires ${drop.path} (${op.id}) and validation.required-fields-refused knows no clause of it`);
+          // A fresh external id per request: nothing a refusal wrote can be found under another's.
+          const invalid = drop.apply({ ...base!(ctx) }) as Record<string, unknown>;
+          const res = await ctx.api.post(op.path, { body: invalid, headers: { 'Idempotency-Key': ctx.uniqueId('key') } });
+          // The contract names the code: VALIDATION_FAILED, or §7 PROPERTY_NOT_MAPPED for a missing property reference.
+          const code = contract.bodyRefusal(op, invalid)?.code ?? 'VALIDATION_FAILED';
+          expectStatus(ctx, res, 422, code, code === 'VALIDATION_FAILED' ? clause : '7.E11', `${op.method.toUpperCase()} ${op.path} with ${drop.description}`);
+          if (!res.body?.errors?.[drop.path]) ctx.fail('RequiredFieldNotNamed', `errors keyed ${Object.keys(res.body?.errors ?? {}).join(', ') || '(none)'} for ${drop.description}`, `errors naming ${drop.path}, the required field left out`, '7.C1');
+          if (op.id === 'createBooking' && typeof invalid.external_booking_id === 'string') {
+            const read = await ctx.api.get(`/bookings/external/${encodeURIComponent(invalid.external_booking_id)}`);
+            expectStatus(ctx, read, 404, 'NOT_FOUND', clause, `reading the booking a create without ${drop.path} named`);
+          }
+        }
+      }
+    },
+  }),
+  defineCheck({
+    id: 'validation.lowest-property-id-accepted', title: 'The lowest property id the contract allows is never refused as invalid where a property id is taken (filters, the snapshot path, the create body; 404 NOT_FOUND or PROPERTY_NOT_MAPPED for an id no covered property has); one below it is 422 naming the field', suite,
+    clauses: ['4.4.Q3', '4.6.Q3', '4.8.Q1', '4.5.Q4', '4.4.R5', '4.6.R8', '7.C1'], level: 'normative', needs: ['read'], wants: ['write'],
+    async run(ctx) {
+      // §4.4, §4.6 property_id: the contract's minimum is a valid filter (an id no covered property has is 404, §1); one below is invalid.
+      for (const f of PROPERTY_FILTERS) {
+        const lowest = await ctx.api.get(f.path, { query: { property_id: f.minimum } });
+        if (lowest.status === 422) ctx.fail('LowestIdRefused', `${describe(lowest)} ${JSON.stringify(lowest.body?.errors ?? {})} for GET ${f.path}?property_id=${f.minimum}`, `200, or 404 NOT_FOUND for a property not covered: ${f.minimum} is the lowest property id the contract allows`, f.clause);
+        if (lowest.status !== 200) expectStatus(ctx, lowest, 404, 'NOT_FOUND', f.clause, `GET ${f.path}?property_id=${f.minimum}`);
+        const below = await ctx.api.get(f.path, { query: { property_id: f.minimum - 1 } });
+        expectStatus(ctx, below, 422, 'VALIDATION_FAILED', f.refusal, `GET ${f.path}?property_id=${f.minimum - 1} (below the contract's minimum ${f.minimum})`);
+        if (!below.body.errors?.property_id) ctx.fail('WrongErrorField', JSON.stringify(below.body.errors), 'errors keyed by the field: property_id', '7.C1');
+      }
+      // §4.8 {property}: an id or an alias; the shortest the contract allows (PropertyRef minLength) names no covered property here, so 404, never 422.
+      const ref = '1'.repeat(PROPERTY_REF_MIN_LENGTH);
+      const night = farStay(ctx).check_in;
+      const snapshot = await ctx.api.get(`/properties/${ref}/availability`, { query: { from: night, to: night } });
+      if (snapshot.status === 422) ctx.fail('LowestIdRefused', `${describe(snapshot)} ${JSON.stringify(snapshot.body?.errors ?? {})} for GET /properties/${ref}/availability of one night`, `200, or 404 NOT_FOUND for a property not covered: "${ref}" is a property reference the contract allows`, '4.8.Q1');
+      if (snapshot.status !== 200) expectStatus(ctx, snapshot, 404, 'NOT_FOUND', '4.8.R3', `GET /properties/${ref}/availability`);
+      // §4.5 property.doorloom_id: the lowest id is refused, if at all, as no covered property (PROPERTY_NOT_MAPPED), never as invalid.
+      // The sync body's lowest id is the run's first sync refusal (sync-allowance.ts), judged by sync.validation-before-charge.
+      // A create may book: live, only on a property the run names (docs/conformance.md, what a live run leaves behind).
+      const named = ctx.target.properties.some((p) => p.doorloom_id === CREATE_PROPERTY_MINIMUM && !p.archived);
+      if (!ctx.target.capabilities.includes('write') || (ctx.target.kind !== 'in-process' && !named)) return;
+      const body = bookingBody(ctx, { property: { doorloom_id: CREATE_PROPERTY_MINIMUM } });
+      const created = await createBooking(ctx, body);
+      if (created.status === 422 && created.body?.code === 'VALIDATION_FAILED' && Object.keys(created.body.errors ?? {}).some((k) => k.startsWith('property'))) {
+        ctx.fail('LowestIdRefused', `${describe(created)} ${JSON.stringify(created.body.errors)} for a create on property.doorloom_id ${CREATE_PROPERTY_MINIMUM}`, `PROPERTY_NOT_MAPPED for an id no covered property has (or 201): ${CREATE_PROPERTY_MINIMUM} is the lowest property id the contract allows`, '4.5.Q4');
+      }
+    },
+  }),
+  defineCheck({
     id: 'validation.valid-queries-accepted', title: 'Generated valid list and replay queries are answered 200; the list filters status, property_id, check_in_from and check_in_to filter, both dates inclusive', suite,
     clauses: ['4.4.Q1', '4.4.Q2', '4.4.Q3', '4.4.Q4', '4.4.Q5', '4.6.Q1', '4.6.Q2', '4.6.Q3', '4.6.Q4', '4.6.Q5'], level: 'normative', needs: ['read'], wants: ['write'],
     async run(ctx) {
@@ -220,6 +333,15 @@ export const validationChecks = [
         const res = await ctx.api.get(path, { query });
         expectStatus(ctx, res, 200, null, path === '/events' ? '4.6.R1' : '4.4.R1', `GET ${path} with ${JSON.stringify(query)}`);
       });
+      // Every run, whatever the draws: each enum value and each integer at its largest (queryEdges).
+      for (const [op, path] of QUERY_OPERATIONS) {
+        for (const edge of queryEdges(op)) {
+          const res = await ctx.api.get(path, { query: { [edge.name]: edge.value } });
+          // A property id no covered property has is 404 NOT_FOUND (§1), not a refusal of the value.
+          if (edge.name === 'property_id' && res.status === 404 && res.body?.code === 'NOT_FOUND') continue;
+          expectStatus(ctx, res, 200, null, path === '/events' ? '4.6.R1' : '4.4.R1', `GET ${path}?${edge.name}=${edge.value} (${edge.what})`);
+        }
+      }
       await listFiltersFilter(ctx);
     },
   }),
@@ -239,6 +361,15 @@ export const validationChecks = [
           ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ')}`, `errors naming the parameter ${parameterOf(violation.path)} (${violation.path} or any spelling of a path in it)`, '7.C1');
         }
       });
+      // Every run, whatever the draws: each integer parameter one above its largest (queryEdges' other side).
+      for (const [op, path] of QUERY_OPERATIONS) {
+        for (const edge of queryEdges(op).filter((e) => /^[0-9]+$/.test(String(e.value)))) {
+          const above = String(Number(edge.value) + 1);
+          const res = await ctx.api.get(path, { query: { [edge.name]: above } });
+          expectStatus(ctx, res, 422, 'VALIDATION_FAILED', path === '/events' ? '4.6.R8' : '4.4.R5', `GET ${path}?${edge.name}=${above} (one above its largest, ${edge.value})`);
+          if (!Object.keys(res.body.errors ?? {}).some((k) => namesParameter(k, edge.name))) ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ')}`, `errors naming the parameter ${edge.name}`, '7.C1');
+        }
+      }
     },
   }),
   defineCheck({

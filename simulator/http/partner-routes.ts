@@ -57,17 +57,17 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
   return {
     getMe: (ctx, caller) => send(ctx, platform.me(caller)),
 
-    getBooking: (ctx, caller) => {
-      // §4.2: the segment must be numeric; anything else names no booking.
+    getBooking: (ctx, caller, op) => {
+      // §4.2: the segment must be numeric and within the contract's rule for it (spec/openapi.yaml); anything else names no booking.
       const raw = String(ctx.params.doorloom_id);
-      if (!/^[0-9]{1,15}$/.test(raw)) throw notFound();
+      if (!/^[0-9]{1,15}$/.test(raw) || lookupRefused(contract, op, ctx)) throw notFound();
       send(ctx, platform.getBooking(caller, Number(raw)));
     },
 
-    getBookingByExternalId: (ctx, caller) => {
+    getBookingByExternalId: (ctx, caller, op) => {
       const id = String(ctx.params.external_booking_id);
-      // A lookup column one shorter than the create's finds no id of the maximum length.
-      if (id.length === 0 || id.length > (platform.deps.faults?.has('external-lookup-max-127') ? 127 : 128)) throw notFound();
+      // §4.3 otherwise 404: outside the contract's rule for the segment (1 to 128 characters, §8) no booking has the id; a fault's lookup column one shorter than the create's finds none of the maximum length.
+      if (lookupRefused(contract, op, ctx) || (platform.deps.faults?.has('external-lookup-max-127') && id.length > 127)) throw notFound();
       send(ctx, platform.getBookingByExternalId(caller, id));
     },
 
@@ -110,4 +110,12 @@ function replay(ctx: Context, answer: { status: number; body: string }): void {
   ctx.status = answer.status;
   ctx.type = 'application/json';
   ctx.body = answer.body;
+}
+
+/**
+ * Whether a read by id breaks the contract's rule for its path segment (spec/openapi.yaml, the one place the rule
+ * lives): such a segment names no booking, so the read is 404 NOT_FOUND, never 422 (§4.2, §4.3; §7 maps no 422 to get).
+ */
+function lookupRefused(contract: Contract, op: Operation, ctx: Context): boolean {
+  return contract.checkParameters(op, { path: { ...(ctx.params as Record<string, unknown>) } }, ['path']) !== null;
 }
