@@ -17,6 +17,7 @@ import { seedDemoWorld } from '../simulator/demo-world.ts';
 import { timestamp } from '../protocol/calendar.ts';
 import type { JournalEntry } from '../simulator/call-journal.ts';
 import { type Call, type NoAnswer, sendResending } from '../conformance/resend.ts';
+import { untimedFetch } from '../conformance/untimed-fetch.ts';
 import { describeFetchFailure } from './fetch-failure.ts';
 import { platformTimedOut } from './platform-time-out.ts';
 import type { DeliveryEvidence } from './types.ts';
@@ -277,7 +278,7 @@ function platformDelivery(sequence: number | null, at: string, outcome: { status
 
 function staffClient(origin: string, token: string): Stage['staff'] {
   return async (method, path, body, call) => {
-    const res = await sendResending({ method, idempotent: call?.idempotent }, () => fetch(origin + STAFF_ROOT + path, {
+    const res = await sendResending({ method, idempotent: call?.idempotent }, () => untimedFetch(origin + STAFF_ROOT + path, {
       method,
       headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),

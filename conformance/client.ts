@@ -10,6 +10,7 @@ import { type NoAnswer, sendResending } from './resend.ts';
 import { TargetUnreachable, unreachableCause } from './unreachable.ts';
 import { redact } from './redact.ts';
 import { fetchRawPath } from './raw-path.ts';
+import { untimedFetch } from './untimed-fetch.ts';
 import type { PlatformTime } from './platform-time.ts';
 
 export interface Response {
@@ -60,6 +61,11 @@ export interface ClientOptions {
   time?: PlatformTime;
   /** Wait and retry once on 429 with Retry-After (live targets), within this many seconds. */
   retryAfterBudgetSeconds?: number;
+  /**
+   * Wait for the answer however long it takes (untimed-fetch.ts), not fetch's 300 s for the headers: a control action
+   * may do hours of platform work in one call; an answer that comes late is still the answer (issue 38).
+   */
+  untimed?: boolean;
   contract?: Contract;
 }
 
@@ -147,7 +153,7 @@ export class ApiClient {
         const sent = raw instanceof Uint8Array ? raw : body;
         res = await sendResending({ method, idempotent: options.idempotent }, () => (options.rawPath
           ? fetchRawPath({ method, origin: url.origin, path: rawPath!, headers, body: sent })
-          : fetch(url, { method, headers, body: sent, redirect: 'manual' })));
+          : this.options.untimed ? untimedFetch(url.toString(), { method, headers, body: sent }) : fetch(url, { method, headers, body: sent, redirect: 'manual' })));
         this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
         const lost = e as NoAnswer;

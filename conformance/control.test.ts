@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTROL_ACTIONS } from './control.ts';
+import { ApiClient, ExchangeLog } from './client.ts';
+import { CONTROL_ACTIONS, ControlClient } from './control.ts';
 import { missingReason, runConformance } from './runner.ts';
 import { serveSimulator } from './served-simulator.ts';
 
@@ -50,5 +51,36 @@ describe('control actions', () => {
     expect(report.results.map((r) => [r.id, r.outcome, r.reason])).toEqual([
       ['sequencing.retention-30-days', 'not_applicable', 'needs control actions clock.advance (not offered by the control plane)'],
     ]);
+  });
+});
+
+describe('a control action the platform takes long over (issue 38)', () => {
+  it('is waited for however long it takes: an answer later than fetch\'s own headers time-out is still the answer', async () => {
+    // clock.advance through a month of retries on a loaded machine took longer than fetch's 300 s for the headers, and
+    // the check errored. Here fetch's time-out is made 0.5 s for the test and the answer takes 1.5 s.
+    const server: Server = createServer((req, res) => {
+      setTimeout(() => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ success: true, message: 'Moved.', data: { epoch_ms: 1_800_000_000_000 } }));
+      }, 1_500);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    closers.push(() => new Promise<void>((ok) => server.close(() => ok())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const key = Symbol.for('undici.globalDispatcher.1');
+    const global = globalThis as unknown as Record<symbol, { constructor: new (options: object) => unknown } | undefined>;
+    await fetch('http://127.0.0.1:1').catch(() => undefined);
+    const before = global[key]!;
+    global[key] = new before.constructor({ headersTimeout: 500 }) as never;
+    try {
+      await expect(fetch(`${url}/clock/advance`, { method: 'POST' })).rejects.toThrow();
+      const log = new ExchangeLog();
+      const control = new ControlClient({ url, token: 'ctl', actions: ['clock.advance'] }, new ApiClient({ baseUrl: url, token: 'key', secrets: [], log }), log, ['ctl']);
+      await control.advanceClock(30 * 86_400);
+      // The answer was read: the platform's clock is known from it.
+      expect(control.clockRead).toBe(true);
+    } finally {
+      global[key] = before as never;
+    }
   });
 });

@@ -46,7 +46,7 @@ export class ControlClient {
   constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, log: ExchangeLog, secrets: string[], credentialName?: (sent: string) => string | undefined) {
     // The control plane's token is named as such, even where it is also the run's non-integration token (in-process: the staff token).
     const named = (sent: string) => (sent.includes(plane.token) ? CREDENTIAL_VARIABLES.controlToken : credentialName?.(sent));
-    this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log, credentialName: named });
+    this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log, credentialName: named, untimed: true });
   }
 
   offers(action: ControlAction): boolean {

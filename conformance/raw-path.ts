@@ -4,7 +4,8 @@
  * percent-encoded spellings `%2E`, `%2e`) before anything is sent, so a
  * check cannot ask a platform how it routes them through `fetch`; this sends
  * the request line as given (node:http), and hands back a fetch Response so
- * the client treats the answer as any other.
+ * the client treats the answer as any other. node:http has no time-out of
+ * its own: untimed-fetch.ts sends through it too.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -26,7 +27,7 @@ export function fetchRawPath(req: RawPathRequest): Promise<globalThis.Response> 
     const outgoing = send({ protocol: origin.protocol, hostname: origin.hostname, port: origin.port || undefined, method: req.method, path: req.path, headers: req.headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
+      res.on('error', (e) => reject(new TypeError('fetch failed', { cause: e })));
       res.on('end', () => {
         const headers = new Headers();
         for (const [name, value] of Object.entries(res.headers)) {
@@ -39,7 +40,9 @@ export function fetchRawPath(req: RawPathRequest): Promise<globalThis.Response> 
         resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers }));
       });
     });
-    outgoing.on('error', reject);
+    // Thrown as fetch throws (a TypeError whose cause is the socket error), so resend.ts and unreachable.ts read both alike.
+    const failed = (e: Error) => reject(new TypeError('fetch failed', { cause: e }));
+    outgoing.on('error', failed);
     outgoing.end(req.body);
   });
 }

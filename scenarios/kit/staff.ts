@@ -5,6 +5,7 @@
  */
 import { type Call, type NoAnswer, sendResending } from '../../conformance/resend.ts';
 import { unreachableCause } from '../../conformance/unreachable.ts';
+import { untimedFetch } from '../../conformance/untimed-fetch.ts';
 import type { Actor, Timeline } from './timeline.ts';
 
 export class StaffError extends Error {}
@@ -18,7 +19,7 @@ export class Staff {
    * (`how.idempotent`); any other POST is not, and its failure says so (conformance/resend.ts, RFC 9110 §9.2.2).
    */
   async call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, log?: { actor: Actor; action: string; outcome?: (data: T) => string }, how?: Pick<Call, 'idempotent'>): Promise<T> {
-    const res = await sendResending({ method, idempotent: how?.idempotent }, () => fetch(this.root + path, {
+    const res = await sendResending({ method, idempotent: how?.idempotent }, () => untimedFetch(this.root + path, {
       method,
       headers: { Authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
