@@ -49,7 +49,7 @@ const CODE = {
  * with --help in the examples). `says` is the figure as the page words it.
  */
 const MEASURED: { page: string; says: string; how: string }[] = [
-  { page: 'docs/benchmarks.md', says: 'about 20 minutes', how: 'npm test on a clean clone after npm ci, 2-core development VM, 2026-12-02: 18 min 56 s on 19.8 CPU-minutes (bcccf50); the page says so' },
+  { page: 'docs/benchmarks.md', says: 'about 12 minutes', how: 'npm test on a clean clone after npm ci, 2-core development VM, nothing else running, 2026-12-02: 12 min 7 s on 18.0 CPU-minutes (cd8e5cf); the page says so' },
   { page: 'docs/benchmarks.md', says: 'about 15 minutes', how: 'npm run bench, whole; the examples run it with --help' },
   { page: 'docs/benchmarks.md', says: 'about 4 minutes', how: 'npm run bench -- --quick; --help in the examples' },
   { page: 'docs/benchmarks.md', says: 'about 10 more minutes', how: 'the soak of npm run bench; --help in the examples' },
