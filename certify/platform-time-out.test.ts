@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { httpTransport } from '../simulator/webhooks/transport.ts';
 import { platformTimedOut } from './platform-time-out.ts';
+import { deliver } from './probes.ts';
 
 describe('platformTimedOut: the simulator\'s own words for a delivery it gave up waiting for', () => {
   const silent: Server = createServer(() => undefined);
@@ -26,6 +27,18 @@ describe('platformTimedOut: the simulator\'s own words for a delivery it gave up
     await once(closed, 'close');
     const refused = await httpTransport.post(`http://127.0.0.1:${free}/hook`, {}, '{}', 60_000);
     expect('error' in refused && !platformTimedOut(refused.error), JSON.stringify(refused)).toBe(true);
+  });
+
+  it('marks a crafted probe that ran out of its time-out as timed out, and a refused one as not', async () => {
+    if (!silent.listening) {
+      silent.listen(0, '127.0.0.1');
+      await once(silent, 'listening');
+    }
+    const ctx = (port: number, timeoutMs: number) => ({ url: `http://127.0.0.1:${port}/hook`, slug: 's', now: () => 0, stamp: () => '1970-01-01T00:00:00Z', timeoutMs });
+    const late = await deliver(ctx((silent.address() as AddressInfo).port, 50), { name: 'valid-ping', body: '{}', signature: null, integrationHeader: 's' });
+    expect([late.status, late.timedOut], JSON.stringify(late)).toEqual([null, true]);
+    const refused = await deliver(ctx(1, 60_000), { name: 'valid-ping', body: '{}', signature: null, integrationHeader: 's' });
+    expect([refused.status, refused.timedOut], JSON.stringify(refused)).toEqual([null, undefined]);
   });
 
   it('reads the delivery worker\'s mark for an attempt the clock moved past as one', () => {
