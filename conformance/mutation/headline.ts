@@ -19,6 +19,8 @@ export interface Provenance {
   minutes?: number;
   /** What the minutes do not say (the contract's results taken from its cache, measured by an earlier run of the same sources). */
   note?: string;
+  /** A whole run made of slices (`--area`): the run that last measured each area. */
+  areas?: Record<string, Provenance>;
 }
 
 export interface AreaRow {
@@ -117,6 +119,14 @@ export function contractPart(c: NonNullable<HeadlineInput['contract']>): NonNull
 const pct = (score: number | null) => (score === null ? 'n/a' : `${score.toFixed(2)}%`);
 const about = (p: Provenance | null) => (p ? `\`${p.command}\` on ${p.when}${p.minutes !== undefined ? ` (${p.minutes} minutes${p.note ? `; ${p.note}` : ''})` : ''}` : 'not run');
 
+/** Where the suite's run came in slices, which slice last measured each of its areas (an area none measured: not run). */
+function measuredBy(h: Headline): string[] {
+  const slices = h.provenance.suite?.areas;
+  if (!slices) return [];
+  const suiteAreas = h.areas.filter((a) => a.killer === 'suite').map((a) => a.area);
+  return [`The suite's areas, each as last measured: ${suiteAreas.map((a) => `${a}: ${slices[a] ? about(slices[a]) : 'not run'}`).join('; ')}.`, ''];
+}
+
 /** The page's first section: the table the docs quote. */
 export function headlineMarkdown(h: Headline): string[] {
   const total = (k: keyof AreaRow) => h.areas.reduce((n, a) => n + (a[k] as number), 0);
@@ -132,6 +142,7 @@ export function headlineMarkdown(h: Headline): string[] {
     `| **all areas** | | ${total('mutants')} | ${total('ignored')} | ${total('measuredFiles')}/${total('files')} | ${total('scored')} | ${total('detected')} | ${total('survived')} | ${total('noCoverage')} | ${total('equivalent')} | ${total('notReached')} | ${total('notRun')} | |`,
     `| left out (below) | | ${outsideTotal} | | | | | | | | | | |`,
     '',
+    ...measuredBy(h),
     'A score is detected over detected, survived and not reached; it stands for the files a run measured, never for the area when "files run" is short of all. Notes: ' + h.areas.filter((a) => a.note).map((a) => `${a.area}: ${a.note}`).join('; ') + '.',
     '',
     '### Ignored, by reason',

@@ -5,6 +5,7 @@
  *   npm run mutation                      every mutant; refreshes the incremental file
  *   npm run mutation -- --incremental     only mutants whose code or covering checks changed
  *   npm run mutation -- --mutate simulator/domain/pricing.ts    one file (or glob); leaves the incremental file alone
+ *   npm run mutation -- --area protocol   one area of scope.mjs, as a slice of the whole run (incremental file and summary)
  *   npm run mutation -- --own-tests       the second score: the store, killed by the simulator's own tests
  *   npm run mutation -- --contract        the contract's mutants (spec/openapi.yaml), cached by document and sources
  *
@@ -22,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
 import { equivalentSeed } from './recorded-equivalents.ts';
+import { AREAS, mutateFor } from './scope.mjs';
 import { REPORT_DIR } from './settings.ts';
 import { census } from './census.ts';
 import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
@@ -36,7 +38,9 @@ const LAST = new URL('./last-summary', import.meta.url);
 /** stryker.config.mjs's incrementalFile: the last whole run's results, committed. */
 const INCREMENTAL = join(ROOT, 'conformance/mutation/stryker-incremental.json');
 
-const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents] [-- --mutate GLOB[,GLOB…]] [-- --concurrency N]
+const SUITE_AREAS: string[] = AREAS.filter((a) => a.killer === 'suite').map((a) => a.area);
+
+const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents] [-- --mutate GLOB[,GLOB…] | --area AREA] [-- --concurrency N]
 
   (no flag)        every mutant of stryker.config.mjs (the suite's areas of scope.mjs); refreshes
                    the incremental file and the committed summary (conformance/mutation/). A mutant
@@ -48,6 +52,10 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
                    a recorded equivalent only when its code changed)
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
+  --area AREA      one area of conformance/mutation/scope.mjs as a slice of the whole run: incremental
+                   within the area, every other area's last results kept; writes the incremental file and
+                   the committed summary, which says which run last measured each area (a whole run in
+                   slices that each finish). Areas: ${SUITE_AREAS.map((a) => JSON.stringify(a)).join(', ')}
   --concurrency N  Stryker's test-runner processes (default: one per core, one fewer above four cores)
   --own-tests      the second score instead (conformance/mutation/stryker.own-tests.config.mjs): the store,
                    killed by the simulator's own tests; with --mutate, only those files
@@ -71,6 +79,7 @@ async function main(): Promise<number> {
       options: {
         incremental: { type: 'boolean', default: false },
         mutate: { type: 'string' },
+        area: { type: 'string' },
         concurrency: { type: 'string' },
         'with-equivalents': { type: 'boolean', default: false },
         'summary-only': { type: 'boolean', default: false },
@@ -92,6 +101,14 @@ async function main(): Promise<number> {
   }
   if (args.mutate !== undefined && args.mutate.trim() === '') {
     process.stderr.write(`error: --mutate needs a file or glob\n${USAGE}`);
+    return 2;
+  }
+  if (args.area !== undefined && (args.mutate !== undefined || args.contract || args['own-tests'] || args['with-equivalents'] || args['summary-only'])) {
+    process.stderr.write(`error: --area is a slice of the suite's whole run: it goes with no --mutate, --contract, --own-tests, --with-equivalents or --summary-only\n${USAGE}`);
+    return 2;
+  }
+  if (args.area !== undefined && !SUITE_AREAS.includes(args.area)) {
+    process.stderr.write(`error: --area ${JSON.stringify(args.area)} is not an area the suite kills: ${SUITE_AREAS.map((a) => JSON.stringify(a)).join(', ')}\n${USAGE}`);
     return 2;
   }
   if (args.concurrency !== undefined && !/^[1-9]\d*$/.test(args.concurrency)) {
@@ -131,7 +148,8 @@ async function main(): Promise<number> {
     return part.entryErrors.length > 0 ? 1 : 0;
   }
   const started = Date.now();
-  const full = args.mutate === undefined;
+  const area = args.area;
+  const full = args.mutate === undefined && area === undefined;
   let seeded: number | undefined;
   if (args['own-tests'] && !args['summary-only']) {
     const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', ...(full ? ['--incremental'] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
@@ -150,9 +168,12 @@ async function main(): Promise<number> {
     // A full run always writes the incremental file; a partial run must not overwrite it with a part. A whole run starts from
     // the recorded equivalents alone, an incremental one from everything (recorded-equivalents.ts); --with-equivalents runs
     // them again: a whole run from nothing (--force), an incremental one from the committed file as it stands.
-    const seed = full && !args['with-equivalents'] ? writeSeed(args.incremental ? 'all' : 'equivalents') : undefined;
+    // An area is a slice of a whole run: incremental from everything, and Stryker keeps the results of files outside the
+    // slice's --mutate as the incremental file holds them, so the file it writes back still covers the whole scope.
+    const seed = (full || area) && !args['with-equivalents'] ? writeSeed(args.incremental || area ? 'all' : 'equivalents') : undefined;
     seeded = seed?.seeded;
-    const flags = !full ? ['--mutate', args.mutate!]
+    const flags = area ? ['--mutate', mutateFor('suite', area).join(','), '--incremental', '--incrementalFile', seed!.file]
+      : !full ? ['--mutate', args.mutate!]
       : seed ? ['--incremental', '--incrementalFile', seed.file]
         : args.incremental ? ['--incremental']
           : ['--incremental', '--force'];
@@ -169,13 +190,17 @@ async function main(): Promise<number> {
   mkdirSync(dir, { recursive: true });
   // What ran: a --summary-only later keeps the figures of the run it summarises.
   const ranFile = new URL('run.json', dir);
-  const ran: { minutes?: number; command: string; when: string; seeded?: number } = args['summary-only']
+  const ran: { minutes?: number; command: string; when: string; seeded?: number; areas?: Record<string, Provenance> } = args['summary-only']
     ? (existsSync(ranFile) ? JSON.parse(readFileSync(ranFile, 'utf8')) : lastWholeRun())
-    : { minutes: Math.round((Date.now() - started) / 6000) / 10, command: `npm run mutation${args.incremental ? ' -- --incremental' : ''}${args['with-equivalents'] ? ' -- --with-equivalents' : ''}${full ? '' : ` -- --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), ...(seeded !== undefined ? { seeded } : {}) };
+    : { minutes: Math.round((Date.now() - started) / 6000) / 10, command: `npm run mutation${args.incremental ? ' -- --incremental' : ''}${args['with-equivalents'] ? ' -- --with-equivalents' : ''}${area ? ` -- --area ${JSON.stringify(area)}` : full ? '' : ` -- --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), ...(seeded !== undefined ? { seeded } : {}) };
+  // Which run last measured each area: a whole run measured them all; a slice, its own area, the others as before.
+  if (area) ran.areas = { ...lastAreaRuns(), [area]: { command: ran.command, when: ran.when, ...(ran.minutes !== undefined ? { minutes: ran.minutes } : {}) } };
   if (!args['summary-only']) writeFileSync(ranFile, `${JSON.stringify(ran)}\n`);
   // --summary-only with no run of the suite's here: the last whole run's results, as Stryker committed them.
   const reportFile = existsSync(new URL('mutation.json', dir)) ? new URL('mutation.json', dir) : new URL(`file://${INCREMENTAL}`);
-  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as StrykerReport;
+  const read = JSON.parse(readFileSync(reportFile, 'utf8')) as StrykerReport;
+  // A slice's report holds every area (its own measured now, the rest carried from the incremental file): the whole scope's.
+  const report: StrykerReport = area ? { ...read, config: { ...read.config, mutate: await configuredMutate() } } : read;
   const summary = summarise(report, catalogue(), readEquivalents());
   const t = summary.totals;
   // Every check's world is the simulator Stryker switches mutants in: a run that killed nothing ran the checks against something else.
@@ -200,6 +225,19 @@ async function main(): Promise<number> {
   process.stdout.write(`\nmutation score ${t.score ?? 'n/a'}% (${t.killed + t.timeout} detected, ${t.survived} survived, ${t.noCoverage} not reached; ${t.equivalent} equivalent, ${t.ignored} ignored)${ran.minutes !== undefined ? ` in ${ran.minutes} min` : ''}\n`
     + `summary: ${REPORT_DIR}/summary.md${whole ? ' and conformance/mutation/last-summary.md' : ''}; report: ${REPORT_DIR}/index.html\n`);
   return summary.entryErrors.length > 0 ? 1 : 0;
+}
+
+/**
+ * Which run last measured each area of the suite, from the committed summary: its slices' own record, or else the
+ * whole run it names for every area that run had results for.
+ */
+function lastAreaRuns(): Record<string, Provenance> {
+  const last = new URL(`${LAST.href}.json`);
+  if (!existsSync(last)) return {};
+  const committed = JSON.parse(readFileSync(last, 'utf8')) as { command: string; when: string; minutes?: number; areas?: Record<string, Provenance>; headline?: Headline };
+  if (committed.areas) return committed.areas;
+  const whole: Provenance = { command: committed.command, when: committed.when, ...(committed.minutes !== undefined ? { minutes: committed.minutes } : {}) };
+  return Object.fromEntries((committed.headline?.areas ?? []).filter((a) => a.killer === 'suite' && a.measuredFiles > 0).map((a) => [a.area, whole]));
 }
 
 /** With no run of the suite's here, its figures are the committed incremental file's: the run the committed summary names. */

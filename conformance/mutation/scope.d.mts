@@ -6,6 +6,6 @@ export const AREAS: Area[];
 export const OUTSIDE: Outside[];
 export const ROOTS: string[];
 export function region(file: string, after: string, last: string): string;
-export function mutateFor(killer: Killer): string[];
+export function mutateFor(killer: Killer, area?: string): string[];
 export function placeOf(file: string, line?: number): { area: Area } | { outside: Outside } | undefined;
 export function matches(pattern: string, file: string): boolean;

@@ -87,11 +87,15 @@ export function region(file, after, last) {
 
 /**
  * Stryker's `mutate` list for one killer: the areas' files as globs, then every left-out file as a `!` glob.
+ * With `area`, that area's files alone (a slice of the killer's whole run: `npm run mutation -- --area`).
  * @param {Killer} killer
+ * @param {string} [area]
  * @returns {string[]}
  */
-export function mutateFor(killer) {
-  const globs = AREAS.filter((a) => a.killer === killer).flatMap((a) => a.files.map((f) => (f.endsWith('/**') ? `${f}/*.ts` : f)));
+export function mutateFor(killer, area) {
+  const chosen = AREAS.filter((a) => a.killer === killer && (area === undefined || a.area === area));
+  if (chosen.length === 0) throw new Error(`conformance/mutation/scope.mjs: no area ${JSON.stringify(area)} killed by ${killer} (areas: ${AREAS.filter((a) => a.killer === killer).map((a) => a.area).join(', ')})`);
+  const globs = chosen.flatMap((a) => a.files.map((f) => (f.endsWith('/**') ? `${f}/*.ts` : f)));
   // A left-out file that is also a region's file (cli.ts) keeps its region: Stryker's `!file` would drop it whole.
   const regions = new Set(globs.filter((g) => /:\d+-\d+$/.test(g)).map((g) => g.replace(/:\d+-\d+$/, '')));
   const out = OUTSIDE.filter((o) => !regions.has(o.files)).map((o) => `!${o.files.endsWith('/**') ? `${o.files}/*.ts` : o.files}`);

@@ -37,6 +37,18 @@ describe('the mutation scope', () => {
     expect(mutateFor('suite')).not.toContain('simulator/store/**/*.ts');
   });
 
+  it('an area alone (a slice of the whole run, npm run mutation -- --area) is its own files with every exclusion; an unknown area is an error naming the areas', () => {
+    const protocol = mutateFor('suite', 'protocol');
+    expect(protocol.filter((g) => !g.startsWith('!'))).toEqual(['protocol/**/*.ts']);
+    // Every exclusion of the whole run, and cli.ts whole: its key sweep is wiring's, not this slice's.
+    expect(protocol.filter((g) => g.startsWith('!'))).toEqual([...mutateFor('suite').filter((g) => g.startsWith('!')), '!simulator/cli.ts'].sort((a, b) => protocol.indexOf(a) - protocol.indexOf(b)));
+    // Every area's slices together are the whole run's list.
+    const slices = AREAS.filter((a) => a.killer === 'suite').flatMap((a) => mutateFor('suite', a.area).filter((g) => !g.startsWith('!')));
+    expect(slices).toEqual(mutateFor('suite').filter((g) => !g.startsWith('!')));
+    expect(mutateFor('suite', 'wiring')).not.toContain('!simulator/cli.ts');
+    expect(() => mutateFor('suite', 'store')).toThrow(/no area "store" killed by suite \(areas: domain rules, .*wiring\)/);
+  });
+
   it("npm start's key sweep is a region of cli.ts found by its code; the rest of cli.ts is left out", () => {
     const sweep = region('simulator/cli.ts', '// Forget idempotency keys past their 24 hours', '}, 10 * 60_000).unref();');
     const [, from, to] = /:(\d+)-(\d+)$/.exec(sweep)!.map(Number);
