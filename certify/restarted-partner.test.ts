@@ -83,20 +83,29 @@ async function life(i: Awaited<ReturnType<typeof integration>>, store: StateStor
       armed = matches;
     },
     /**
-     * Resolves once killed, with the platform time of the kill: after the
-     * answer that killed it was journaled, and before the platform's clock
-     * shows anything later, so that every call of a life started after this
-     * resolves is journaled after the kill (the grading splits lives by time;
-     * on a fast machine a restart fits in the millisecond of the kill).
+     * Resolves once killed, with the platform time of the kill: later than
+     * the answer that killed it was journaled, and earlier than the clock
+     * shows when this resolves, so that every call of the dead life is
+     * journaled before the kill and every call of a life started after it
+     * after (the grading splits lives by time, in milliseconds; on a fast
+     * machine a restart fits in the millisecond of the kill). Waited for on
+     * the platform's clock, never for a fixed while.
      */
     async killed(): Promise<number> {
       await death;
+      await nextMillisecond();
       await partner.stop();
       const at = stage.now();
-      while (stage.now() <= at) await sleep(1);
+      await nextMillisecond();
       return at;
     },
   };
+}
+
+/** Until the platform's clock shows a later millisecond than when called. */
+async function nextMillisecond(): Promise<void> {
+  const now = stage.now();
+  while (stage.now() <= now) await sleep(1);
 }
 
 /** The restart as the crash drill records it (certify caused it, so the grading knows it). */
