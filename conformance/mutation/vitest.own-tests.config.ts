@@ -22,6 +22,8 @@ export const OWN_TESTS = [
 export default defineConfig({
   test: {
     include: OWN_TESTS,
+    // One PostgreSQL cluster for the whole instance: Stryker reruns pg-store.test.ts per mutant, and a cluster of its own each time cost seconds.
+    globalSetup: ['conformance/mutation/pg-cluster.global-setup.ts'],
     // The project's one cap (vitest.config.ts, build/test-caps.test.ts), never a budget; Stryker sets its own time-out per mutant on top.
     testTimeout: 1_800_000,
     hookTimeout: 1_800_000,
