@@ -29,7 +29,7 @@ import { census } from './census.ts';
 import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
 import { runContractMutation, type ContractRun } from './contract-mutation.ts';
 import { readContractEquivalents } from './contract-equivalents.ts';
-import { contractPart, headline, headlineMarkdown, type Headline, type Provenance } from './headline.ts';
+import { contractPart, headline, headlineMarkdown, withCommittedOwnTests, type Headline, type Provenance } from './headline.ts';
 import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type MutationSummary, type StrykerReport } from './summary.ts';
 import { contractDocument } from '../../spec/contract.ts';
 
@@ -288,18 +288,7 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
     ...(contract ? { contract: { ...contract, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
     equivalents: readEquivalents(),
   });
-  if (own || !last?.provenance.ownTests) return h;
-  return {
-    ...h,
-    areas: h.areas.map((row) => {
-      const was = row.killer === 'own-tests' ? last.areas.find((a) => a.area === row.area) : undefined;
-      if (!was || was.measuredFiles === 0) return row;
-      const { measuredFiles, scored, detected, survived, noCoverage, equivalent, notReached, score } = was;
-      // The census is today's; what was measured is the committed run's.
-      return { ...row, measuredFiles, scored, detected, survived, noCoverage, equivalent, notReached, score, notRun: Math.max(0, row.mutants - row.ignored - scored - equivalent - notReached) };
-    }),
-    provenance: { ...h.provenance, ownTests: last.provenance.ownTests },
-  };
+  return own || !last ? h : withCommittedOwnTests(h, last);
 }
 
 /** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */
