@@ -110,6 +110,24 @@ export function headline(input: HeadlineInput): Headline {
   };
 }
 
+/**
+ * The own tests' rows of a headline made with no report of theirs, from the committed one (`last`): what that run
+ * measured, over today's census (a clone runs the suite's slices, not the store's hours, and must not erase its score).
+ */
+export function withCommittedOwnTests(h: Headline, last: Headline): Headline {
+  if (!last.provenance.ownTests) return h;
+  return {
+    ...h,
+    areas: h.areas.map((row) => {
+      const was = row.killer === 'own-tests' ? last.areas.find((a) => a.area === row.area) : undefined;
+      if (!was || was.measuredFiles === 0) return row;
+      const { measuredFiles, scored, detected, survived, noCoverage, equivalent, notReached, score } = was;
+      return { ...row, measuredFiles, scored, detected, survived, noCoverage, equivalent, notReached, score, notRun: Math.max(0, row.mutants - row.ignored - scored - equivalent - notReached) };
+    }),
+    provenance: { ...h.provenance, ownTests: last.provenance.ownTests },
+  };
+}
+
 /** The contract run with its recorded equivalents judged (a survivor an entry names), scored per keyword. */
 export function contractPart(c: NonNullable<HeadlineInput['contract']>): NonNullable<Headline['contract']> {
   const { results, errors } = judgeContract(c.run.results, c.equivalents ?? [], c.ids ?? c.run.results.map((r) => r.id));

@@ -29,7 +29,7 @@ import { census } from './census.ts';
 import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
 import { runContractMutation, type ContractRun } from './contract-mutation.ts';
 import { readContractEquivalents } from './contract-equivalents.ts';
-import { contractPart, headline, headlineMarkdown, type Headline, type Provenance } from './headline.ts';
+import { contractPart, headline, headlineMarkdown, withCommittedOwnTests, type Headline, type Provenance } from './headline.ts';
 import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type MutationSummary, type StrykerReport } from './summary.ts';
 import { contractDocument } from '../../spec/contract.ts';
 
@@ -274,14 +274,21 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
   const dir = join(ROOT, REPORT_DIR);
   const read = <T>(file: string): T | undefined => (existsSync(join(dir, file)) ? JSON.parse(readFileSync(join(dir, file), 'utf8')) as T : undefined);
   const own = read<StrykerReport>('own-tests/mutation.json');
-  const contract = read<ContractRun & Provenance>('contract.json');
-  return headline({
+  const local = read<ContractRun & Provenance>('contract.json');
+  // A killer with no report here (a clone runs the suite's slices, not the store's hours or the contract's run) keeps the
+  // figures of the committed summary, with the run that measured them: a suite run never erases another killer's score.
+  const last = existsSync(new URL(`${LAST.href}.json`)) ? (JSON.parse(readFileSync(new URL(`${LAST.href}.json`), 'utf8')) as { headline?: Headline }).headline : undefined;
+  const contract = local
+    ? { run: local as ContractRun, provenance: { command: local.command, when: local.when, minutes: local.minutes, ...(local.note ? { note: local.note } : {}) } }
+    : last?.contract && last.provenance.contract ? { run: last.contract.run, provenance: last.provenance.contract } : undefined;
+  const h = headline({
     census: await census(),
     suite,
     ...(own ? { ownTests: { report: own, provenance: read<Provenance>('own-tests/run.json') ?? { command: 'npm run mutation -- --own-tests', when: '?' } } } : {}),
-    ...(contract ? { contract: { run: contract, provenance: { command: contract.command, when: contract.when, minutes: contract.minutes, ...(contract.note ? { note: contract.note } : {}) }, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
+    ...(contract ? { contract: { ...contract, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
     equivalents: readEquivalents(),
   });
+  return own || !last ? h : withCommittedOwnTests(h, last);
 }
 
 /** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */

@@ -20,8 +20,10 @@ export default {
   incrementalFile: 'conformance/mutation/stryker-own-tests-incremental.json',
   htmlReporter: { fileName: 'reports/mutation/own-tests/index.html' },
   jsonReporter: { fileName: 'reports/mutation/own-tests/mutation.json' },
-  // The store's tests wait on fsync and PostgreSQL, not on the virtual clock: Stryker's own default factor.
+  // The store's tests wait on fsync and PostgreSQL, not on the virtual clock. A time-out counts as detected: at Stryker's
+  // 1.5 × every time-out seen on a loaded machine was a survivor run slowly (manifest.ts: 7 of 7, each passing all own
+  // tests when applied by hand), so 2 ×, as the suite's run (stryker.config.mjs).
   timeoutMS: 10_000,
-  timeoutFactor: 1.5,
+  timeoutFactor: 2,
   tempDirName: '.stryker-tmp',
 };

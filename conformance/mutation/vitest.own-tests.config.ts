@@ -22,6 +22,12 @@ export const OWN_TESTS = [
 export default defineConfig({
   test: {
     include: OWN_TESTS,
+    // One PostgreSQL cluster for the whole instance: Stryker reruns pg-store.test.ts per mutant, and a cluster of its own each time cost seconds.
+    globalSetup: ['conformance/mutation/pg-cluster.global-setup.ts'],
+    // As in npm test (vitest.config.ts): the files of one run share the modules they load, so a mutant's rerun of the file
+    // store's four files loads the simulator and the store once, not four times (about a quarter of the CPU of such a rerun).
+    // Each run (each of Stryker's mutant runs) still starts in a new worker, so a mutant switched on at load time is loaded anew.
+    isolate: false,
     // The project's one cap (vitest.config.ts, build/test-caps.test.ts), never a budget; Stryker sets its own time-out per mutant on top.
     testTimeout: 1_800_000,
     hookTimeout: 1_800_000,

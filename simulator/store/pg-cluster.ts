@@ -122,17 +122,7 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     return {
       url, port, dir,
-      async createDatabase(name: string) {
-        if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new RangeError(`createDatabase: "${name}" is not a plain lower-case database name`);
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE ${name}`);
-        } finally {
-          await client.end();
-        }
-        return `postgres://postgres@127.0.0.1:${port}/${name}`;
-      },
+      createDatabase: (name) => createDatabase(url, name),
       async stop() {
         process.removeListener('exit', onExit);
         stopNow();
@@ -143,4 +133,51 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
     stopNow();
     throw e;
   }
+}
+
+function databaseUrl(url: string, name: string): string {
+  const at = new URL(url);
+  at.pathname = `/${name}`;
+  return at.href;
+}
+
+async function createDatabase(url: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new RangeError(`createDatabase: "${name}" is not a plain lower-case database name`);
+  await asAdmin(url, (client) => client.query(`CREATE DATABASE ${name}`));
+  return databaseUrl(url, name);
+}
+
+async function asAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A cluster startPgCluster started elsewhere, used as if started here: the mutation run of the store's own tests starts
+ * one per vitest instance (conformance/mutation/pg-cluster.global-setup.ts), since Stryker reruns pg-store.test.ts for
+ * each mutant it covers and a cluster takes seconds to start. stop() drops the databases created through it and leaves
+ * the server running. One user at a time: attaching first drops every database but the cluster's own, which a run cut
+ * short (Stryker's bail after the first failure, a crash) left behind, so a long run does not fill the disk.
+ */
+export async function attachPgCluster(url: string): Promise<Pick<PgCluster, 'url' | 'createDatabase' | 'stop'>> {
+  const created: string[] = [];
+  const dropAll = (names: string[]) => asAdmin(url, async (client) => {
+    for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+  const { rows } = await asAdmin(url, (client) => client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname NOT IN ('postgres', 'template0', 'template1')"));
+  await dropAll(rows.map((r) => r.datname));
+  return {
+    url,
+    async createDatabase(name) {
+      const made = await createDatabase(url, name);
+      created.push(name);
+      return made;
+    },
+    stop: () => dropAll(created.splice(0)),
+  };
 }

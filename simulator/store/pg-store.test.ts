@@ -8,19 +8,21 @@
  * installed the file fails, saying what to install.
  */
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startPgCluster, type PgCluster } from './pg-cluster.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { attachPgCluster, startPgCluster, type PgCluster } from './pg-cluster.ts';
 import { SCHEMA_VERSION, SchemaTooNewError } from './pg-schema.ts';
 import { PgStore } from './pg-store.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
 import { JournalFailedError } from './errors.ts';
 
-let cluster: PgCluster;
+let cluster: Pick<PgCluster, 'createDatabase' | 'stop'>;
 let databases = 0;
 const newDatabase = () => cluster.createDatabase(`store_${++databases}`);
 
 beforeAll(async () => {
-  cluster = await startPgCluster();
+  // The mutation run's one cluster per vitest instance (conformance/mutation/pg-cluster.global-setup.ts), else one of the file's own.
+  const shared = inject('pgClusterUrl');
+  cluster = shared ? await attachPgCluster(shared) : await startPgCluster();
 });
 
 afterAll(async () => {
