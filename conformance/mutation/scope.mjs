@@ -29,7 +29,7 @@ export const AREAS = [
   { area: 'webhook delivery', killer: 'suite', files: ['simulator/webhooks/**'] },
   // §5.5/§5.7 pause, disable, rotation, coverage, staff booking transitions and their booking.changed: a partner sees each through the API.
   { area: 'staff and control planes', killer: 'suite', files: ['simulator/staff/**', 'simulator/control/**'] },
-  // §5.4's v1= values, §4.5's fingerprint, the platform calendar. Shared with the suite (its receiver verifies with signature.ts):
+  // §5.4's v1= values and the platform calendar. Shared with the suite (it computes dates with calendar.ts):
   // a mutant both sides run alike can only be caught by a check that pins the document's own values.
   { area: 'protocol', killer: 'suite', files: ['protocol/**'], note: 'shared with the suite: a mutant both sides run alike survives unless a check pins the document\'s values' },
   // Every §8 limit the simulator enforces from spec/openapi.yaml passes through the loader (the YAML's own values: the contract mutator).
@@ -66,6 +66,10 @@ export const OUTSIDE = [
   { files: 'spec/document-tables.ts', reason: 'the document\'s tables transcribed for the spec\'s own tests; the simulator reads one constant (API_VERSION)' },
   { files: 'spec/clauses.ts', reason: 'the suite\'s clause list, not the simulator' },
   { files: 'spec/print-assumptions.ts', reason: 'npm run spec:assumptions: prints the x-assumptions' },
+  // The suite's judges in protocol/: no simulator code imports them (conformance/, watch/ and the receiver above do).
+  { files: 'protocol/conflict-body.ts', reason: 'the suite\'s judge of a 409 body (booking.conflict-body, watch): its mutants weaken the judge, never the simulator; watch\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
+  { files: 'protocol/delivery-problems.ts', reason: 'the suite\'s judge of a delivery (the loopback receiver, watch): its mutants weaken the judge, never the simulator; watch\'s and the receiver\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
+  { files: 'protocol/list-page.ts', reason: 'the suite\'s judge of a GET /bookings page (pagination checks, watch): its mutants weaken the judge, never the simulator; its own and watch\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
 ];
 
 /** The roots whose .ts files the summary accounts for: each is in an area or left out with a reason. */

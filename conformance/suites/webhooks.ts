@@ -4,6 +4,7 @@
  * X-Service-Integration, the stored envelope byte for byte, pause and
  * resume through the clock, the ping.
  */
+import { createHmac } from 'node:crypto';
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
@@ -39,6 +40,23 @@ export function createdPair(rows: any[], body: Record<string, any>, bookingId: n
     && r.event.window.from === body.check_in && r.event.window.to === lastNight && (!booking || r.sequence < booking.sequence)).at(-1);
   return [availability, booking].filter((r) => r !== undefined);
 }
+
+/**
+ * The v1= values a delivery carries, and the ones spec/openapi.yaml's ServiceSignatureHeader x-assumption makes of
+ * `secrets` for its t= and raw body: hex HMAC-SHA256 over "<t>.<raw body>" keyed with the whole whsec_ secret. Computed
+ * here from the assumption's words, never by the receiver's verifier: a platform and a receiver sharing one signer agree
+ * with each other however that signer is wrong.
+ */
+function documentedSignatures(d: ReceivedDelivery, secrets: string[]): { given: string[]; documented: string[] } {
+  const parts = (d.signature ?? '').split(',').map((p) => p.trim());
+  const t = parts.find((p) => p.startsWith('t='))?.slice(2);
+  const given = parts.filter((p) => p.startsWith('v1=')).map((p) => p.slice(3));
+  if (t === undefined || !/^\d+$/.test(t)) return { given, documented: [] };
+  return { given, documented: secrets.map((secret) => createHmac('sha256', secret).update(`${t}.${d.body}`, 'utf8').digest('hex')) };
+}
+
+/** What the assumption says a delivery's signature header is, for a failure message. */
+const SIGNATURE_SCHEME = 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>, keyed with the whole whsec_ secret (spec x-assumption ServiceSignatureHeader)';
 
 /**
  * The start of a check that judges only its own deliveries (§6.2): the receiver, a property and a first night `days`
@@ -199,6 +217,11 @@ export const webhookChecks = [
       const last = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
       if (!(await waitForDrain(ctx, () => receiver.received.length > 0))) await notDelivered(ctx, [last], { kind: 'NothingDelivered', received: 'no delivery after a create', documented: 'deliveries to verify', clause: '6.R2' });
       deliveryBreach(ctx, receiver.received.filter((d) => !d.verdict.ok));
+      // One v1= value is the webhook secret's own, as the assumption computes it (a second may be a previous secret's, §5.4).
+      for (const d of receiver.received) {
+        const { given, documented } = documentedSignatures(d, [ctx.target.webhookSecret!]);
+        if (!documented.some((v) => given.includes(v))) ctx.fail('SignatureNotAsDocumented', `delivery of ${d.sequence ?? d.type}: ${d.signature ?? 'no signature header'}`, `a v1= value of ${SIGNATURE_SCHEME}`, '5.R4');
+      }
     },
   }),
   defineCheck({
@@ -368,6 +391,9 @@ export const webhookChecks = [
       const old = await delivered([first]);
       if (!old.verdict.ok) ctx.fail('OldSecretRejected', 'the previous secret does not verify right after the rotation', 'previous secret valid 24 hours', '5.R4');
       if (values(old) !== 2) ctx.fail('NotTwoSignatures', `the signature header right after the rotation carries ${values(old)} v1 value(s): ${old.signature}`, 'two v1= values during the 24 hours, one per secret', '5.R4a');
+      // One per secret: each is that secret's value as the assumption computes it.
+      const pair = documentedSignatures(old, [second, first]);
+      if (values(old) === 2 && pair.documented.some((v) => !pair.given.includes(v))) ctx.fail('SignatureNotAsDocumented', `the signature header right after the rotation: ${old.signature}`, `one v1= value per secret, the new and the previous: ${SIGNATURE_SCHEME}`, '5.R4a');
       if (!(await delivered([second])).verdict.ok) ctx.fail('NewSecretRejected', 'the new secret does not verify', 'the current secret verifies', '5.R4a');
       if (clock) {
         // §8: 24 hours, tried a few minutes inside and outside (a delivery lands seconds after the clock moves).

@@ -9,17 +9,17 @@ import { DomainError } from './errors.ts';
 import type { IdempotencyRecord } from './model.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
-import { canonicalJson } from '../../protocol/fingerprint.ts';
-
-// The canonical form is the protocol's (both sides fingerprint a body the same way).
-export { canonicalJson };
+import { scanJsonText } from './json-text.ts';
 
 export const KEY_MEMORY_MS = 24 * 3_600_000;
 const KEY_MIN = 8;
 const KEY_MAX = 128;
 
+/**
+ * A parsed body's fingerprint, its JSON text read as json-text.ts reads a body as sent: one canonical form of §4.5 rule 1.
+ */
 export function fingerprint(body: unknown): string {
-  return fingerprintOfCanonical(canonicalJson(body));
+  return fingerprintOfCanonical(scanJsonText(JSON.stringify(body)).canonical);
 }
 
 /** The fingerprint of a body already in canonical form (json-text.ts builds it from the text as sent). */

@@ -1,8 +1,14 @@
 /** Issue 17, defect 7: the canonical text of a body keeps its numbers as sent. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalJson } from './idempotency.ts';
 import { scanJsonText } from './json-text.ts';
+
+/** The oracle: §4.5 rule 1's key-sorted JSON of a parsed value, written out here (keys sorted at every depth, arrays in order). */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
 
 describe('scanJsonText', () => {
   it('equals canonicalJson of the parsed value for any JSON in JSON.stringify form (fingerprints stored before stay valid)', () => {

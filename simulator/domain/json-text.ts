@@ -8,8 +8,8 @@
  * wins, as in JSON.parse), strings normalised, white space dropped, numbers
  * exactly as sent. Two bodies that differ as JSON text other than in key
  * order, white space or string escapes never share it. For the bodies that
- * matter (numbers in their shortest form) it equals `canonicalJson` of the
- * parsed value, so fingerprints stored before stay comparable.
+ * matter (numbers in their shortest form) it equals key-sorted JSON of the
+ * parsed value (stored fingerprints stay comparable; idempotency.ts uses it).
  *
  * It also names the numbers a double cannot hold without changing them
  * (overflow to infinity, a non-zero that underflows to 0, an integer past
