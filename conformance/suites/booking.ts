@@ -8,7 +8,8 @@ import { conflictBodyProblems } from '../../protocol/conflict-body.ts';
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
-import { allEvents, bookingBody, createBooking, describe, expectCreated, farStay, horizonStay, ratesEvent, recorded, writableProperty } from './support.ts';
+import { control } from '../control.ts';
+import { advance, allEvents, bookingBody, createBooking, describe, expectCreated, farStay, horizonStay, ratesEvent, recorded, writableProperty } from './support.ts';
 import { NotObserved } from '../not-observed.ts';
 
 const suite = 'booking';
@@ -85,6 +86,14 @@ async function laterChangeEvent(ctx: CheckContext, property: number, after: numb
   const id = res.body.data.id;
   await recorded(ctx, `the booking.changed event of booking ${id}, made after the refusal, after sequence ${after}`, () => allEvents(ctx, { include_superseded: true, property_id: property }, after), (rows) => rows.some((r) => r.event.type === 'booking.changed' && r.event.data?.id === id));
   return (r) => (r.event.type === 'booking.changed' && r.event.data?.id === id) || (r.event.type === 'availability.changed' && r.event.window?.from === stay.check_in && r.event.window?.to === stay.check_in);
+}
+
+/** The platform time zone spec/openapi.yaml assumes (info.x-assumption-time-zone), as an IANA name. */
+function platformZone(): string {
+  const text = loadContract().assumptions.find((a) => a.pointer === '#/info/x-assumption-time-zone')?.text ?? '';
+  const zone = /\b[A-Z][A-Za-z_]+\/[A-Za-z_]+\b/.exec(text)?.[0];
+  if (!zone) throw new Error(`spec/openapi.yaml info.x-assumption-time-zone names no IANA time zone: ${JSON.stringify(text)}`);
+  return zone;
 }
 
 export const bookingChecks = [
@@ -182,6 +191,55 @@ export const bookingChecks = [
       expectStatus(ctx, empty, 422, 'VALIDATION_FAILED', '4.5.Q13', 'check_out equal to check_in (no night)');
       // §4.5: "after check_in" is check_out's rule, so the refusal names check_out (§7: errors keyed by field path).
       if (!empty.body?.errors?.check_out) ctx.fail('WrongErrorField', JSON.stringify(empty.body?.errors), 'reported against check_out', '4.5.Q13');
+    },
+  }),
+  defineCheck({
+    id: 'booking.calendar-in-platform-zone', title: 'Yesterday and a bare updated_since date are the platform zone\'s (spec x-assumption-time-zone): judged around its midnight, while its date and UTC\'s differ', suite,
+    clauses: ['4.5.Q12', '4.4.Q1'], level: 'assumption', needs: ['write', control('clock.advance')],
+    async run(ctx) {
+      const zone = platformZone();
+      // The zone's calendar as Intl reckons it, never the suite's own date arithmetic (which the platform may share).
+      const format = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+      const dateIn = (ms: number) => format.format(ms);
+      await advance(ctx, 0);
+      // The zone's next midnight at least an hour ahead, to the minute.
+      const start = Math.floor(ctx.now() / 60_000) * 60_000 + 3_600_000;
+      let midnight = start;
+      while (dateIn(midnight) === dateIn(midnight - 60_000)) midnight += 60_000;
+      const property = writableProperty(ctx);
+      // Half an hour before it one booking is written, half an hour after it another.
+      await advance(ctx, Math.ceil((midnight - 30 * 60_000 - ctx.now()) / 1000));
+      const lateStay = farStay(ctx, 1);
+      const late = await createBooking(ctx, bookingBody(ctx, lateStay));
+      expectCreated(ctx, late, 'a create half an hour before the platform zone\'s midnight');
+      await advance(ctx, Math.ceil((midnight + 30 * 60_000 - ctx.now()) / 1000));
+      const earlyStay = farStay(ctx, 1);
+      const early = await createBooking(ctx, bookingBody(ctx, earlyStay));
+      expectCreated(ctx, early, 'a create half an hour after the platform zone\'s midnight');
+      const today = dateIn(ctx.now());
+      // §4.4: a bare date is midnight of that date in the platform zone (spec x-assumption on updated_since).
+      const checkIns = [lateStay.check_in, earlyStay.check_in].sort();
+      const found = new Set<number>();
+      for (let page = 1, last = 1; page <= last; page++) {
+        const res = await ctx.api.get('/bookings', { query: { updated_since: today, property_id: property, check_in_from: checkIns[0]!, check_in_to: checkIns[1]!, per_page: 200, page } });
+        expectStatus(ctx, res, 200, null, '4.4.Q1', `GET /bookings?updated_since=${today}`);
+        for (const b of res.body?.data ?? []) found.add(b.id);
+        last = res.body?.pagination?.last_page ?? 1;
+      }
+      const got = [late.body.data.id, early.body.data.id].map((id: number) => found.has(id));
+      if (got[0] || !got[1]) {
+        ctx.fail('UpdatedSinceDateNotPlatformMidnight', `updated_since=${today}: the booking updated at ${late.body.data.updated_at} ${got[0] ? 'returned' : 'left out'}, the one updated at ${early.body.data.updated_at} ${got[1] ? 'returned' : 'left out'}`, `a bare date is its midnight in ${zone}: the first left out, the second returned`, '4.4.Q1');
+      }
+      // §4.5: check_in not before yesterday, yesterday being the platform zone's, told apart from UTC's while the two dates differ.
+      if (today === new Date(ctx.now()).toISOString().slice(0, 10)) return;
+      const yesterday = addDays(today, -1);
+      const accepted = await createBooking(ctx, bookingBody(ctx, { check_in: yesterday, check_out: today }));
+      if (accepted.status !== 201 && !(accepted.status === 409 && accepted.body?.code === 'UNAVAILABLE')) {
+        ctx.fail('YesterdayRefused', `${describe(accepted)} for check_in ${yesterday}, yesterday in ${zone} at ${new Date(ctx.now()).toISOString()}: ${JSON.stringify(accepted.body?.errors ?? {})}`, 'check_in may be yesterday in the platform zone', '4.5.Q12');
+      }
+      const before = addDays(yesterday, -1);
+      const refused = await createBooking(ctx, bookingBody(ctx, { check_in: before, check_out: yesterday }));
+      expectStatus(ctx, refused, 422, 'VALIDATION_FAILED', '4.5.Q12', `check_in ${before}, the day before yesterday in ${zone} at ${new Date(ctx.now()).toISOString()}`);
     },
   }),
   defineCheck({
