@@ -9,17 +9,37 @@
  * no unit to pin) was answered otherwise by the simulator. With Stryker's
  * `coverageAnalysis: 'perTest'` a mutant runs only the checks that reached it.
  *
+ * Two things a run needs beside the checks, both about code that runs when modules load:
+ * - A suite that does not load is a run that fails (`npm run conformance` stops there): Stryker activates a static
+ *   mutant before any import, and one that throws then (the contract loader, which the suite's modules and the
+ *   simulator share, or a module's constant) left no test to fail, so Stryker counted it survived. It is one
+ *   failing test here.
+ * - Before each check the process's contract is forgotten, so the check's simulator loads spec/openapi.yaml again
+ *   under the mutant, as a process starting does: a loader mutant reaches every check's simulator, and every check
+ *   that reaches it covers it (loaded once, only the first check did, and Stryker ran only that one).
+ *
  * Run by `npm run mutation` (conformance/mutation/run.ts), never by `npm test`.
  */
 import { describe, it } from 'vitest';
-import { catalogue } from '../catalogue.ts';
-import { runConformance } from '../runner.ts';
 import { killReason } from './kill.ts';
 import { CHECK_TESTS, checkTestName, MUTATION_DELIVERY_TIMEOUT_MS, MUTATION_RUNS, MUTATION_SEED } from './settings.ts';
 
+/** The test a suite that fails to load stands as (its name is no check's: the summary counts it apart). */
+const SUITE_LOADS = 'the conformance suite and the simulator load';
+
+const loaded = await Promise.all([import('../catalogue.ts'), import('../runner.ts'), import('../../spec/contract.ts')]).catch((error: unknown) => error);
+
 describe.sequential(CHECK_TESTS, () => {
+  if (!Array.isArray(loaded)) {
+    it(SUITE_LOADS, () => {
+      throw loaded;
+    });
+    return;
+  }
+  const [{ catalogue }, { runConformance }, { forgetLoadedContract }] = loaded;
   for (const check of catalogue()) {
     it(checkTestName(check), async () => {
+      forgetLoadedContract();
       const report = await runConformance({ target: 'in-process', checks: [check.id], runs: MUTATION_RUNS, seed: MUTATION_SEED, deliveryTimeoutMs: MUTATION_DELIVERY_TIMEOUT_MS });
       const killed = killReason(report.results[0]!);
       if (killed !== null) throw new Error(killed);
