@@ -375,13 +375,15 @@ export const validationChecks = [
           ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ')}`, `errors naming the parameter ${parameterOf(violation.path)} (${violation.path} or any spelling of a path in it)`, '7.C1');
         }
       });
-      // Every run, whatever the draws: each integer parameter one above its largest (queryEdges' other side).
+      // Every run, whatever the draws: each integer parameter one above its largest (queryEdges' other side), and far
+      // above it, 1e400 (an integer a double reads as Infinity: still above the largest).
       for (const [op, path] of QUERY_OPERATIONS) {
         for (const edge of queryEdges(op).filter((e) => /^[0-9]+$/.test(String(e.value)))) {
-          const above = String(Number(edge.value) + 1);
-          const res = await ctx.api.get(path, { query: { [edge.name]: above } });
-          expectStatus(ctx, res, 422, 'VALIDATION_FAILED', path === '/events' ? '4.6.R8' : '4.4.R5', `GET ${path}?${edge.name}=${above} (one above its largest, ${edge.value})`);
-          if (!Object.keys(res.body.errors ?? {}).some((k) => namesParameter(k, edge.name))) ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ')}`, `errors naming the parameter ${edge.name}`, '7.C1');
+          for (const [above, what] of [[String(Number(edge.value) + 1), 'one above its largest'], ['1e400', 'far above its largest']] as const) {
+            const res = await ctx.api.get(path, { query: { [edge.name]: above } });
+            expectStatus(ctx, res, 422, 'VALIDATION_FAILED', path === '/events' ? '4.6.R8' : '4.4.R5', `GET ${path}?${edge.name}=${above} (${what}, ${edge.value})`);
+            if (!Object.keys(res.body.errors ?? {}).some((k) => namesParameter(k, edge.name))) ctx.fail('ViolationNotNamed', `errors keyed ${Object.keys(res.body.errors ?? {}).join(', ')}`, `errors naming the parameter ${edge.name}`, '7.C1');
+          }
         }
       }
     },
