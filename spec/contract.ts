@@ -251,10 +251,10 @@ function buildContract(raw: JsonSchema): Contract {
     cacheSize() {
       return { parameterSchemas: parameterSchemas.size, validators: compiled.size };
     },
-    // Stryker restore all
   };
 }
 
+// Stryker restore all
 function makeAjv(coerce: boolean): Ajv2020 {
   const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   // ajv-formats ships CommonJS: its module object is the plugin.
