@@ -65,7 +65,7 @@ export interface Contract {
   checkParameters(op: Operation, input: ParameterInput, locations: readonly CheckedLocation[]): FieldErrors | null;
   checkBody(op: Operation, body: unknown): FieldErrors | null;
   /**
-   * The refusal a body that fails validation earns: VALIDATION_FAILED, or the
+   * The refusal a body (of an operation with one) that fails validation earns: VALIDATION_FAILED, or the
    * code a schema node names in `x-missing-code` when the only failure is that
    * node missing (absent, or an object with none of the fields its anyOf asks
    * for); null when the body is valid.
@@ -202,13 +202,14 @@ function buildContract(raw: JsonSchema): Contract {
       return fn(body) ? null : fieldErrors(fn.errors ?? []);
     },
     bodyRefusal(op, body) {
-      if (!op.requestBody) return null;
-      const fn = compile(strictAjv, op.requestBody.schema);
+      // Its one caller is POST /bookings (partner-routes.ts), an operation with a body.
+      const { schema } = op.requestBody!;
+      const fn = compile(strictAjv, schema);
       if (fn(body)) return null;
       const errors = fn.errors ?? [];
       const all = fieldErrors(errors);
       // Top-level fields whose absence the spec maps to a code of its own (§7: "property reference missing").
-      const properties = (op.requestBody.schema.properties ?? {}) as Record<string, JsonSchema>;
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       for (const [name, node] of Object.entries(properties)) {
         const code = node['x-missing-code'];
         if (typeof code !== 'string') continue;
