@@ -180,7 +180,7 @@ function buildContract(raw: JsonSchema): Contract {
       const { schema } = parameterSchema(op, locations);
       const target = { path: { ...input.path }, query: { ...input.query } };
       const fn = compile(coercingAjv, schema);
-      const errors = fn(target) ? newFieldErrors() : fieldErrors(fn.errors ?? [], 1);
+      const errors = fn(target) ? newFieldErrors() : fieldErrors(fn.errors!, 1);
       // Coercion reads "1e400" as Infinity, and ajv applies minimum/maximum to finite numbers only,
       // so `page=1e400` passed and answered `"page": null`: a parameter the contract types as a number must be finite.
       for (const location of ['path', 'query'] as const) {
@@ -199,14 +199,15 @@ function buildContract(raw: JsonSchema): Contract {
     checkBody(op, body) {
       if (!op.requestBody) return null;
       const fn = compile(strictAjv, op.requestBody.schema);
-      return fn(body) ? null : fieldErrors(fn.errors ?? []);
+      return fn(body) ? null : fieldErrors(fn.errors!);
     },
     bodyRefusal(op, body) {
       // Its one caller is POST /bookings (partner-routes.ts), an operation with a body.
       const { schema } = op.requestBody!;
       const fn = compile(strictAjv, schema);
       if (fn(body)) return null;
-      const errors = fn.errors ?? [];
+      // ajv sets errors whenever a value fails.
+      const errors = fn.errors!;
       const all = fieldErrors(errors);
       // Top-level fields whose absence the spec maps to a code of its own (§7: "property reference missing").
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
