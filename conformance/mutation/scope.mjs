@@ -70,6 +70,7 @@ export const OUTSIDE = [
   { files: 'protocol/conflict-body.ts', reason: 'the suite\'s judge of a 409 body (booking.conflict-body, watch): its mutants weaken the judge, never the simulator; watch\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
   { files: 'protocol/delivery-problems.ts', reason: 'the suite\'s judge of a delivery (the loopback receiver, watch): its mutants weaken the judge, never the simulator; watch\'s and the receiver\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
   { files: 'protocol/list-page.ts', reason: 'the suite\'s judge of a GET /bookings page (pagination checks, watch): its mutants weaken the judge, never the simulator; its own and watch\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
+  { files: 'spec/assumptions.ts', reason: 'the list of x-assumptions npm run spec:assumptions prints (moved out of the contract loader): no simulator or suite code reads it' },
 ];
 
 /** The roots whose .ts files the summary accounts for: each is in an area or left out with a reason. */

@@ -153,6 +153,15 @@ export const bookingChecks = [
           ctx.fail('BreakdownNumberRefusedElsewhere', `${describe(res)} with errors ${JSON.stringify(res.body?.errors)} for breakdown number ${u.number} at ${u.path}`, `kept as sent (201), or 422 VALIDATION_FAILED keyed by the field path ${u.path}`, '4.5.Q23');
         }
       }
+      // The same in a field §4.5 types as a number: pricing.total 1e400 is stored as given (§4.5) or refused naming pricing.total (§7), never kept as another number or null.
+      const overflow = JSON.stringify(bookingBody(ctx, { pricing: { total: 424242, currency: 'INR' } })).replace('"total":424242', '"total":1e400');
+      const total = await ctx.api.post('/bookings', { rawBody: overflow, headers: { 'Idempotency-Key': ctx.uniqueId('key') } });
+      if (total.status === 201) {
+        const kept = /"total"\s*:\s*([-+.\deE]+)/.exec(total.text)?.[1];
+        if (kept === undefined || numberValue(kept) !== numberValue('1e400')) ctx.fail('TotalRepriced', `pricing.total 1e400 answered 201 and came back as ${kept ?? JSON.stringify(total.body?.data?.pricing?.total)}`, 'stored as given, or refused', '4.5.Q20');
+      } else if (total.status !== 409 && (total.status !== 422 || total.body?.code !== 'VALIDATION_FAILED' || !Object.hasOwn(total.body?.errors ?? {}, 'pricing.total'))) {
+        ctx.fail('TotalRefusedElsewhere', `${describe(total)} with errors ${JSON.stringify(total.body?.errors)} for pricing.total 1e400`, 'kept as sent (201), or 422 VALIDATION_FAILED keyed by the field path pricing.total', '4.5.Q20');
+      }
     },
   }),
   defineCheck({

@@ -9,14 +9,12 @@
  * Deterministic: every violation, every run; one booking written.
  */
 import { addDays } from '../../protocol/calendar.ts';
-import { loadContract } from '../../spec/contract.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { bodyViolations } from '../arbitraries/requests.ts';
 import { allEvents, bookingBody, createBooking, describe, horizonStay, writableProperty } from './support.ts';
+import { singleFieldRefusal } from './validation.ts';
 
 const suite = 'validation';
-const contract = loadContract();
-const createOp = contract.operation('createBooking');
 
 /** Field path → the clause of the §4.5 body table that states its rule. */
 export const FIELD_CLAUSES: Record<string, string> = {
@@ -114,7 +112,7 @@ export const fieldRuleChecks = [
           : typeof applied.external_booking_id === 'string' && applied.external_booking_id.length > 128 ? { ...applied, external_booking_id: padId(ctx.uniqueId('bk'), applied.external_booking_id.length) } : applied;
         const { clause } = clauseOf(v.path)!;
         const res = await createBooking(ctx, invalid);
-        const code = contract.bodyRefusal(createOp, invalid)?.code ?? 'VALIDATION_FAILED';
+        const code = singleFieldRefusal('createBooking', invalid);
         expectStatus(ctx, res, 422, code, clause, `a body with ${v.description}`);
         if (code === 'VALIDATION_FAILED' && !res.body?.errors?.[v.path]) ctx.fail('WrongErrorField', `errors ${JSON.stringify(res.body?.errors)} for ${v.description}`, `the refusal names ${v.path}`, clause);
         proven.add(clause);

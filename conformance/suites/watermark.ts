@@ -9,6 +9,7 @@ import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../
 import { control } from '../control.ts';
 import { allEvents, bookingBody, changeEvent, changeRates, createBooking, horizonStay, knownProperty, recorded, rowsFor } from './support.ts';
 import { judgeDateEntries } from './schema.ts';
+import { parameterOf } from './validation.ts';
 
 const suite = 'watermark';
 
@@ -102,8 +103,8 @@ export const watermarkChecks = [
     },
   }),
   defineCheck({
-    id: 'watermark.window-limits', title: 'A 92-night window and `to` exactly 730 days ahead are accepted; 93 nights and 731 days ahead are 422 against `to`', suite,
-    clauses: ['4.8.Q4', '4.8.Q5', '8.L13', '8.L14', '4.8.R4'], level: 'normative', needs: ['read'], wants: ['property'],
+    id: 'watermark.window-limits', title: 'A 92-night window and `to` exactly 730 days ahead are accepted; 93 nights and 731 days ahead are 422 against `to`; a window without `from` or `to` is 422 naming it', suite,
+    clauses: ['4.8.Q4', '4.8.Q5', '8.L13', '8.L14', '4.8.R4', '4.8.Q2', '4.8.Q3', '7.C1'], level: 'normative', needs: ['read'], wants: ['property'],
     async run(ctx) {
       const property = knownProperty(ctx);
       if (property === null) throw new NotApplicable('needs a property to snapshot: name one with --property ID');
@@ -121,6 +122,12 @@ export const watermarkChecks = [
         for (const c of cases) {
           expectStatus(ctx, c.res, c.status, c.status === 422 ? 'VALIDATION_FAILED' : null, c.clause, `${c.what} (today ${today})`);
           if (c.status === 422 && !c.res.body.errors?.to) ctx.fail('WrongErrorField', JSON.stringify(c.res.body.errors), `${c.what} reported against field to`, '4.8.Q5');
+        }
+        // §4.8: from and to are both required; a window without one is refused naming it (§7: keyed by field path).
+        for (const [missing, query, clause] of [['from', { to: addDays(today, 3) }, '4.8.Q2'], ['to', { from: addDays(today, 2) }, '4.8.Q3']] as const) {
+          const res = await ctx.api.get(`/properties/${property}/availability`, { query });
+          expectStatus(ctx, res, 422, 'VALIDATION_FAILED', clause, `a snapshot without ${missing}`);
+          if (!Object.keys(res.body.errors ?? {}).some((k) => parameterOf(k) === missing)) ctx.fail('WrongErrorField', JSON.stringify(res.body.errors), `the refusal names ${missing}, the parameter left out`, '7.C1');
         }
         return;
       }
