@@ -20,6 +20,20 @@ export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 export type ControlNeed = `control:${ControlAction}`;
 export const control = (action: ControlAction): ControlNeed => `control:${action}`;
 
+/**
+ * The action names a `GET /capabilities` answer lists (spec/control-openapi.yaml: `{success, data: {actions: [...]}}`),
+ * or null when the answer is not a capabilities answer. The runner calls only the actions listed, in-process as live.
+ */
+export function offeredActions(body: unknown): string[] | null {
+  const actions = (body as { data?: { actions?: unknown } } | null)?.data?.actions;
+  return Array.isArray(actions) && actions.every((x: unknown) => typeof x === 'string') ? actions : null;
+}
+
+/** The offered actions the runner knows (a newer control plane may offer more; the run uses these). */
+export function knownActions(offered: readonly string[]): ControlAction[] {
+  return CONTROL_ACTIONS.filter((a) => offered.includes(a));
+}
+
 export interface ControlPlane {
   url: string;
   token: string;

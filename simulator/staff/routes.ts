@@ -77,7 +77,8 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
   const router = new Router({ prefix: STAFF_ROOT });
   const { store, entropy, vault, changes } = platform.deps;
   const now = () => clock.now();
-  const ok = (ctx: Context, message: string, data: unknown, status = 200) => send(ctx, { status, body: success(message, data) });
+  // The envelope is built by `success` at each call: its message is wording (§7), the data is the answer.
+  const ok = (ctx: Context, body: ReturnType<typeof success>, status = 200) => send(ctx, { status, body });
   const body = async (ctx: Context): Promise<Body> => asBody(await readJson(ctx, {}));
   const id = (ctx: Context, name = 'id'): number => {
     const raw = String(ctx.params[name]);
@@ -93,7 +94,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
   router.use(staffTokenGuard(platform));
 
   router.get('/world', (ctx) => {
-    ok(ctx, 'World retrieved.', {
+    ok(ctx, success('World retrieved.', {
       now: timestamp(now()),
       api_enabled: platform.apiEnabled(),
       brands: Array.from(store.values('brands')),
@@ -102,12 +103,12 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
         ...p,
         units: (store.get('propertyUnits', String(p.id))?.unit_ids ?? []).map((u) => store.get('units', String(u))),
       })),
-    });
+    }));
   });
 
   router.post('/brands', async (ctx) => {
     const b = await body(ctx);
-    ok(ctx, 'Brand created.', store.transaction((tx) => createBrand(tx, str(b, 'name'))), 201);
+    ok(ctx, success('Brand created.', store.transaction((tx) => createBrand(tx, str(b, 'name')))), 201);
   });
 
   router.post('/integrations', async (ctx) => {
@@ -122,15 +123,15 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       horizon_days: int(b, 'horizon_days', { optional: true, min: 1, max: 730 }),
     }) as Parameters<typeof createIntegration>[2]));
     // §5.2: credentials are shown exactly once, here.
-    ok(ctx, 'Integration created. The credentials are shown once.', { ...view(created.integration.id), ...created.credentials }, 201);
+    ok(ctx, success('Integration created. The credentials are shown once.', { ...view(created.integration.id), ...created.credentials }), 201);
   });
 
-  router.get('/integrations/:id', (ctx) => ok(ctx, 'Integration retrieved.', view(id(ctx))));
+  router.get('/integrations/:id', (ctx) => ok(ctx, success('Integration retrieved.', view(id(ctx)))));
 
   router.put('/integrations/:id/coverage', async (ctx) => {
     const b = await body(ctx);
     store.transaction((tx) => setCoverage(tx, id(ctx), intList(b, 'property_ids')));
-    ok(ctx, 'Coverage set.', view(id(ctx)));
+    ok(ctx, success('Coverage set.', view(id(ctx))));
   });
 
   router.put('/integrations/:id/webhook', async (ctx) => {
@@ -143,7 +144,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       return url !== undefined && url !== i.webhook.url && i.webhook.paused_reason === 'gone' ? resume(next, now()) : next;
     }));
     webhooks.tick();
-    ok(ctx, 'Webhook set.', view(id(ctx)));
+    ok(ctx, success('Webhook set.', view(id(ctx))));
   });
 
   router.put('/integrations/:id/rate-limit', async (ctx) => {
@@ -153,59 +154,59 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       updateIntegration(tx, id(ctx), (i) => ({ ...i, rate_limit: limit }));
       tx.delete('rateWindows', String(id(ctx)));
     });
-    ok(ctx, 'Rate limit set.', view(id(ctx)));
+    ok(ctx, success('Rate limit set.', view(id(ctx))));
   });
 
   router.post('/integrations/:id/rotate-api-key', async (ctx) => {
     await readNothing(ctx);
     const apiKey = store.transaction((tx) => rotateApiKey(tx, entropy, id(ctx)));
-    ok(ctx, 'API key rotated; the previous key no longer works. Shown once.', { api_key: apiKey });
+    ok(ctx, success('API key rotated; the previous key no longer works. Shown once.', { api_key: apiKey }));
   });
 
   router.post('/integrations/:id/rotate-webhook-secret', async (ctx) => {
     await readNothing(ctx);
     const secret = store.transaction((tx) => rotateWebhookSecret(tx, { entropy, vault, now: now(), faults: platform.deps.faults }, id(ctx)));
-    ok(ctx, 'Webhook secret rotated; the previous one verifies for 24 hours. Shown once.', { webhook_secret: secret });
+    ok(ctx, success('Webhook secret rotated; the previous one verifies for 24 hours. Shown once.', { webhook_secret: secret }));
   });
 
   router.post('/integrations/:id/pause', async (ctx) => {
     await readNothing(ctx);
     // A release that records every pause as automatic (a fault).
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => pause(i, platform.deps.faults?.has('manual-pause-recorded-auto') ? 'auto' : 'manual', now())));
-    ok(ctx, 'Delivery paused.', view(id(ctx)));
+    ok(ctx, success('Delivery paused.', view(id(ctx))));
   });
 
   router.post('/integrations/:id/resume', async (ctx) => {
     await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => resume(i, now())));
     webhooks.tick();
-    ok(ctx, 'Delivery resumed.', view(id(ctx)));
+    ok(ctx, success('Delivery resumed.', view(id(ctx))));
   });
 
   router.post('/integrations/:id/ping', async (ctx) => {
     await readNothing(ctx);
     integrationById(store, id(ctx));
     const outcome = await webhooks.ping(id(ctx));
-    ok(ctx, 'Ping sent (it consumes no sequence).', { outcome });
+    ok(ctx, success('Ping sent (it consumes no sequence).', { outcome }));
   });
 
   router.get('/integrations/:id/deliveries', async (ctx) => {
     integrationById(store, id(ctx));
     // Every process's attempts with a shared store (issue 39), this process's otherwise.
     const attempts = (await webhooks.recent(id(ctx), 200)).map((d) => ({ ...d, at: timestamp(d.at) }));
-    ok(ctx, 'Recent delivery attempts, oldest first.', attempts);
+    ok(ctx, success('Recent delivery attempts, oldest first.', attempts));
   });
 
   router.post('/integrations/:id/disable', async (ctx) => {
     await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({ ...i, disabled: true })));
-    ok(ctx, 'Integration disabled.', view(id(ctx)));
+    ok(ctx, success('Integration disabled.', view(id(ctx))));
   });
 
   router.post('/integrations/:id/enable', async (ctx) => {
     await readNothing(ctx);
     store.transaction((tx) => updateIntegration(tx, id(ctx), (i) => ({ ...i, disabled: false })));
-    ok(ctx, 'Integration enabled.', view(id(ctx)));
+    ok(ctx, success('Integration enabled.', view(id(ctx))));
   });
 
   router.post('/properties', async (ctx) => {
@@ -217,7 +218,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       city: str(b, 'city', { optional: true, max: 64 }),
       ownership: oneOf(b, 'ownership', ['owned', 'cohosted'] as const, { optional: true }),
     }) as Parameters<typeof createProperty>[1]));
-    ok(ctx, 'Property created.', property, 201);
+    ok(ctx, success('Property created.', property), 201);
   });
 
   router.post('/properties/:id/units', async (ctx) => {
@@ -228,20 +229,20 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       max_adults: int(b, 'max_adults', { optional: true, min: 1, max: 50 }),
       max_children: int(b, 'max_children', { optional: true, min: 0, max: 50 }),
     }) as Parameters<typeof createUnit>[3]));
-    ok(ctx, 'Unit created.', unit, 201);
+    ok(ctx, success('Unit created.', unit), 201);
   });
 
   for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
     router.post(`/properties/:id/${action}`, async (ctx) => {
       await readNothing(ctx);
-      ok(ctx, archived ? 'Property archived.' : 'Property restored.', store.transaction((tx) => setArchived(tx, { changes }, id(ctx), archived)));
+      ok(ctx, success(archived ? 'Property archived.' : 'Property restored.', store.transaction((tx) => setArchived(tx, { changes }, id(ctx), archived))));
     });
   }
 
   for (const [action, active] of [['deactivate', false], ['activate', true]] as const) {
     router.post(`/units/:id/${action}`, async (ctx) => {
       await readNothing(ctx);
-      ok(ctx, active ? 'Unit activated.' : 'Unit deactivated.', store.transaction((tx) => setUnitActive(tx, { changes }, id(ctx), active, horizon())));
+      ok(ctx, success(active ? 'Unit activated.' : 'Unit deactivated.', store.transaction((tx) => setUnitActive(tx, { changes }, id(ctx), active, horizon()))));
     });
   }
 
@@ -253,7 +254,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       units_cap: int(b, 'units_cap', { optional: true, nullable: true, min: 0 }),
     });
     store.transaction((tx) => setNights(tx, { changes }, id(ctx), str(b, 'from'), str(b, 'to'), patch));
-    ok(ctx, 'Nights set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch });
+    ok(ctx, success('Nights set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch }));
   });
 
   router.put('/properties/:id/rates', async (ctx) => {
@@ -264,7 +265,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       extra_child_rate: num(b, 'extra_child_rate', { optional: true, min: 0 }),
     });
     store.transaction((tx) => setRates(tx, { changes }, id(ctx), str(b, 'from'), str(b, 'to'), patch));
-    ok(ctx, 'Rates set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch });
+    ok(ctx, success('Rates set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch }));
   });
 
   router.put('/properties/:id/restrictions', async (ctx) => {
@@ -277,28 +278,28 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
       stop_sell: bool(b, 'stop_sell', { optional: true }),
     });
     store.transaction((tx) => setRestrictions(tx, { changes }, id(ctx), str(b, 'from'), str(b, 'to'), patch));
-    ok(ctx, 'Restrictions set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch });
+    ok(ctx, success('Restrictions set.', { property_id: id(ctx), from: b.from, to: b.to, ...patch }));
   });
 
-  router.get('/properties/:id', (ctx) => ok(ctx, 'Property retrieved.', propertyById(store, id(ctx))));
+  router.get('/properties/:id', (ctx) => ok(ctx, success('Property retrieved.', propertyById(store, id(ctx)))));
 
   router.get('/bookings/:id', (ctx) => {
     const booking = store.get('bookings', String(id(ctx)));
     if (!booking) throw new DomainError('NOT_FOUND');
-    ok(ctx, 'Booking retrieved.', bookingView(store, booking));
+    ok(ctx, success('Booking retrieved.', bookingView(store, booking)));
   });
 
   router.post('/bookings/:id/status', async (ctx) => {
     const b = await body(ctx);
     const status = oneOf(b, 'status', BOOKING_STATUSES);
     const booking = store.transaction((tx) => changeBookingStatus(tx, { changes, now: now(), faults: platform.deps.faults }, id(ctx), status));
-    ok(ctx, 'Booking status changed.', bookingView(store, booking));
+    ok(ctx, success('Booking status changed.', bookingView(store, booking)));
   });
 
   router.post('/bookings/:id/dates', async (ctx) => {
     const b = await body(ctx);
     const booking = store.transaction((tx) => changeBookingDates(tx, { changes, now: now(), faults: platform.deps.faults }, id(ctx), str(b, 'check_in'), str(b, 'check_out')));
-    ok(ctx, 'Booking dates changed.', bookingView(store, booking));
+    ok(ctx, success('Booking dates changed.', bookingView(store, booking)));
   });
 
   const clockView = () => ({ now: timestamp(now()), epoch_ms: now(), frozen: clock.snapshot().frozenAt !== null, offset_ms: clock.snapshot().offsetMs });
@@ -307,7 +308,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
     if (settings) tx.put('settings', 'platform', { ...settings, clock: clock.snapshot() });
   });
 
-  router.get('/clock', (ctx) => ok(ctx, 'Clock retrieved.', clockView()));
+  router.get('/clock', (ctx) => ok(ctx, success('Clock retrieved.', clockView())));
 
   router.put('/clock', async (ctx) => {
     const b = await body(ctx);
@@ -322,7 +323,7 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
     if (frozen === true) clock.freeze();
     if (frozen === false) clock.unfreeze();
     persistClock();
-    ok(ctx, 'Clock set.', clockView());
+    ok(ctx, success('Clock set.', clockView()));
   });
 
   router.post('/clock/advance', async (ctx) => {
@@ -338,21 +339,21 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
     // No sweep of idempotency keys here: a key past its 24 hours is refused when it is read (§4.5 rule 1), so a step
     // shows its expiry whatever the sweep did; a sweep here hid a platform that leaves expiry to its sweep (issue 40).
     persistClock();
-    ok(ctx, 'Clock advanced.', clockView());
+    ok(ctx, success('Clock advanced.', clockView()));
   });
 
   router.put('/api', async (ctx) => {
     const b = await body(ctx);
     const enabled = bool(b, 'enabled');
     store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, api_enabled: enabled }));
-    ok(ctx, enabled ? 'API switched on.' : 'API switched off: every partner route answers a bare 404.', { api_enabled: enabled });
+    ok(ctx, success(enabled ? 'API switched on.' : 'API switched off: every partner route answers a bare 404.', { api_enabled: enabled }));
   });
 
   router.put('/settings', async (ctx) => {
     const b = await body(ctx);
     const latency = int(b, 'create_latency_ms', { min: 0, max: 60_000 });
     store.transaction((tx) => tx.put('settings', 'platform', { ...tx.get('settings', 'platform')!, create_latency_ms: latency }));
-    ok(ctx, 'Settings saved.', { create_latency_ms: latency });
+    ok(ctx, success('Settings saved.', { create_latency_ms: latency }));
   });
 
   return router;
