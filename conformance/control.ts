@@ -139,8 +139,9 @@ export class ControlClient {
     return this.call('nights.set', 'PUT', `/properties/${property}/nights`, body);
   }
 
-  setRates(property: number, from: string, to: string, baseRate: number): Promise<unknown> {
-    return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate });
+  /** `extra` sets the per-night extra adult and extra child rates too (spec/control-openapi.yaml rates.set). */
+  setRates(property: number, from: string, to: string, baseRate: number, extra: { extra_adult_rate?: number; extra_child_rate?: number } = {}): Promise<unknown> {
+    return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate, ...extra });
   }
 
   setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number; closed_to_arrival?: boolean; closed_to_departure?: boolean; stop_sell?: boolean }): Promise<unknown> {
