@@ -10,7 +10,6 @@ import type { Server } from 'node:http';
 import { API_ROOT, CONTROL_ROOT } from '../simulator/http/app.ts';
 import { createSimulator, type Simulator } from '../simulator/simulator.ts';
 import { seedDemoWorld, type FixtureProperty } from '../simulator/demo-world.ts';
-import { VirtualClock } from '../simulator/domain/clock.ts';
 import type { Contract } from '../spec/contract.ts';
 import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
@@ -132,8 +131,8 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
     baseUrl: `http://127.0.0.1:<ephemeral>${API_ROOT}`,
     capabilities: IN_PROCESS,
     async open() {
-      const clock = new VirtualClock(() => Date.now());
-      return inProcessTarget(createSimulator({ clock, faults: config.fault ? [config.fault] : [], readings: config.readings ?? [], webhookCa: [RECEIVER_TLS.cert], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}), ...(config.simulatorContract ? { contract: config.simulatorContract } : {}) }));
+      // createSimulator's own defaults (clock, faults, readings) wherever the run sets none: the wiring a library user gets is what the checks run against.
+      return inProcessTarget(createSimulator({ ...(config.fault ? { faults: [config.fault] } : {}), ...(config.readings ? { readings: config.readings } : {}), webhookCa: [RECEIVER_TLS.cert], ...(config.deliveryTimeoutMs !== undefined ? { deliveryTimeoutMs: config.deliveryTimeoutMs } : {}), ...(config.simulatorContract ? { contract: config.simulatorContract } : {}) }));
     },
     async dispose() {},
   };

@@ -309,6 +309,37 @@ export const syncChecks = [
       expectStatus(ctx, await ctx.api.post('/sync', { body }), 202, null, '8.L10', 'a sync 24 h 1 min after the accepted one');
     },
   }),
+  // Last of the suite: it too moves the clock a day past every earlier sync, to spend one of its own.
+  defineCheck({
+    id: 'sync.runs-by-itself', title: 'A sync\'s events reach the event log with no further call and no clock step: the platform runs the sync by itself', suite,
+    clauses: ['4.7.R3', '4.7.R4', '8.L10'], level: 'normative', needs: ['read', 'sync', control('clock.advance')],
+    async run(ctx) {
+      // §4.7: "Events arrive later": nothing but the POST /sync asks for them. Where the control plane moves the clock the
+      // other checks read a sync's events after a step, which answers once the sync has run; a platform that ran syncs
+      // only then would pass them all. Here the clock is stepped only to open the 24-hour window (§8), then nothing is
+      // called but reads of GET /events, which ask the platform for nothing. Where no control plane moves the clock the
+      // other checks already wait so. Still short after SYNC_EVENTS_REAL_SECONDS of real time: not observed, never failed.
+      const me = (await ctx.api.get('/me')).body?.data;
+      const horizon = me?.horizon_days;
+      const subscribed = (me?.webhook?.event_types ?? []) as string[];
+      // The smallest type first: one event per property and month.
+      const type = ['property.changed', ...ALLOWANCE_TYPES_NORMALISED].find((t) => subscribed.includes(t));
+      if (type === undefined) throw new NotApplicable(`the integration subscribes to none of ${ALLOWANCE_TYPES_NORMALISED.join(', ')}, so a sync records no event to wait for`);
+      if (!Number.isInteger(horizon) || horizon <= 0) throw new NotApplicable(`GET /me horizon_days is ${JSON.stringify(horizon)}: no event horizon to wait for a sync's events over`);
+      // Every property the run names (as many as the run's own sync of everything may have): a sync of several.
+      const properties = ctx.target.properties.filter((p) => !p.archived).map((p) => p.doorloom_id).slice(0, SYNC_EVERYTHING_MAX_PROPERTIES);
+      if (properties.length === 0) throw new NotApplicable('the run names no property that is not archived to sync');
+      await advance(ctx, SYNC_INTERVAL_SECONDS + MARGIN_SECONDS);
+      const before = (await ctx.api.get('/events', { query: { limit: 1 } })).body?.cursor?.latest_sequence ?? 0;
+      const sync = await ctx.api.post('/sync', { body: { property_ids: properties, types: [type.replace(/\.changed$/, '')] } });
+      expectStatus(ctx, sync, 202, null, '8.L10', 'a sync more than 24 hours after any earlier one');
+      if (sync.status !== 202) return;
+      const windows = (rows: any[], property: number) => rows.filter((r) => r.event.type === type && r.event.property?.doorloom_id === property).map((r) => r.event.window);
+      const complete = (rows: any[]) => properties.every((p) => span(windows(rows, p)) >= horizon);
+      const rows = await syncEvents(ctx, before, { 'types[]': [type] }, complete, `the ${type} events of a sync of ${properties.length} propert${properties.length === 1 ? 'y' : 'ies'} over the ${horizon}-day horizon, with no clock step`, false);
+      for (const p of properties) judgeChunks(ctx, `property ${p}, ${type}`, windows(rows, p));
+    },
+  }),
 ];
 
 /** A valid sync inside a spent window: 429 SYNC_TOO_SOON with errors.retry_after, or RATE_LIMITED with Retry-After (§7). */
@@ -366,13 +397,13 @@ function describeSyncWait(ctx: CheckContext): string {
  * moves the clock, one read after a step of 0 s: the step answers once
  * everything due has happened, the sync's events included, so the read is
  * final and a short sync is judged (spec/control-openapi.yaml clock.advance).
- * Otherwise the log is read until `complete` holds, for at most
+ * Otherwise (or with `step` false) the log is read until `complete` holds, for at most
  * SYNC_EVENTS_REAL_SECONDS of real time; a sync still short then is not
  * observed, naming what was missing, never judged (issue 38).
  */
-async function syncEvents(ctx: CheckContext, before: number, query: Record<string, string | number | boolean | string[]>, complete: (rows: any[]) => boolean, awaited = 'the sync\'s events over the whole horizon'): Promise<any[]> {
+async function syncEvents(ctx: CheckContext, before: number, query: Record<string, string | number | boolean | string[]>, complete: (rows: any[]) => boolean, awaited = 'the sync\'s events over the whole horizon', step = stepped(ctx)): Promise<any[]> {
   const read = () => allEvents(ctx, { ...query, include_superseded: true }, before);
-  if (stepped(ctx)) {
+  if (step) {
     await advance(ctx, 0);
     return read();
   }
@@ -381,7 +412,7 @@ async function syncEvents(ctx: CheckContext, before: number, query: Record<strin
     last = await read();
     return complete(last) ? last : undefined;
   }, { seconds: SYNC_EVENTS_REAL_SECONDS, everyMs: 500 });
-  if (seen === undefined) throw new NotObserved(awaited, `${SYNC_EVENTS_REAL_SECONDS} s of real time`, `GET /events held ${last.length} of its events by then; events arrive later (§4.7), and without clock.advance nothing says the sync is over`);
+  if (seen === undefined) throw new NotObserved(awaited, `${SYNC_EVENTS_REAL_SECONDS} s of real time`, `GET /events held ${last.length} of its events by then; events arrive later (§4.7), and without a clock step (clock.advance) nothing says the sync is over`);
   return seen;
 }
 
