@@ -20,6 +20,20 @@ export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 export type ControlNeed = `control:${ControlAction}`;
 export const control = (action: ControlAction): ControlNeed => `control:${action}`;
 
+/**
+ * The action names a `GET /capabilities` answer lists (spec/control-openapi.yaml: `{success, data: {actions: [...]}}`),
+ * or null when the answer is not a capabilities answer. The runner calls only the actions listed, in-process as live.
+ */
+export function offeredActions(body: unknown): string[] | null {
+  const actions = (body as { data?: { actions?: unknown } } | null)?.data?.actions;
+  return Array.isArray(actions) && actions.every((x: unknown) => typeof x === 'string') ? actions : null;
+}
+
+/** The offered actions the runner knows (a newer control plane may offer more; the run uses these). */
+export function knownActions(offered: readonly string[]): ControlAction[] {
+  return CONTROL_ACTIONS.filter((a) => offered.includes(a));
+}
+
 export interface ControlPlane {
   url: string;
   token: string;
@@ -125,8 +139,9 @@ export class ControlClient {
     return this.call('nights.set', 'PUT', `/properties/${property}/nights`, body);
   }
 
-  setRates(property: number, from: string, to: string, baseRate: number): Promise<unknown> {
-    return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate });
+  /** `extra` sets the per-night extra adult and extra child rates too (spec/control-openapi.yaml rates.set). */
+  setRates(property: number, from: string, to: string, baseRate: number, extra: { extra_adult_rate?: number; extra_child_rate?: number } = {}): Promise<unknown> {
+    return this.call('rates.set', 'PUT', `/properties/${property}/rates`, { from, to, base_rate: baseRate, ...extra });
   }
 
   setRestrictions(property: number, body: { from: string; to: string; min_stay?: number; max_stay?: number; closed_to_arrival?: boolean; closed_to_departure?: boolean; stop_sell?: boolean }): Promise<unknown> {

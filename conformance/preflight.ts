@@ -9,6 +9,7 @@ import { loadContract } from '../spec/contract.ts';
 import { API_VERSION } from '../spec/document-tables.ts';
 import { type NoAnswer, sendResending } from './resend.ts';
 import { unreachableCause } from './unreachable.ts';
+import { offeredActions } from './control.ts';
 
 /** The run cannot start: the message names the cause and what to change. */
 export class SetupError extends Error {
@@ -180,8 +181,8 @@ export async function preflight(config: PreflightConfig): Promise<PreflightResul
     const url = `${config.controlUrl.replace(/\/$/, '')}/capabilities`;
     const a = await call(url, config.controlToken, config.timeoutMs ?? ANSWER_CAP_MS, 'control plane');
     if (a.status === 401 || a.status === 403) throw new SetupError(`the control token was refused (${codeOf(a)}) by GET ${url}`);
-    const actions = a.body?.data?.actions;
-    if (a.status !== 200 || !Array.isArray(actions) || !actions.every((x: unknown) => typeof x === 'string')) {
+    const actions = offeredActions(a.body);
+    if (a.status !== 200 || actions === null) {
       throw new SetupError(`GET ${url} answered ${snippet(a)}, not a control-plane capabilities answer ({success, data: {actions: [...]}})`);
     }
     controlActions = actions;

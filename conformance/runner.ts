@@ -196,6 +196,12 @@ export async function runOne(check: CheckDefinition, factory: Pick<TargetFactory
   } catch (e) {
     return { result: { ...base, outcome: 'errored', error: `could not open the target: ${(e as Error).message}`, exchanges: [], replay: o.replay, ms: Date.now() - t0 }, bookingsCreated: 0 };
   }
+  // What the opened target offers (in-process: the control actions its GET /capabilities lists) decides as the factory's list does.
+  const missing = check.needs.filter((n) => !target.capabilities.includes(n));
+  if (missing.length > 0) {
+    await target.close();
+    return { result: { ...base, outcome: 'not_applicable', reason: missingReason(missing, target.capabilities), exchanges: [], replay: o.replay, ms: Date.now() - t0 }, bookingsCreated: 0 };
+  }
   const ctx = makeContext(target, { runId: o.runId, runs: o.runs, seed: o.seed, path: o.path, live: o.live, checkId: check.id, syncAllowance: o.syncAllowance });
   const judged = await judge(check, ctx, base, o.replay, t0);
   // A request a person can paste, beside the replay of the whole check (issue 27 item 5).

@@ -1,6 +1,6 @@
 /**
  * Targets a run can point at: the in-process simulator (a fresh world per
- * check, its control plane offering every action) or a live deployment
+ * check, its control plane's actions read from its GET /capabilities) or a live deployment
  * (read-only unless writes are allowed; platform actions only through a
  * control plane it offers). Checks see one interface and declare what they
  * need; the runner reports the rest "not applicable" with the reason.
@@ -13,12 +13,13 @@ import { seedDemoWorld, type FixtureProperty } from '../simulator/demo-world.ts'
 import type { Contract } from '../spec/contract.ts';
 import type { PreflightResult, MeView } from './preflight.ts';
 import type { Capability } from './types.ts';
-import { CONTROL_ACTIONS, control, type ControlPlane } from './control.ts';
+import { CONTROL_ACTIONS, control, knownActions, offeredActions, type ControlAction, type ControlPlane } from './control.ts';
 import { PlatformTime } from './platform-time.ts';
 import { RECEIVER_TLS, type TlsIdentity } from './receiver-tls.ts';
 
-/** The in-process simulator lets checks do everything, on a fresh world each, its control plane offering every action. */
-const IN_PROCESS: Capability[] = ['read', 'write', 'sync', 'burst', ...CONTROL_ACTIONS.map(control)];
+/** What the in-process simulator may let checks do, on a fresh world each: the target's own list holds the actions its control plane offers. */
+const IN_PROCESS_PLAIN: Capability[] = ['read', 'write', 'sync', 'burst'];
+const IN_PROCESS: Capability[] = [...IN_PROCESS_PLAIN, ...CONTROL_ACTIONS.map(control)];
 
 export interface TargetConfig {
   /** Base URL of the API root (`…/api/integrations/v1`); absent means the in-process simulator. */
@@ -140,7 +141,8 @@ function inProcessFactory(config: TargetConfig): TargetFactory {
 
 /**
  * `sim` served on a loopback port with the demo world, as the in-process
- * target: every capability, its control plane offering every action. Closing
+ * target: every capability, and the control actions its GET /capabilities lists
+ * (spec/control-openapi.yaml: the runner calls only those, in-process as live). Closing
  * the target stops the simulator. (Tests hand in a simulator they slowed; one
  * that is to deliver to https:// URLs trusts RECEIVER_TLS, `webhookCa`, as
  * the factory's do.)
@@ -151,10 +153,11 @@ export async function inProcessTarget(sim: Simulator): Promise<Target> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fixtures = seedDemoWorld(sim, { baseUrl: origin + API_ROOT, staffToken: sim.staffToken! });
   const [main, other, disabled] = fixtures.integrations;
+  const actions = await capabilities(origin + CONTROL_ROOT, fixtures.staffToken);
   const target: Target = {
     kind: 'in-process',
     baseUrl: origin + API_ROOT,
-    capabilities: IN_PROCESS,
+    capabilities: [...IN_PROCESS_PLAIN, ...actions.map(control)],
     apiKey: main!.apiKey,
     webhookSecret: main!.webhookSecret,
     properties: main!.properties,
@@ -165,7 +168,7 @@ export async function inProcessTarget(sim: Simulator): Promise<Target> {
     disabledApiKey: disabled!.apiKey,
     nonIntegrationToken: fixtures.staffToken,
     me: null,
-    control: { url: origin + CONTROL_ROOT, token: fixtures.staffToken, actions: [...CONTROL_ACTIONS] },
+    control: { url: origin + CONTROL_ROOT, token: fixtures.staffToken, actions },
     secrets: [fixtures.staffToken, ...fixtures.integrations.flatMap((i) => [i.apiKey, i.webhookSecret])],
     time: new PlatformTime(),
     simulator: sim,
@@ -183,6 +186,14 @@ export async function inProcessTarget(sim: Simulator): Promise<Target> {
   return target;
 }
 
+/** The known actions the simulator's control plane lists at GET /capabilities; an answer of another shape fails the target's opening. */
+async function capabilities(controlUrl: string, token: string): Promise<ControlAction[]> {
+  const res = await fetch(`${controlUrl}/capabilities`, { headers: { authorization: `Bearer ${token}` } });
+  const offered = offeredActions(await res.json().catch(() => null));
+  if (res.status !== 200 || offered === null) throw new Error(`GET ${controlUrl}/capabilities answered ${res.status}, not a control-plane capabilities answer ({success, data: {actions: [...]}})`);
+  return knownActions(offered);
+}
+
 function liveFactory(config: TargetConfig, setup: PreflightResult | null): TargetFactory {
   if (!config.apiKey) throw new Error('--api-key (or apiKey in --config) is required with --target');
   const capabilities: Capability[] = ['read'];
@@ -190,7 +201,7 @@ function liveFactory(config: TargetConfig, setup: PreflightResult | null): Targe
   if (config.allowSync) capabilities.push('sync');
   if (config.allowBurst) capabilities.push('burst');
   const plane = config.controlUrl && config.controlToken && setup?.controlActions
-    ? { url: config.controlUrl.replace(/\/$/, ''), token: config.controlToken, actions: setup.controlActions.filter((a) => (CONTROL_ACTIONS as readonly string[]).includes(a)) }
+    ? { url: config.controlUrl.replace(/\/$/, ''), token: config.controlToken, actions: knownActions(setup.controlActions) }
     : null;
   for (const action of plane?.actions ?? []) capabilities.push(`control:${action}`);
   const baseUrl = config.baseUrl!.replace(/\/$/, '');

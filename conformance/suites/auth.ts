@@ -237,7 +237,7 @@ export const authChecks = [
     },
   }),
   defineCheck({
-    id: 'auth.switched-off-is-bare-404', title: 'With the API switched off every route is a bare 404 with an empty body', suite,
+    id: 'auth.switched-off-is-bare-404', title: 'With the API switched off every route is a bare 404 with an empty body; switched on again, it answers', suite,
     clauses: ['5.R6', '7.E5'], level: 'normative', needs: ['read', control('api.switch')],
     async run(ctx) {
       await ctx.control!.setApiEnabled(false);
@@ -246,6 +246,9 @@ export const authChecks = [
         const res = await ctx.api.request(op.method, op.path, { body: op.body });
         if (res.status !== 404 || res.text !== '') ctx.fail('NotBare404', `${describe(res)} with ${res.text.length} body bytes for ${op.name}`, 'a bare 404 with an empty body', '5.R6');
       }
+      // A flag (§5 rule 6): switched on again, the API answers as before the check.
+      await ctx.control!.setApiEnabled(true);
+      expectStatus(ctx, await ctx.api.get('/me'), 200, null, '5.R6', 'GET /me with the API switched on again');
     },
   }),
   defineCheck({

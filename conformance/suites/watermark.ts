@@ -40,9 +40,9 @@ async function lastSequence(ctx: CheckContext): Promise<number> {
  * §4.8: "data.sequence is read before the payload is built": it lies between the last sequence issued before the
  * request and the last issued after it. A watermark below that (0, say) would make a partner re-apply every event.
  */
-async function watermarkedSnapshot(ctx: CheckContext, property: number, from: string, to: string) {
+async function watermarkedSnapshot(ctx: CheckContext, property: number, from: string, to: string, kind = 'availability') {
   const low = await lastSequence(ctx);
-  const res = await snapshotOf(ctx, 'availability', property, from, to);
+  const res = await snapshotOf(ctx, kind, property, from, to);
   const high = await lastSequence(ctx);
   const watermark = res.body.data.sequence;
   if (!Number.isInteger(watermark) || watermark < low || watermark > high) {
@@ -99,6 +99,39 @@ export const watermarkChecks = [
         const start = res.text.indexOf('"data":', res.text.indexOf('"window"')) + 7;
         const bytes = res.text.slice(start, res.text.lastIndexOf('}', res.text.length - 2));
         if (bytes !== JSON.stringify(event.data)) ctx.fail('SnapshotNotByteIdentical', `${kind} data.data differs from event ${event.sequence}'s data`, 'byte-identical to the matching event', '2.7.R3');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'watermark.staff-values-shown', title: 'Rates and restrictions staff set for a night show as set in the next rates and restrictions snapshots, each field, watermarked when read', suite,
+    // The fields of both payloads are x-assumptions (RatesPayload, RestrictionsPayload: "not shown" in the document).
+    clauses: ['4.8.R5', '4.8.R7'], level: 'assumption', needs: ['read', control('rates.set'), control('restrictions.set')], wants: ['property'],
+    async run(ctx) {
+      const property = knownProperty(ctx);
+      if (property === null) throw new NotApplicable('no property to read: name one with --property ID');
+      const night = addDays(dateAt(ctx.now()), 30 + Math.floor(ctx.random() * 300));
+      const rates = (await snapshotOf(ctx, 'rates', property, night, night)).body.data.data.dates[0];
+      const restrictions = (await snapshotOf(ctx, 'restrictions', property, night, night)).body.data.data.dates[0];
+      if (!rates || !restrictions) throw new NotApplicable(`the rates or restrictions snapshot of property ${property} for ${night} holds no night`);
+      // What was there goes back afterwards (a live property keeps its rates and restrictions).
+      ctx.cleanup.unshift(async () => {
+        await ctx.control!.setRates(property, night, night, rates.base_rate, { extra_adult_rate: rates.extra_adult_rate, extra_child_rate: rates.extra_child_rate });
+        await ctx.control!.setRestrictions(property, { from: night, to: night, min_stay: restrictions.min_stay, max_stay: restrictions.max_stay, closed_to_arrival: restrictions.closed_to_arrival, closed_to_departure: restrictions.closed_to_departure, stop_sell: restrictions.stop_sell });
+      });
+      // Every field set to a value the night did not hold, so a field the platform left alone cannot pass for one it set.
+      const setRates = { base_rate: rates.base_rate + 137, extra_adult_rate: rates.extra_adult_rate + 11, extra_child_rate: rates.extra_child_rate + 7 };
+      const setRestrictions = {
+        min_stay: restrictions.min_stay === 2 ? 3 : 2, max_stay: restrictions.max_stay === 20 ? 21 : 20,
+        closed_to_arrival: !restrictions.closed_to_arrival, closed_to_departure: !restrictions.closed_to_departure, stop_sell: !restrictions.stop_sell,
+      };
+      await ctx.control!.setRates(property, night, night, setRates.base_rate, { extra_adult_rate: setRates.extra_adult_rate, extra_child_rate: setRates.extra_child_rate });
+      await ctx.control!.setRestrictions(property, { from: night, to: night, ...setRestrictions });
+      for (const [kind, set] of [['rates', setRates], ['restrictions', setRestrictions]] as const) {
+        const shown = (await watermarkedSnapshot(ctx, property, night, night, kind)).body.data.data.dates[0];
+        const wrong = Object.entries(set).filter(([field, value]) => shown?.[field] !== value);
+        if (wrong.length > 0) {
+          ctx.fail('StaffChangeNotShown', `${kind} snapshot for ${night}: ${wrong.map(([field]) => `${field} ${JSON.stringify(shown?.[field])}`).join(', ')} after staff set ${JSON.stringify(set)}`, `each field as staff set it (spec x-assumption ${kind === 'rates' ? 'RatesPayload' : 'RestrictionsPayload'})`, '4.8.R5');
+        }
       }
     },
   }),

@@ -438,6 +438,30 @@ export const webhookChecks = [
     },
   }),
   defineCheck({
+    id: 'webhooks.gone-ended-by-new-url', title: 'A pause for a 410 (gone) ends when staff set a new webhook URL: active again, the waiting events delivered there', suite,
+    // spec x-assumption of the ping: "pauses with reason manual or gone are ended by staff (resume or a new webhook URL), not by probes".
+    clauses: ['3.1.T3', '3.1.R3'], level: 'assumption', needs: ['write', control('webhook.set-url')],
+    async run(ctx) {
+      const receiver = await receiverFor(ctx);
+      receiver.setMode('gone');
+      await createBooking(ctx, bookingBody(ctx, horizonStay(ctx, 1)));
+      const last = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
+      if (!(await waitForDrain(ctx, () => receiver.received.some((d) => d.answered === 410)))) await notDelivered(ctx, [last], { kind: 'NothingDelivered', received: `the receiver got ${got(receiver.received)}`, documented: 'the create posted to the webhook', clause: '6.R5' });
+      const gone = (await ctx.api.get('/me')).body.data;
+      if (gone.status !== 'paused' || gone.webhook.paused_reason !== 'gone') ctx.fail('NotPausedGone', `status ${gone.status}, paused_reason ${gone.webhook.paused_reason}`, 'paused with paused_reason gone after a 410', '3.1.T3');
+      receiver.setMode('ok');
+      // The same receiver under another URL: a new webhook URL, as a partner whose endpoint moved would give staff.
+      const url = gone.webhook.url as string;
+      await ctx.control!.setWebhookUrl(`${url}${url.includes('?') ? '&' : '?'}moved=1`);
+      // Judged before the drain (drained() resumes a paused integration itself).
+      const moved = (await ctx.api.get('/me')).body.data;
+      if (moved.status !== 'active') ctx.fail('GoneNotEndedByNewUrl', `status ${moved.status}, paused_reason ${moved.webhook.paused_reason} after staff set a new webhook URL`, 'active: a gone pause is ended by staff giving a new webhook URL (spec x-assumption of the ping)', '3.1.T3');
+      const through = await drained(ctx, receiver);
+      const after = (await ctx.api.get('/me')).body.data.webhook;
+      if (!through || after.undelivered_events !== 0) await notDelivered(ctx, [after.last_sequence], { kind: 'NotDrainedInOrder', received: `the receiver got ${got(receiver.received)}, undelivered ${after.undelivered_events}`, documented: 'every waiting event delivered once the pause ended', clause: '3.1.R3' });
+    },
+  }),
+  defineCheck({
     id: 'webhooks.ping-consumes-no-sequence', title: 'A ping reports last_sequence and consumes no sequence number', suite,
     clauses: ['6.R6'], level: 'normative', needs: ['write', control('delivery.ping')],
     async run(ctx) {

@@ -70,7 +70,7 @@ function targets(h: Harness, bookingId: number): Target[] {
     { plane: 'partner', method: 'post', path: `${API_ROOT}/bookings`, valid: h.bookingBody({ pricing: { total: 12000, breakdown: { room: 10000, tax: { gst: 2000 } } }, payment: { amount_collected: 500 } }) },
     { plane: 'partner', method: 'post', path: `${API_ROOT}/sync`, valid: { property_ids: [101], types: ['rates'] } },
   ];
-  const router = staffRouter({ platform: h.sim.platform, clock: h.sim.clock, webhooks: h.sim.webhooks });
+  const router = staffRouter({ platform: h.sim.platform, clock: h.sim.clock, webhooks: h.sim.webhooks, syncs: h.sim.sync });
   for (const layer of router.stack) {
     for (const m of layer.methods) {
       if (m !== 'POST' && m !== 'PUT') continue;

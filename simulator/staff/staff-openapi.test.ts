@@ -45,7 +45,7 @@ describe('spec/staff-openapi.yaml', () => {
   it('documents every route registered by staffRouter() with its method, and nothing else', async () => {
     const doc = (await SwaggerParser.parse(SPEC_PATH)) as Json;
     const h = makeHarness();
-    const router = staffRouter({ platform: h.sim.platform, clock: h.sim.clock, webhooks: h.sim.webhooks });
+    const router = staffRouter({ platform: h.sim.platform, clock: h.sim.clock, webhooks: h.sim.webhooks, syncs: h.sim.sync });
     const registered = router.stack.flatMap((layer) =>
       layer.methods
         // @koa/router adds HEAD to every GET by itself; the GET is what is documented.
