@@ -15,7 +15,7 @@
  * in-process each check asks for the body it judges.
  */
 import type { ApiClient, Response } from './client.ts';
-import { NotApplicable, type CheckContext } from './check.ts';
+import type { Target } from './targets.ts';
 import { loadContract } from '../spec/contract.ts';
 
 /** §4.7: all five types, the `.changed` spelling and the short one mixed, so the answer shows normalisation. */
@@ -50,6 +50,12 @@ function overCapIds(property: number | null): number[] {
 }
 /** §8 L10: the full-sync interval. */
 export const SYNC_INTERVAL_SECONDS = 86_400;
+
+/** What the allowance reads of a check's context (the check context holds the allowance, so it is not named here). */
+export interface AllowanceContext {
+  api: ApiClient;
+  target: Pick<Target, 'properties'>;
+}
 
 /**
  * Where the run's allowance stands after its first valid sync:
@@ -103,13 +109,13 @@ export class SyncAllowance {
    * honoured in-process (its own fresh allowance); live the run's body is
    * decided by the coverage (see the module comment).
    */
-  take(ctx: CheckContext, prefer: SyncBodyMode = 'named'): Promise<AllowanceAnswer> {
+  take(ctx: AllowanceContext, prefer: SyncBodyMode = 'named'): Promise<AllowanceAnswer> {
     this.answer ??= this.spend(syncClient(ctx), knownProperty(ctx), prefer);
     return this.answer;
   }
 
   /** A further valid sync call of the run (counted toward the daily cap). */
-  async call(ctx: CheckContext, body: unknown = { types: ['property'] }): Promise<Response> {
+  async call(ctx: AllowanceContext, body: unknown = { types: ['property'] }): Promise<Response> {
     this.validCalls += 1;
     return syncClient(ctx).post('/sync', { body });
   }
@@ -160,20 +166,11 @@ export class SyncAllowance {
   }
 }
 
-/** The run's sync answer, or NotApplicable when the allowance was spent before this run (a 202-needing check). */
-export async function acceptedSync(ctx: CheckContext, prefer?: SyncBodyMode): Promise<AllowanceAnswer> {
-  const answer = await ctx.syncAllowance.take(ctx, prefer);
-  if (answer.state === 'spent-before') throw new NotApplicable(`the 24-hour full-sync window was spent before this run (429 SYNC_TOO_SOON, errors.retry_after ${answer.sync.body.errors.retry_after} s): the sync checks that need a 202 can run again after ${answer.reopensAt} (§8 L10)`);
-  if (answer.state === 'capped') throw new NotApplicable(`the day's six sync calls were spent before this run (429 RATE_LIMITED${answer.reopensAt ? `, Retry-After until ${answer.reopensAt}` : ''}): the sync checks that need a 202 can run again ${answer.reopensAt ? `after ${answer.reopensAt}` : 'tomorrow'} (§8 L11)`);
-  if (answer.state === 'spent-by-refusals') throw new NotApplicable(`this run's 422 refusals consumed the full-sync window (see sync.validation-before-charge), so no sync was accepted; it reopens after ${answer.reopensAt}`);
-  return answer;
-}
-
 /** Sync calls are never retried on 429: a retry would be one more call toward the daily cap (§8 L11). */
-function syncClient(ctx: CheckContext): ApiClient {
+function syncClient(ctx: AllowanceContext): ApiClient {
   return ctx.api.withOptions({ retryAfterBudgetSeconds: 0 });
 }
 
-function knownProperty(ctx: CheckContext): number | null {
+function knownProperty(ctx: AllowanceContext): number | null {
   return ctx.target.properties.find((p) => !p.archived)?.doorloom_id ?? null;
 }

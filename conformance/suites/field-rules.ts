@@ -12,7 +12,7 @@ import { addDays } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { bodyViolations } from '../arbitraries/requests.ts';
 import { allEvents, bookingBody, createBooking, describe, horizonStay, writableProperty } from './support.ts';
-import { singleFieldRefusal } from './validation.ts';
+import { singleFieldRefusal } from './single-field-refusal.ts';
 
 const suite = 'validation';
 

@@ -8,12 +8,21 @@
 import { endOfMonth, addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import type { Response } from '../client.ts';
-import { acceptedSync, ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, LOWEST_PROPERTY_ID, UNKNOWN_TYPE_INDEX, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer } from '../sync-allowance.ts';
+import { ALLOWANCE_TYPES_NORMALISED, INVALID_TYPES, LOWEST_PROPERTY_ID, UNKNOWN_TYPE_INDEX, SYNC_EVERYTHING_MAX_PROPERTIES, SYNC_INTERVAL_SECONDS, SYNC_PROPERTY_CAP, type AllowanceAnswer, type SyncBodyMode } from '../sync-allowance.ts';
 import { advance, allEvents, bookingBody, createBooking, describe, horizonStay } from './support.ts';
 import { control } from '../control.ts';
 import { deliveryBreach, drained, ensureDelivered, notDelivered, partnerReceiver } from './receiver.ts';
 import { EVENT_TYPES } from '../../spec/document-tables.ts';
 import { NotObserved, observed } from '../not-observed.ts';
+
+/** The run's sync answer, or NotApplicable when the allowance was spent before this run (a 202-needing check). */
+async function acceptedSync(ctx: CheckContext, prefer?: SyncBodyMode): Promise<AllowanceAnswer> {
+  const answer = await ctx.syncAllowance.take(ctx, prefer);
+  if (answer.state === 'spent-before') throw new NotApplicable(`the 24-hour full-sync window was spent before this run (429 SYNC_TOO_SOON, errors.retry_after ${answer.sync.body.errors.retry_after} s): the sync checks that need a 202 can run again after ${answer.reopensAt} (§8 L10)`);
+  if (answer.state === 'capped') throw new NotApplicable(`the day's six sync calls were spent before this run (429 RATE_LIMITED${answer.reopensAt ? `, Retry-After until ${answer.reopensAt}` : ''}): the sync checks that need a 202 can run again ${answer.reopensAt ? `after ${answer.reopensAt}` : 'tomorrow'} (§8 L11)`);
+  if (answer.state === 'spent-by-refusals') throw new NotApplicable(`this run's 422 refusals consumed the full-sync window (see sync.validation-before-charge), so no sync was accepted; it reopens after ${answer.reopensAt}`);
+  return answer;
+}
 
 const suite = 'sync';
 
