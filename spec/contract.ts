@@ -64,6 +64,7 @@ export interface Contract {
    * from strings). Headers are the routes' own (Authorization, Idempotency-Key: §4.5 rule 2 has a code of its own).
    */
   checkParameters(op: Operation, input: ParameterInput): FieldErrors | null;
+  /** Validates the body of an operation with one (POST /bookings, POST /sync); null when valid. */
   checkBody(op: Operation, body: unknown): FieldErrors | null;
   /**
    * The refusal a body (of an operation with one) that fails validation earns: VALIDATION_FAILED, or the
@@ -189,8 +190,8 @@ function buildContract(raw: JsonSchema): Contract {
       return null;
     },
     checkBody(op, body) {
-      if (!op.requestBody) return null;
-      const fn = compile(strictAjv, op.requestBody.schema);
+      // Its callers hand it POST /sync (event-routes.ts, watch): an operation with a body.
+      const fn = compile(strictAjv, op.requestBody!.schema);
       return fn(body) ? null : fieldErrors(fn.errors!);
     },
     bodyRefusal(op, body) {
@@ -198,7 +199,7 @@ function buildContract(raw: JsonSchema): Contract {
       const { schema } = op.requestBody!;
       const fn = compile(strictAjv, schema);
       if (fn(body)) return null;
-      // ajv sets errors whenever a value fails.
+      // ajv sets errors whenever a value fails: never an empty list here.
       const errors = fn.errors!;
       const all = fieldErrors(errors);
       // Top-level fields whose absence the spec maps to a code of its own (§7: "property reference missing").
@@ -206,9 +207,11 @@ function buildContract(raw: JsonSchema): Contract {
       for (const [name, node] of Object.entries(properties)) {
         const code = node['x-missing-code'];
         if (typeof code !== 'string') continue;
-        const missing = (e: ErrorObject) => (e.keyword === 'required' && e.instancePath === '' && (e.params as { missingProperty: string }).missingProperty === name)
-          || (e.instancePath === `/${name}` && (e.keyword === 'anyOf' || (e.keyword === 'required' && e.schemaPath.includes('/anyOf/'))));
-        if (errors.length > 0 && errors.every(missing)) return { code, errors: all };
+        // Missing: the top level's `required` naming it (only `required` names a missingProperty), or the node's anyOf
+        // failing (its own error and its branches', all under its schema path's /anyOf).
+        const missing = (e: ErrorObject) => (e.instancePath === '' && (e.params as { missingProperty?: string }).missingProperty === name)
+          || (e.instancePath === `/${name}` && e.schemaPath.includes('/anyOf'));
+        if (errors.every(missing)) return { code, errors: all };
       }
       return { code: 'VALIDATION_FAILED', errors: all };
     },
