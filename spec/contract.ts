@@ -369,10 +369,11 @@ function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
   const out = newFieldErrors();
   const add = (path: string, message: string) => addFieldError(out, path, message);
   for (const e of errors) {
-    // anyOf reports each branch; the summary below says it once.
-    if (e.schemaPath.includes('/anyOf/') && e.keyword === 'required') continue;
+    // anyOf reports each branch's failure as well as its own; its own error says it once, at the anyOf's path.
+    if (e.schemaPath.includes('/anyOf/')) continue;
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).slice(skip);
-    if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty).replace(/^\.*/, ''));
+    // ajv 8 names a missing property bare (ajv 6 wrote `.name`).
+    if (e.keyword === 'required') segments.push((e.params as { missingProperty: string }).missingProperty);
     // A discriminator's complaint is about its tag (`type` missing, or naming no branch): named there, as the branches' own rules name it.
     // Stryker disable next-line all: only AnyEvent, a response schema, has a discriminator: check()'s unit tests reach this, no request the platform reads does
     if (e.keyword === 'discriminator') segments.push(String((e.params as { tag: string }).tag));
