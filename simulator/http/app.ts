@@ -17,7 +17,7 @@ import { hashToken } from '../domain/credentials.ts';
 import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
 import { RequestAbortedError } from './body.ts';
-import { DEFAULT_READINGS, type Readings } from '../domain/readings.ts';
+import type { Readings } from '../domain/readings.ts';
 
 export const API_ROOT = '/api/integrations/v1';
 /** The staging control plane (spec/control-openapi.yaml). */
@@ -50,7 +50,7 @@ export interface AppOptions {
   /** Told of every unexpected failure (a 500) with the request id its answer carries; stderr by default. */
   onUnexpectedError?: (report: UnexpectedError) => void;
   /** The other reading of a place the document leaves open (simulator/domain/readings.ts). */
-  readings?: Readings;
+  readings: Readings;
 }
 
 /** An answer 500 INTERNAL_ERROR: a bug, logged with the id its envelope and `X-Request-Id` carry. */
@@ -108,7 +108,7 @@ export function createApp(options: AppOptions): Koa {
     try {
       // A store several processes share runs the request in a section: caught up on what the others wrote, and the only
       // writer meanwhile (issue 39; store.ts). The memory and file stores have no sections: the request runs as before.
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: only the PostgreSQL store has sections (its tests: simulator/store/pg-*.test.ts)
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,ObjectLiteral,BooleanLiteral: only the PostgreSQL store has sections (its tests: simulator/store/pg-*.test.ts)
       await (platform.store.section ? platform.store.section(handle, { waitTurn: true }) : handle());
     } catch (e) {
       // Stryker disable all: the answers to a storage failure (503), a client gone before its body arrived and a simulator bug (500),
@@ -138,7 +138,7 @@ export function createApp(options: AppOptions): Koa {
     if (ctx.status === 404 && ctx.body === undefined) {
       // §5.6: only the partner API switched off answers a bare 404. Every other unknown path (outside
       // the API root, unknown staff routes) gets the error envelope, not Koa's text/plain (issue 17).
-      if (platform.apiEnabled() || !ctx.path.startsWith(API_ROOT)) return sendError(ctx, unknownPath(ctx, platform, options.readings ?? DEFAULT_READINGS));
+      if (platform.apiEnabled() || !ctx.path.startsWith(API_ROOT)) return sendError(ctx, unknownPath(ctx, platform, options.readings));
       ctx.body = '';
       ctx.status = 404;
     }

@@ -16,6 +16,7 @@ import { API_ROOT, CONTROL_ROOT, createApp, type UnexpectedError } from './app.t
 import { staffRouter } from '../staff/routes.ts';
 import { CONTROL_ROUTES } from '../control/routes.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
+import { DEFAULT_READINGS } from '../domain/readings.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 29_2029);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 120);
@@ -220,7 +221,7 @@ describe('fuzz: no body shape answers 5xx on any plane (seeded, bounded)', () =>
 describe('an unexpected failure is logged with a request id its answer carries', () => {
   async function failingApp(onUnexpectedError?: (r: UnexpectedError) => void) {
     const h = makeHarness();
-    const app = createApp({ platform: h.sim.platform, extraHandlers: { getMe: () => { throw new TypeError('boom'); } }, onUnexpectedError });
+    const app = createApp({ platform: h.sim.platform, extraHandlers: { getMe: () => { throw new TypeError('boom'); } }, onUnexpectedError, readings: DEFAULT_READINGS });
     return { h, http: supertest(app.callback()) };
   }
 
