@@ -75,12 +75,12 @@ describe('loadContract', () => {
 
   it('coerces query strings to the declared types and applies defaults', () => {
     const input = { query: { after_sequence: '5', 'types[]': 'rates.changed' } as Record<string, unknown> };
-    expect(contract.checkParameters(contract.operation('listEvents'), input, ['query'])).toBeNull();
+    expect(contract.checkParameters(contract.operation('listEvents'), input)).toBeNull();
     expect(input.query).toEqual({ after_sequence: 5, limit: 100, include_superseded: false, 'types[]': ['rates.changed'] });
   });
 
   it('refuses per_page 201 on the list (§4.4)', () => {
-    expect(contract.checkParameters(contract.operation('listBookings'), { query: { per_page: '201' } }, ['query'])).toEqual({ per_page: ['Must be at most 200.'] });
+    expect(contract.checkParameters(contract.operation('listBookings'), { query: { per_page: '201' } })).toEqual({ per_page: ['Must be at most 200.'] });
   });
 
   it('4.C2: a JSON body is answered as application/json, with or without a charset', () => {

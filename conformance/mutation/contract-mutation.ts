@@ -70,7 +70,7 @@ async function runCheck(check: string, contract: Contract): Promise<string | nul
 /** `contract`, telling `seen` each operation whose request it validates. */
 function recording(contract: Contract, seen: Set<string>): Contract {
   const r = Object.create(contract) as Contract;
-  r.checkParameters = (op, input, locations) => (seen.add(op.id), contract.checkParameters(op, input, locations));
+  r.checkParameters = (op, input) => (seen.add(op.id), contract.checkParameters(op, input));
   r.checkBody = (op, body) => (seen.add(op.id), contract.checkBody(op, body));
   r.bodyRefusal = (op, body) => (seen.add(op.id), contract.bodyRefusal(op, body));
   return r;

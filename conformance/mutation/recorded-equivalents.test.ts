@@ -5,8 +5,12 @@
  * names today's checks as the ones that reached them, so Stryker reruns one
  * only when its own code changed.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { equivalentSeed } from './recorded-equivalents.ts';
+import { EQUIVALENTS_FILE, equivalentSeed, readEquivalents } from './recorded-equivalents.ts';
 import { summarise, summaryMarkdown, type Equivalent, type StrykerMutant, type StrykerReport } from './summary.ts';
 
 const FILE = 'simulator/domain/x.ts';
@@ -79,5 +83,26 @@ describe('recorded-equivalents: the seed of a whole run', () => {
     expect(page).toContain('The 1 mutants recorded equivalent kept their last result, not run again, where their code was unchanged');
     expect(page).toContain('npm run mutation -- --with-equivalents');
     expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('recorded equivalent kept');
+  });
+});
+
+describe('readEquivalents: the one reader of equivalent-mutants.yaml (npm run mutation and the tests alike)', () => {
+  const entry = (reasons: string[]) => `- file: ${FILE}\n  line: 1\n  column: 5\n  mutator: EqualityOperator\n  replacement: "a !== 'p'"\n  original: "a === 'p'"\n  category: equivalent\n${reasons.map((r) => `  reason: "${r}"\n`).join('')}`;
+  const written = (text: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'equivalents-')), 'equivalent-mutants.yaml');
+    writeFileSync(file, text);
+    return pathToFileURL(file);
+  };
+
+  it('reads an entry', () => {
+    expect(readEquivalents(written(entry(['§1 a is always p'])))).toEqual([recorded[0]!].map((e) => ({ ...e, reason: '§1 a is always p' })));
+  });
+
+  it('refuses a duplicate key (a three-way merge left two reasons in one entry), as strictly as a run does', () => {
+    expect(() => readEquivalents(written(entry(['§1 a is always p', '§1 a is p'])))).toThrow(/unique/i);
+  });
+
+  it('reads the committed file by default (summary.test.ts holds each entry to its code)', () => {
+    expect(readEquivalents()).toEqual(readEquivalents(EQUIVALENTS_FILE));
   });
 });

@@ -13,7 +13,21 @@
  * incremental run from the last whole run's report, every other result kept
  * as Stryker's own diff allows.
  */
-import { originalText, recordedEntry, type Equivalent, type StrykerReport } from './summary.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { originalText, parseEquivalents, recordedEntry, type Equivalent, type StrykerReport } from './summary.ts';
+
+/** The committed list of recorded equivalents. */
+export const EQUIVALENTS_FILE = new URL('./equivalent-mutants.yaml', import.meta.url);
+
+/**
+ * The recorded equivalents as every reader takes them (npm run mutation and the tests of the committed file): yaml's
+ * own parse with its defaults, under which a duplicate key (a three-way merge once left two `reason`s in one entry)
+ * is an error, never a silent last-wins.
+ */
+export function readEquivalents(file: URL = EQUIVALENTS_FILE): Equivalent[] {
+  return parseEquivalents(parse(readFileSync(file, 'utf8')), file === EQUIVALENTS_FILE ? 'conformance/mutation/equivalent-mutants.yaml' : file.pathname);
+}
 
 export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Equivalent[], tests: { file: string; names: string[] }, keep: 'equivalents' | 'all' = 'equivalents'): { seed: R; seeded: number } {
   let seeded = 0;

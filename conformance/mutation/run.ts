@@ -20,9 +20,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
 import { catalogue } from '../catalogue.ts';
-import { equivalentSeed } from './recorded-equivalents.ts';
+import { equivalentSeed, readEquivalents } from './recorded-equivalents.ts';
 import { AREAS, mutateFor } from './scope.mjs';
 import { REPORT_DIR } from './settings.ts';
 import { census } from './census.ts';
@@ -30,7 +29,7 @@ import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contrac
 import { runContractMutation, type ContractRun } from './contract-mutation.ts';
 import { readContractEquivalents } from './contract-equivalents.ts';
 import { contractPart, headline, headlineMarkdown, withCommittedOwnTests, type Headline, type Provenance } from './headline.ts';
-import { parseEquivalents, summarise, summaryMarkdown, type Equivalent, type MutationSummary, type StrykerReport } from './summary.ts';
+import { summarise, summaryMarkdown, type MutationSummary, type StrykerReport } from './summary.ts';
 import { contractDocument } from '../../spec/contract.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -313,10 +312,6 @@ function checkTests(): { file: string; names: string[] } {
   const listed = spawnSync(process.execPath, [vitest, 'list', '--config', 'conformance/mutation/vitest.mutation.config.ts', '--json'], { cwd: ROOT, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`vitest list of ${file} exited ${listed.status ?? listed.signal}: ${listed.stderr}`);
   return { file, names: (JSON.parse(listed.stdout) as { name: string }[]).map((t) => t.name.split(' > ').join(' ')) };
-}
-
-function readEquivalents(): Equivalent[] {
-  return parseEquivalents(parse(readFileSync(new URL('./equivalent-mutants.yaml', import.meta.url), 'utf8')), 'conformance/mutation/equivalent-mutants.yaml');
 }
 
 /** The `mutate` list of stryker.config.mjs, as Stryker records it in its report. */

@@ -24,7 +24,7 @@ export function parameters(contract: Contract, op: Operation, ctx: Context): { p
   const input = { path: { ...(ctx.params as Record<string, unknown>) }, query: { ...ctx.query } as Record<string, unknown>, headers: ctx.headers as Record<string, unknown> };
   // Headers are checked where they have their own error code (Idempotency-Key, §4.5 rule 2).
   // The operation itself, never a per-request copy: the contract caches validators per operation (issue 17).
-  const errors = contract.checkParameters(op, input, ['path', 'query']);
+  const errors = contract.checkParameters(op, input);
   if (errors) throw new DomainError('VALIDATION_FAILED', errors);
   return { path: input.path, query: input.query };
 }
@@ -117,5 +117,5 @@ function replay(ctx: Context, answer: { status: number; body: string }): void {
  * lives): such a segment names no booking, so the read is 404 NOT_FOUND, never 422 (§4.2, §4.3; §7 maps no 422 to get).
  */
 function lookupRefused(contract: Contract, op: Operation, ctx: Context): boolean {
-  return contract.checkParameters(op, { path: { ...(ctx.params as Record<string, unknown>) } }, ['path']) !== null;
+  return contract.checkParameters(op, { path: { ...(ctx.params as Record<string, unknown>) } }) !== null;
 }
