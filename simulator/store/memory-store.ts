@@ -9,13 +9,6 @@ export class MemoryStore implements Store {
   /** Tables are created on first use: the domain names its tables, the store need not list them. */
   protected readonly tables = new Map<TableName, Map<string, unknown>>();
 
-  constructor(initial?: Partial<{ [T in TableName]: Record<string, Tables[T]> }>) {
-    for (const [table, rows] of Object.entries(initial ?? {})) {
-      const map = this.table(table as TableName);
-      for (const [key, value] of Object.entries(rows ?? {})) map.set(key, value);
-    }
-  }
-
   /** The map behind one table, created on first use. */
   protected table(name: TableName): Map<string, unknown> {
     let map = this.tables.get(name);
