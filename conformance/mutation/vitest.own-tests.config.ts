@@ -4,7 +4,8 @@
  * store, those that run the store in the test's own process, where Stryker
  * switches a mutant on. The store contract (memory, file and PostgreSQL
  * stores), the acknowledged-write and restart drills, the disk faults, and
- * how the domain enters a store's sections (store.test.ts).
+ * how the domain enters a store's sections (store.test.ts), the records a
+ * restart loads as text (lazy-table.test.ts).
  * Not here: the drills that start the simulator as a process (crash.test.ts,
  * data-dir-cli.test.ts, pg-processes.test.ts): a mutant Stryker switches in
  * its worker does not reach another process, so they could only pass.
@@ -13,6 +14,7 @@ import { defineConfig } from 'vitest/config';
 
 export const OWN_TESTS = [
   'simulator/store/store.test.ts',
+  'simulator/store/lazy-table.test.ts',
   'simulator/store/memory-store.test.ts',
   'simulator/store/file-store.test.ts',
   'simulator/store/acknowledged.test.ts',
