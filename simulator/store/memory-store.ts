@@ -85,7 +85,7 @@ class OverlayTransaction implements Transaction {
   values<T extends TableName>(table: T): Iterable<Tables[T]> {
     const m = this.overlay.get(table);
     if (!m) return this.store.values(table);
-    const merged = new Map<string, unknown>(this.committed.get(table) ?? []);
+    const merged = new Map<string, unknown>(this.committed.get(table));
     for (const [k, v] of m) v === DELETED ? merged.delete(k) : merged.set(k, v);
     return merged.values() as Iterable<Tables[T]>;
   }
