@@ -54,7 +54,11 @@ const store: StrykerReport = {
     'simulator/store/errors.ts': { source: 'c\r\nd\r\n', mutants: [mutant(1, 'Killed'), mutant(2, 'NoCoverage')] },
   },
 };
-const census = [1, 2, 3].flatMap((line) => ['simulator/store/lock.ts', 'simulator/store/errors.ts', 'simulator/store/journal.ts'].map((file) => ({ file, line, ignored: null })));
+// The census: the two mutants of each file run, three of a file not run yet.
+const census = [
+  ...[1, 2].flatMap((line) => ['simulator/store/lock.ts', 'simulator/store/errors.ts'].map((file) => ({ file, line, ignored: null }))),
+  ...[1, 2, 3].map((line) => ({ file: 'simulator/store/journal.ts', line, ignored: null })),
+];
 const lockRun = { command: 'npm run mutation -- --own-tests --mutate simulator/store/lock.ts', when: '2026-12-03', minutes: 4 };
 const errorsRun = { command: 'npm run mutation -- --own-tests --mutate simulator/store/errors.ts', when: '2026-12-03', minutes: 2 };
 
@@ -73,8 +77,14 @@ describe('the own tests\' score, made of runs of single files', () => {
     // Line endings apart, errors.ts is the code its run mutated.
     expect(changed).toEqual(['simulator/store/lock.ts']);
     const h = headline({ census, ownTests: { report: store, provenance: lockRun, changed }, equivalents: [] });
-    expect(h.areas.find((a) => a.area === 'store')).toMatchObject({ measuredFiles: 1, scored: 2, detected: 1, survived: 0, noCoverage: 1, notRun: 6, changed: ['simulator/store/lock.ts'] });
+    expect(h.areas.find((a) => a.area === 'store')).toMatchObject({ measuredFiles: 1, scored: 2, detected: 1, survived: 0, noCoverage: 1, notRun: 5, changed: ['simulator/store/lock.ts'] });
     expect(headlineMarkdown(h).join('\n')).toContain('Changed since their run, so out of the figures until run again (`npm run mutation -- --own-tests --mutate FILE`): `simulator/store/lock.ts`.');
+  });
+
+  it('a file whose results hold fewer mutants than the census makes there today is to run again too (carried over a diff of changed code)', () => {
+    const more = [...census, { file: 'simulator/store/errors.ts', line: 4, ignored: null }, { file: 'simulator/store/errors.ts', line: 5, ignored: 'wording' }];
+    const h = headline({ census: more, ownTests: { report: store, provenance: lockRun, changed: [] }, equivalents: [] });
+    expect(h.areas.find((a) => a.area === 'store')).toMatchObject({ measuredFiles: 1, scored: 2, detected: 1, survived: 1, noCoverage: 0, notRun: 3 + 3, changed: ['simulator/store/errors.ts'] });
   });
 
   it('a file that is gone is not "changed": the census no longer counts it', () => {

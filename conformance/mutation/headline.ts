@@ -62,7 +62,8 @@ export interface HeadlineInput {
   suite?: { report: StrykerReport; provenance: Provenance };
   /**
    * `changed`: files of the report whose code is no longer what the run mutated (changedSince): out of the figures, named
-   * in the row as to run again. The own tests' report is one incremental file that runs of single files add to.
+   * in the row as to run again (so is a file whose results hold fewer mutants than the census makes there today).
+   * The own tests' report is one incremental file that runs of single files add to.
    */
   ownTests?: { report: StrykerReport; provenance: Provenance; changed?: string[] };
   /** The contract run, the mutants recorded equivalent (contract-equivalents.yaml) and every mutant id of the document. */
@@ -109,7 +110,14 @@ export function ownTestsRun(before: Provenance | null, now: Provenance, files: s
 }
 
 export function headline(input: HeadlineInput): Headline {
-  const changed = new Set(input.ownTests?.changed ?? []);
+  // A file is to run again when its code changed since its run, or when its results hold fewer mutants than the census
+  // makes there today: a later run of another file carried them over Stryker's diff of the changed code, which drops
+  // the mutants of the lines that changed (and the new lines have none).
+  const census = new Map<string, number>();
+  for (const m of input.census) if (m.ignored === null) census.set(m.file, (census.get(m.file) ?? 0) + 1);
+  const short = Object.entries(input.ownTests?.report.files ?? {})
+    .filter(([file, f]) => f.mutants.filter((m) => m.status !== 'Ignored').length < (census.get(file) ?? 0)).map(([file]) => file);
+  const changed = new Set([...(input.ownTests?.changed ?? []), ...short]);
   const current = (killer: Area['killer']): StrykerReport | undefined => {
     if (killer === 'suite') return input.suite?.report;
     const report = input.ownTests?.report;
