@@ -5,6 +5,7 @@
  * why, how many no run has tested yet; then what is left out and why, and
  * the contract mutants per keyword. Data in, data and a page out.
  */
+import { posix } from 'node:path';
 import type { CensusMutant } from './census.ts';
 import type { ContractRun } from './contract-mutation.ts';
 import { contractScores } from './contract-mutation.ts';
@@ -21,6 +22,8 @@ export interface Provenance {
   note?: string;
   /** A whole run made of slices (`--area`): the run that last measured each area. */
   areas?: Record<string, Provenance>;
+  /** The own tests' score made of runs of single files (`--own-tests --mutate FILE`): the run that last measured each file. */
+  files?: Record<string, Provenance>;
 }
 
 export interface AreaRow {
@@ -39,9 +42,11 @@ export interface AreaRow {
   noCoverage: number;
   equivalent: number;
   notReached: number;
-  /** Mutants (not ignored) of files no run has measured yet. */
+  /** Mutants (not ignored) of files no run has measured yet, or whose code changed since their run. */
   notRun: number;
   score: number | null;
+  /** Files a run measured whose code has changed since: their results no longer describe the code (out of the row), to run again. */
+  changed?: string[];
 }
 
 export interface Headline {
@@ -55,7 +60,12 @@ export interface Headline {
 export interface HeadlineInput {
   census: CensusMutant[];
   suite?: { report: StrykerReport; provenance: Provenance };
-  ownTests?: { report: StrykerReport; provenance: Provenance };
+  /**
+   * `changed`: files of the report whose code is no longer what the run mutated (changedSince): out of the figures, named
+   * in the row as to run again (so is a file whose results hold fewer mutants than the census makes there today).
+   * The own tests' report is one incremental file that runs of single files add to.
+   */
+  ownTests?: { report: StrykerReport; provenance: Provenance; changed?: string[] };
   /** The contract run, the mutants recorded equivalent (contract-equivalents.yaml) and every mutant id of the document. */
   contract?: { run: ContractRun; provenance: Provenance; equivalents?: ContractEquivalent[]; ids?: string[] };
   equivalents: Equivalent[];
@@ -66,13 +76,59 @@ const areaOf = (file: string, line: number): Area | undefined => {
   return p && 'area' in p ? p.area : undefined;
 };
 
+/**
+ * The files of a report whose code today (`read`: undefined when the file is gone) is not the code the run mutated:
+ * their results are about code that no longer exists. Line endings aside, as Stryker's own diff.
+ */
+export function changedSince(report: StrykerReport, read: (file: string) => string | undefined): string[] {
+  const plain = (text: string) => text.replace(/\r\n/g, '\n');
+  return Object.entries(report.files)
+    .filter(([file, f]) => { const now = read(file); return now !== undefined && f.source !== undefined && plain(now) !== plain(f.source); })
+    .map(([file]) => file).sort();
+}
+
+/**
+ * The files an own-tests run measured: with no --mutate, every file of its report; else those its --mutate names
+ * (`FILE`, `FILE:FROM-TO`, or a glob matched against the report's files; `!…` excludes nothing here).
+ */
+export function filesRun(report: StrykerReport, mutate?: string): string[] {
+  const files = Object.keys(report.files);
+  if (mutate === undefined) return files.sort();
+  const patterns = mutate.split(',').map((p) => p.trim().replace(/:\d+(:\d+)?-\d+(:\d+)?$/, '')).filter((p) => p !== '' && !p.startsWith('!'));
+  // A named file needs no glob (path.matchesGlob is still experimental in Node 20 and warns).
+  return files.filter((f) => patterns.some((p) => p === f || (/[*?[{]/.test(p) && posix.matchesGlob(f, p)))).sort();
+}
+
+/**
+ * The own tests' provenance after a run (`now`) that measured `files`: the last run's record of every other file kept.
+ * A record from before the per-file one (a `--mutate FILE` run with no `files`) counts for the file it names.
+ */
+export function ownTestsRun(before: Provenance | null, now: Provenance, files: string[]): Provenance {
+  const named = before && !before.files ? /--own-tests --mutate (\S+)$/.exec(before.command)?.[1] : undefined;
+  const kept = before?.files ?? (named && !/[*?[{:,]/.test(named) ? { [named]: { command: before!.command, when: before!.when, ...(before!.minutes !== undefined ? { minutes: before!.minutes } : {}) } } : {});
+  return { ...now, files: { ...kept, ...Object.fromEntries(files.map((f) => [f, now])) } };
+}
+
 export function headline(input: HeadlineInput): Headline {
+  // A file is to run again when its code changed since its run, or when its results hold fewer mutants than the census
+  // makes there today: a later run of another file carried them over Stryker's diff of the changed code, which drops
+  // the mutants of the lines that changed (and the new lines have none).
+  const census = new Map<string, number>();
+  for (const m of input.census) if (m.ignored === null) census.set(m.file, (census.get(m.file) ?? 0) + 1);
+  const short = Object.entries(input.ownTests?.report.files ?? {})
+    .filter(([file, f]) => f.mutants.filter((m) => m.status !== 'Ignored').length < (census.get(file) ?? 0)).map(([file]) => file);
+  const changed = new Set([...(input.ownTests?.changed ?? []), ...short]);
+  const current = (killer: Area['killer']): StrykerReport | undefined => {
+    if (killer === 'suite') return input.suite?.report;
+    const report = input.ownTests?.report;
+    return report && { ...report, files: Object.fromEntries(Object.entries(report.files).filter(([file]) => !changed.has(file))) };
+  };
   const judged = (killer: Area['killer']) => {
-    const run = killer === 'suite' ? input.suite : input.ownTests;
-    return run ? judgeAll(run.report, input.equivalents) : [];
+    const report = current(killer);
+    return report ? judgeAll(report, input.equivalents) : [];
   };
   const byKiller = { suite: judged('suite'), 'own-tests': judged('own-tests') };
-  const measured = (killer: Area['killer']) => new Set(Object.keys((killer === 'suite' ? input.suite : input.ownTests)?.report.files ?? {}));
+  const measured = (killer: Area['killer']) => new Set(Object.keys(current(killer)?.files ?? {}));
   const areas = AREAS.map((area): AreaRow => {
     const inArea = input.census.filter((m) => areaOf(m.file, m.line) === area);
     const files = new Set(inArea.map((m) => m.file));
@@ -87,6 +143,7 @@ export function headline(input: HeadlineInput): Headline {
       equivalent: c.equivalent, notReached: c.notReached,
       notRun: inArea.filter((m) => m.ignored === null && !ran.has(m.file)).length,
       score: c.score,
+      ...(area.killer === 'own-tests' && [...files].some((f) => changed.has(f)) ? { changed: [...files].filter((f) => changed.has(f)).sort() } : {}),
     };
   });
   const reasons = new Map<string, number>();
@@ -145,6 +202,19 @@ function measuredBy(h: Headline): string[] {
   return [`The suite's areas, each as last measured: ${suiteAreas.map((a) => `${a}: ${slices[a] ? about(slices[a]) : 'not run'}`).join('; ')}.`, ''];
 }
 
+/**
+ * The own tests' score is made of runs of single files: which run last measured each file, and which files changed
+ * since their run (out of the figures until run again).
+ */
+function ownTestsFiles(h: Headline): string[] {
+  const files = h.provenance.ownTests?.files;
+  const changed = h.areas.flatMap((a) => a.changed ?? []);
+  return [
+    ...(files ? [`The own tests' files, each as last measured: ${Object.keys(files).sort().map((f) => `\`${f}\`: ${about(files[f]!)}`).join('; ')}.`, ''] : []),
+    ...(changed.length > 0 ? [`Changed since their run, so out of the figures until run again (\`npm run mutation -- --own-tests --mutate FILE\`): ${changed.map((f) => `\`${f}\``).join(', ')}.`, ''] : []),
+  ];
+}
+
 /** The page's first section: the table the docs quote. */
 export function headlineMarkdown(h: Headline): string[] {
   const total = (k: keyof AreaRow) => h.areas.reduce((n, a) => n + (a[k] as number), 0);
@@ -161,6 +231,7 @@ export function headlineMarkdown(h: Headline): string[] {
     `| left out (below) | | ${outsideTotal} | | | | | | | | | | |`,
     '',
     ...measuredBy(h),
+    ...ownTestsFiles(h),
     'A score is detected over detected, survived and not reached; it stands for the files a run measured, never for the area when "files run" is short of all. Notes: ' + h.areas.filter((a) => a.note).map((a) => `${a.area}: ${a.note}`).join('; ') + '.',
     '',
     '### Ignored, by reason',

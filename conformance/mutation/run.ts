@@ -7,12 +7,16 @@
  *   npm run mutation -- --mutate simulator/domain/pricing.ts    one file (or glob); leaves the incremental file alone
  *   npm run mutation -- --area protocol   one area of scope.mjs, as a slice of the whole run (incremental file and summary)
  *   npm run mutation -- --own-tests       the second score: the store, killed by the simulator's own tests
+ *   npm run mutation -- --own-tests --mutate simulator/store/lock.ts   one file of it, added to the others' last results
  *   npm run mutation -- --contract        the contract's mutants (spec/openapi.yaml), cached by document and sources
  *
  * Writes reports/mutation/ (Stryker's index.html and mutation.json,
  * summary.json and summary.md). A run over the whole scope also writes what
  * is committed: the summary, conformance/mutation/last-summary.{json,md},
  * and Stryker's incremental file, conformance/mutation/stryker-incremental.json.
+ * The own tests' runs are always incremental: each adds its files' results to
+ * conformance/mutation/stryker-own-tests-incremental.json (committed), which
+ * the summary reads, so runs of single files add up to one score.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +32,7 @@ import { census } from './census.ts';
 import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
 import { runContractMutation, type ContractRun } from './contract-mutation.ts';
 import { readContractEquivalents } from './contract-equivalents.ts';
-import { contractPart, headline, headlineMarkdown, withCommittedOwnTests, type Headline, type Provenance } from './headline.ts';
+import { changedSince, contractPart, filesRun, headline, headlineMarkdown, ownTestsRun, withCommittedOwnTests, type Headline, type Provenance } from './headline.ts';
 import { summarise, summaryMarkdown, type MutationSummary, type StrykerReport } from './summary.ts';
 import { contractDocument } from '../../spec/contract.ts';
 
@@ -36,6 +40,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LAST = new URL('./last-summary', import.meta.url);
 /** stryker.config.mjs's incrementalFile: the last whole run's results, committed. */
 const INCREMENTAL = join(ROOT, 'conformance/mutation/stryker-incremental.json');
+/** stryker.own-tests.config.mjs's incrementalFile: every own-tests run's results, each file as its last run left it, committed. */
+const OWN_INCREMENTAL = join(ROOT, 'conformance/mutation/stryker-own-tests-incremental.json');
 
 const SUITE_AREAS: string[] = AREAS.filter((a) => a.killer === 'suite').map((a) => a.area);
 
@@ -57,7 +63,10 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
                    slices that each finish). Areas: ${SUITE_AREAS.map((a) => JSON.stringify(a)).join(', ')}
   --concurrency N  Stryker's test-runner processes (default: one per core, one fewer above four cores)
   --own-tests      the second score instead (conformance/mutation/stryker.own-tests.config.mjs): the store,
-                   killed by the simulator's own tests; with --mutate, only those files
+                   killed by the simulator's own tests; with --mutate, only those files. Always incremental:
+                   each run adds its files' results to conformance/mutation/stryker-own-tests-incremental.json
+                   (the other files keep theirs), which --summary-only reads; a file whose code changed since
+                   its run is out of the figures, named as to run again
   --contract       the contract mutator instead: one-step mutants of the limits, defaults, enum values and
                    required entries of spec/openapi.yaml the simulator enforces, each against a simulator built
                    from it (results cached in conformance/mutation/contract-incremental.json); a run of every mutant
@@ -151,15 +160,20 @@ async function main(): Promise<number> {
   const full = args.mutate === undefined && area === undefined;
   let seeded: number | undefined;
   if (args['own-tests'] && !args['summary-only']) {
-    const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', ...(full ? ['--incremental'] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
+    // Incremental with --mutate too: Stryker 9 keeps, from the incremental file, the results of every file outside --mutate
+    // (diffed against today's code) and writes them back with this run's, so single files' runs add up to one result.
+    const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', '--incremental', ...(full ? [] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
+    const before = lastOwnTestsRun();
     const ran = spawnSync(process.execPath, [strykerBin(), ...flags], { cwd: ROOT, stdio: 'inherit' });
     if (ran.status !== 0) {
       process.stderr.write(`error: stryker exited ${ran.status ?? ran.signal}\n`);
       return 1;
     }
     const dir = join(ROOT, REPORT_DIR, 'own-tests');
-    writeFileSync(join(dir, 'run.json'), `${JSON.stringify({ command: `npm run mutation -- --own-tests${full ? '' : ` --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 })}\n`);
-    process.stdout.write(`\nthe simulator's own tests: ${REPORT_DIR}/own-tests/; npm run mutation -- --summary-only writes the summary\n`);
+    const report = JSON.parse(readFileSync(OWN_INCREMENTAL, 'utf8')) as StrykerReport;
+    const now: Provenance = { command: `npm run mutation -- --own-tests${full ? '' : ` --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
+    writeFileSync(join(dir, 'run.json'), `${JSON.stringify(ownTestsRun(before, now, filesRun(report, full ? undefined : args.mutate!)))}\n`);
+    process.stdout.write(`\nthe simulator's own tests: ${REPORT_DIR}/own-tests/ and conformance/mutation/stryker-own-tests-incremental.json; npm run mutation -- --summary-only writes the summary\n`);
     return 0;
   }
   if (!args['summary-only']) {
@@ -239,12 +253,23 @@ function lastAreaRuns(): Record<string, Provenance> {
   return Object.fromEntries((committed.headline?.areas ?? []).filter((a) => a.killer === 'suite' && a.measuredFiles > 0).map((a) => [a.area, whole]));
 }
 
-/** With no run of the suite's here, its figures are the committed incremental file's: the run the committed summary names. */
-function lastWholeRun(): { command: string; when: string; minutes?: number } {
+/**
+ * With no run of the suite's here, its figures are the committed incremental file's: the run the committed summary names,
+ * with the slices that last measured each area (a summary written again must not forget them).
+ */
+function lastWholeRun(): { command: string; when: string; minutes?: number; seeded?: number; areas?: Record<string, Provenance> } {
   const last = new URL(`${LAST.href}.json`);
   if (!existsSync(last)) return { command: 'npm run mutation -- --summary-only', when: new Date().toISOString().slice(0, 10) };
-  const { command, when, minutes } = JSON.parse(readFileSync(last, 'utf8')) as { command: string; when: string; minutes?: number };
-  return { command, when, ...(minutes !== undefined ? { minutes } : {}) };
+  const { command, when, minutes, seeded, areas } = JSON.parse(readFileSync(last, 'utf8')) as { command: string; when: string; minutes?: number; seeded?: number; areas?: Record<string, Provenance> };
+  return { command, when, ...(minutes !== undefined ? { minutes } : {}), ...(seeded !== undefined ? { seeded } : {}), ...(areas ? { areas } : {}) };
+}
+
+/** The own tests' last run, as this clone's report says or else the committed summary. */
+function lastOwnTestsRun(): Provenance | null {
+  const local = join(ROOT, REPORT_DIR, 'own-tests', 'run.json');
+  if (existsSync(local)) return JSON.parse(readFileSync(local, 'utf8')) as Provenance;
+  const last = new URL(`${LAST.href}.json`);
+  return existsSync(last) ? (JSON.parse(readFileSync(last, 'utf8')) as { headline?: Headline }).headline?.provenance.ownTests ?? null : null;
 }
 
 /** Stryker's command (the package exports no bin path: its `bin` from beside its package.json). */
@@ -272,7 +297,8 @@ function writeContractSection(part: NonNullable<Headline['contract']>, provenanc
 async function headlineOf(suite: { report: StrykerReport; provenance: Provenance }): Promise<Headline> {
   const dir = join(ROOT, REPORT_DIR);
   const read = <T>(file: string): T | undefined => (existsSync(join(dir, file)) ? JSON.parse(readFileSync(join(dir, file), 'utf8')) as T : undefined);
-  const own = read<StrykerReport>('own-tests/mutation.json');
+  // The own tests' results: the committed incremental file every run of theirs adds to (else an older run's report here).
+  const own = existsSync(OWN_INCREMENTAL) ? JSON.parse(readFileSync(OWN_INCREMENTAL, 'utf8')) as StrykerReport : read<StrykerReport>('own-tests/mutation.json');
   const local = read<ContractRun & Provenance>('contract.json');
   // A killer with no report here (a clone runs the suite's slices, not the store's hours or the contract's run) keeps the
   // figures of the committed summary, with the run that measured them: a suite run never erases another killer's score.
@@ -283,7 +309,7 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
   const h = headline({
     census: await census(),
     suite,
-    ...(own ? { ownTests: { report: own, provenance: read<Provenance>('own-tests/run.json') ?? { command: 'npm run mutation -- --own-tests', when: '?' } } } : {}),
+    ...(own ? { ownTests: { report: own, provenance: lastOwnTestsRun() ?? { command: 'npm run mutation -- --own-tests', when: '?' }, changed: changedSince(own, (file) => (existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : undefined)) } } : {}),
     ...(contract ? { contract: { ...contract, equivalents: readContractEquivalents(), ids: contractMutants(contractDocument()).map((m) => m.id) } } : {}),
     equivalents: readEquivalents(),
   });

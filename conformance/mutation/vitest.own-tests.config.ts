@@ -3,7 +3,11 @@
  * `npm run mutation -- --own-tests`): the simulator's own tests of the
  * store, those that run the store in the test's own process, where Stryker
  * switches a mutant on. The store contract (memory, file and PostgreSQL
- * stores), the acknowledged-write and restart drills, the disk faults.
+ * stores), the acknowledged-write and restart drills, the disk faults, and
+ * how the domain enters a store's sections (store.test.ts), the records a
+ * restart loads as text (lazy-table.test.ts), the file-system steps
+ * durability rests on (durable-fs.test.ts), the data directory's lock
+ * (lock.test.ts).
  * Not here: the drills that start the simulator as a process (crash.test.ts,
  * data-dir-cli.test.ts, pg-processes.test.ts): a mutant Stryker switches in
  * its worker does not reach another process, so they could only pass.
@@ -11,6 +15,10 @@
 import { defineConfig } from 'vitest/config';
 
 export const OWN_TESTS = [
+  'simulator/store/store.test.ts',
+  'simulator/store/lazy-table.test.ts',
+  'simulator/store/durable-fs.test.ts',
+  'simulator/store/lock.test.ts',
   'simulator/store/memory-store.test.ts',
   'simulator/store/file-store.test.ts',
   'simulator/store/acknowledged.test.ts',

@@ -10,8 +10,9 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ACK_FILE, readAckMark } from './ack-mark.ts';
+import { ACK_FILE, AckMarkWriter, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { StoreDamagedError } from './errors.ts';
 import { FileStore, type FileStoreOptions } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
@@ -113,6 +114,84 @@ describe('after a kill, only the unacknowledged tail may be missing', () => {
     opened.transaction((tx) => tx.put('bookings', '5031', sampleBooking(5031)));
     await opened.close();
     expect((await openStore(dir, ISSUED)).size('bookings')).toBe(31);
+  });
+});
+
+describe('a mark torn by a power loss proves nothing, and is never taken for a proof', () => {
+  /** A mark line whose checksum is right for whatever body it carries. */
+  const signed = (body: string) => `${crc32(body).toString(16).padStart(8, '0')} ${body}\n`;
+  const FORMAT = 'partner-api-simulator/acknowledged';
+  /** A right checksum written in capitals, over a body that holds eight lower-case hex digits and a space. */
+  function capitalChecksum(): string {
+    for (let n = 0; ; n++) {
+      const line = signed(JSON.stringify({ format: FORMAT, n, issued: { 'abcdef01 x': 1 } }));
+      if (/[a-f]/.test(line.slice(0, 8))) return line.slice(0, 8).toUpperCase() + line.slice(8);
+    }
+  }
+  it.each([
+    ['a byte of its body changed', encodeAckMark({ n: 30, issued: { 'counter:booking': 5030 } }).replace('5030', '5031')],
+    ['its checksum changed', encodeAckMark({ n: 30, issued: {} }).replace(/^./, (c) => (c === '0' ? '1' : '0'))],
+    ['no checksum', `${JSON.stringify({ format: FORMAT, n: 30, issued: {} })}\n`],
+    // Right but in capitals, with eight hex digits and a space further on: the checksum is the line's first eight characters, lower case.
+    ['its checksum in capitals', capitalChecksum()],
+    ['no space after its checksum', signed(JSON.stringify({ format: FORMAT, n: 30, issued: {} })).replace(' ', '\t')],
+    ['cut inside its checksum', encodeAckMark({ n: 30, issued: {} }).slice(0, 5)],
+    ['empty', ''],
+    ['a checked body that is not JSON', signed('{"format":')],
+    ['another format', signed(JSON.stringify({ format: 'partner-api-simulator/manifest', n: 30, issued: {} }))],
+    ['no transaction number', signed(JSON.stringify({ format: FORMAT, issued: {} }))],
+    ['a fractional transaction number', signed(JSON.stringify({ format: FORMAT, n: 29.5, issued: {} }))],
+    ['the transaction number as text', signed(JSON.stringify({ format: FORMAT, n: '30', issued: {} }))],
+    ['no ids issued', signed(JSON.stringify({ format: FORMAT, n: 30 }))],
+    ['ids issued as null', signed(JSON.stringify({ format: FORMAT, n: 30, issued: null }))],
+    ['ids issued as a number', signed(JSON.stringify({ format: FORMAT, n: 30, issued: 5030 }))],
+  ])('a mark with %s reads as damaged', (_name, text) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, ACK_FILE), text);
+    expect(readAckMark(dir)).toBe('damaged');
+  });
+
+  it('no mark (a directory from before marks) reads as none; a whole one reads back, its newline optional', () => {
+    const dir = tempDir();
+    expect(readAckMark(dir)).toBeNull();
+    writeFileSync(join(dir, ACK_FILE), signed(JSON.stringify({ format: FORMAT, n: 0, issued: { 'sequence:1': 61 } })).trimEnd());
+    expect(readAckMark(dir)).toEqual({ n: 0, issued: { 'sequence:1': 61 } });
+  });
+
+  it('a checksum that begins with 0 is written with all eight digits and reads back', () => {
+    let n = 0;
+    while (crc32(JSON.stringify({ format: FORMAT, n, issued: {} })) >= 0x10000000) n++;
+    const dir = tempDir();
+    writeFileSync(join(dir, ACK_FILE), encodeAckMark({ n, issued: {} }));
+    expect(readFileSync(join(dir, ACK_FILE), 'latin1')).toMatch(/^0[0-9a-f]{7} \{/);
+    expect(readAckMark(dir)).toEqual({ n, issued: {} });
+  });
+
+  it('the mark is rewritten in place: a shorter mark over a longer one reads as the shorter, names in any script', () => {
+    const dir = tempDir();
+    const writer = AckMarkWriter.open(dir);
+    writer.write({ n: 123456, issued: { 'counter:booking': 5030, 'sequence:1': 61, 'sequence:2': 7 } });
+    writer.write({ n: 7, issued: { 'counter:बुकिंग': 1 } });
+    writer.close();
+    expect(readFileSync(join(dir, ACK_FILE), 'utf8').startsWith(encodeAckMark({ n: 7, issued: { 'counter:बुकिंग': 1 } }))).toBe(true);
+    expect(readAckMark(dir)).toEqual({ n: 7, issued: { 'counter:बुकिंग': 1 } });
+    // Opened again, it keeps the file and writes over it.
+    const again = AckMarkWriter.open(dir);
+    again.write({ n: 8, issued: {} });
+    again.close();
+    expect(readAckMark(dir)).toEqual({ n: 8, issued: {} });
+  });
+
+  it('after a kill with the mark torn, the store opens on the journal\'s own checks with every record, and says the mark proved nothing', async () => {
+    const { dir } = await thirtyAcknowledged();
+    writeFileSync(join(dir, ACK_FILE), readFileSync(join(dir, ACK_FILE), 'latin1').replace('5030', '5031'), 'latin1');
+    const opened = await openStore(dir, ISSUED);
+    expect(opened.report.ackMarkDamaged).toBe(true);
+    expect(opened.size('bookings')).toBe(30);
+    // The next flush writes a whole mark again.
+    opened.transaction((tx) => tx.put('bookings', '5031', sampleBooking(5031)));
+    await opened.flush();
+    expect(readAckMark(dir)).toMatchObject({ n: 31 });
   });
 });
 

@@ -501,6 +501,40 @@ describe('FileStore manifest: a missing, emptied or shortened journal is a named
     expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]), 'the files are left as found').toEqual(before);
   });
 
+  it('writes the manifest as one JSON line of its format: the newest generation, headers from the first (0), and the last transaction of a clean close', async () => {
+    const dir = await snapshotAndJournal();
+    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe('{"format":"partner-api-simulator/manifest","generation":1,"headers_from":0,"closed_at":58}\n');
+  });
+
+  it('opens again a store closed before its first transaction (the manifest\'s counts begin at 0)', async () => {
+    const dir = tempDir();
+    await (await FileStore.open(dir)).close();
+    expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).closed_at).toBe(0);
+    const store = await openStore(dir);
+    expect(store.size('bookings')).toBe(0);
+  });
+
+  const manifest = { format: 'partner-api-simulator/manifest', generation: 1, headers_from: 1, closed_at: 58 };
+  it.each([
+    ['not JSON', '{"format":"partner-api-simulator/manifest",', /manifest\.json is damaged and cannot be loaded \(not JSON: /],
+    ['JSON null', 'null', /not a manifest/],
+    ['of another format', JSON.stringify({ ...manifest, format: 'partner-api-simulator/state' }), /not a manifest/],
+    ['without a generation', JSON.stringify({ ...manifest, generation: undefined }), /not a manifest/],
+    ['with a negative generation', JSON.stringify({ ...manifest, generation: -1 }), /not a manifest/],
+    ['with a fractional headers_from', JSON.stringify({ ...manifest, headers_from: 1.5 }), /not a manifest/],
+    ['with closed_at as text', JSON.stringify({ ...manifest, closed_at: '58' }), /not a manifest/],
+    ['without closed_at', JSON.stringify({ ...manifest, closed_at: undefined }), /not a manifest/],
+  ])('refuses a manifest %s: it names the file and never guesses which journal is the newest', async (_name, text, message) => {
+    const dir = await snapshotAndJournal();
+    writeFileSync(join(dir, 'manifest.json'), text);
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    await expect(FileStore.open(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    await expect(FileStore.open(dir)).rejects.toThrow(message);
+    await expect(FileStore.open(dir)).rejects.toThrow(`${join(dir, 'manifest.json')} is damaged and cannot be loaded`);
+    await expect(FileStore.open(dir)).rejects.toThrow(/restore the file from a backup, or move the data directory away to start afresh/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]), 'the files are left as found').toEqual(before);
+  });
+
   it('refuses the journal of the snapshot deleted even without a manifest', async () => {
     const dir = await snapshotAndJournal();
     rmSync(join(dir, 'manifest.json'));

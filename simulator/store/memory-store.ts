@@ -9,13 +9,6 @@ export class MemoryStore implements Store {
   /** Tables are created on first use: the domain names its tables, the store need not list them. */
   protected readonly tables = new Map<TableName, Map<string, unknown>>();
 
-  constructor(initial?: Partial<{ [T in TableName]: Record<string, Tables[T]> }>) {
-    for (const [table, rows] of Object.entries(initial ?? {})) {
-      const map = this.table(table as TableName);
-      for (const [key, value] of Object.entries(rows ?? {})) map.set(key, value);
-    }
-  }
-
   /** The map behind one table, created on first use. */
   protected table(name: TableName): Map<string, unknown> {
     let map = this.tables.get(name);
@@ -92,7 +85,7 @@ class OverlayTransaction implements Transaction {
   values<T extends TableName>(table: T): Iterable<Tables[T]> {
     const m = this.overlay.get(table);
     if (!m) return this.store.values(table);
-    const merged = new Map<string, unknown>(this.committed.get(table) ?? []);
+    const merged = new Map<string, unknown>(this.committed.get(table));
     for (const [k, v] of m) v === DELETED ? merged.delete(k) : merged.set(k, v);
     return merged.values() as Iterable<Tables[T]>;
   }
