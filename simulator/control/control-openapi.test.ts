@@ -92,6 +92,26 @@ describe('spec/control-openapi.yaml', () => {
     expect((await h.api('get', '/me')).headers['x-ratelimit-limit']).toBe('77');
     expect((await call('get', `/integrations/${slug}/rate-limit`)).body.data.rate_limit).toEqual({ limit: 77, window_seconds: 45 });
 
+    // coverage.set reads the coverage in force too (the partner API shows only its count), so a run can put it back.
+    const coverage = (await call('get', `/integrations/${slug}/coverage`)).body.data.coverage as number[];
+    expect(coverage).toEqual(main.properties.map((p) => p.doorloom_id));
+    expect((await call('put', `/integrations/${slug}/coverage`, { property_ids: coverage.filter((p) => p !== property) })).status).toBe(200);
+    expect((await h.api('get', '/me')).body.data.covered_properties).toBe(coverage.length - 1);
+    expect((await h.api('get', `/properties/${property}/availability?from=2026-11-01&to=2026-11-01`)).status).toBe(404);
+    expect((await call('put', `/integrations/${slug}/coverage`, { property_ids: coverage })).status).toBe(200);
+    expect((await call('put', `/integrations/${slug}/coverage`, { property_ids: 'all' })).status).toBe(422);
+    expect((await h.api('get', '/me')).body.data.covered_properties).toBe(coverage.length);
+    // property.archive and unit.deactivate, and their ways back: what a create is refused with meanwhile.
+    const booked = (body: object) => h.api('post', '/bookings').set('Idempotency-Key', newKey()).send(h.bookingBody({ check_in: '2026-12-20', check_out: '2026-12-21', ...body }));
+    expect((await call('post', `/properties/${property}/archive`)).status).toBe(200);
+    expect((await booked({ property: { doorloom_id: property } })).body.code).toBe('PROPERTY_ARCHIVED');
+    expect((await call('post', `/properties/${property}/unarchive`)).status).toBe(200);
+    const unit = main.properties.find((p) => p.doorloom_id === property)!.units.find((u) => u.active)!.inventory_id;
+    expect((await call('post', `/units/${unit}/deactivate`)).status).toBe(200);
+    expect((await booked({ property: { doorloom_id: property }, units: [{ adults: 1, inventory_id: unit }] })).body.code).toBe('UNIT_INACTIVE');
+    expect((await call('post', `/units/${unit}/activate`)).status).toBe(200);
+    expect((await booked({ property: { doorloom_id: property }, units: [{ adults: 1, inventory_id: unit }] })).status).toBe(201);
+
     for (const [action, body, type] of [
       ['rates', { from: '2026-11-01', to: '2026-11-02', base_rate: 7000 }, 'rates.changed'],
       ['restrictions', { from: '2026-11-01', to: '2026-11-02', min_stay: 2 }, 'restrictions.changed'],
@@ -129,6 +149,8 @@ describe('spec/control-openapi.yaml', () => {
     expect((await call('post', '/integrations/no-such-slug/pause')).status).toBe(404);
     expect((await call('put', `/properties/${property}/rates`, { from: 'soon', to: '2026-11-02' })).status).toBe(422);
     expect((await call('post', '/bookings/999999999/status', { status: 'cancelled' })).status).toBe(404);
+    expect((await call('post', '/units/999999999/deactivate')).status).toBe(404);
+    expect((await call('post', '/properties/999999999/archive')).status).toBe(404);
     expect((await call('get', '/capabilities', undefined, null)).status).toBe(401);
     expect((await call('post', `/integrations/${slug}/pause`, undefined, 'dlk_not_the_token')).status).toBe(401);
     const unknown = await control(h, 'get', '/no/such/route');

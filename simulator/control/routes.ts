@@ -1,7 +1,8 @@
 /**
  * The staging control plane under /_control/v1 (spec/control-openapi.yaml):
  * the platform actions a conformance run needs, addressed as a partner sees
- * things (integration slug, property doorloom_id, booking id). Each action is
+ * things (integration slug, property doorloom_id, unit inventory_id, booking
+ * id). Each action is
  * the staff plane's own route, reached under its staff path, so the control
  * plane has exactly the staff plane's validation and effects and no second
  * implementation of either. Guarded by the staff token.
@@ -25,6 +26,8 @@ interface ControlRoute {
 
 /** rate-limit.set's two operations (the GET reads the limit in force) share the one name. */
 const RATE_LIMIT_SET = 'rate-limit.set';
+/** coverage.set's two operations (the GET reads the coverage in force) share the one name. */
+const COVERAGE_SET = 'coverage.set';
 
 /** Every operation of spec/control-openapi.yaml (control/control-openapi.test.ts keeps the two equal); an action may have more than one. */
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
@@ -38,6 +41,13 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   // The limit in force is part of the action (the staff view of the integration holds it): a run that lowers it reads it first, to put it back.
   { action: RATE_LIMIT_SET, method: 'get', path: '/integrations/:slug/rate-limit', staff: (p, id) => `/integrations/${id(p.slug!)}` },
   { action: RATE_LIMIT_SET, method: 'put', path: '/integrations/:slug/rate-limit', staff: (p, id) => `/integrations/${id(p.slug!)}/rate-limit` },
+  // The coverage in force is part of the action (the staff view of the integration holds it): the partner API shows only its count (§2.1), so a run that narrows it reads it first, to put it back.
+  { action: COVERAGE_SET, method: 'get', path: '/integrations/:slug/coverage', staff: (p, id) => `/integrations/${id(p.slug!)}` },
+  { action: COVERAGE_SET, method: 'put', path: '/integrations/:slug/coverage', staff: (p, id) => `/integrations/${id(p.slug!)}/coverage` },
+  { action: 'property.archive', method: 'post', path: '/properties/:property_id/archive', staff: (p) => `/properties/${p.property_id}/archive` },
+  { action: 'property.unarchive', method: 'post', path: '/properties/:property_id/unarchive', staff: (p) => `/properties/${p.property_id}/unarchive` },
+  { action: 'unit.deactivate', method: 'post', path: '/units/:inventory_id/deactivate', staff: (p) => `/units/${p.inventory_id}/deactivate` },
+  { action: 'unit.activate', method: 'post', path: '/units/:inventory_id/activate', staff: (p) => `/units/${p.inventory_id}/activate` },
   { action: 'api-key.rotate', method: 'post', path: '/integrations/:slug/rotate-api-key', staff: (p, id) => `/integrations/${id(p.slug!)}/rotate-api-key` },
   { action: 'webhook-secret.rotate', method: 'post', path: '/integrations/:slug/rotate-webhook-secret', staff: (p, id) => `/integrations/${id(p.slug!)}/rotate-webhook-secret` },
   { action: 'nights.set', method: 'put', path: '/properties/:property_id/nights', staff: (p) => `/properties/${p.property_id}/nights` },
