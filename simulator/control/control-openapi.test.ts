@@ -1,7 +1,7 @@
 /**
  * spec/control-openapi.yaml is the contract a platform can offer on staging,
  * and the simulator implements all of it: the document is valid OpenAPI 3.1,
- * its operations are exactly CONTROL_ROUTES (each with its x-action), the
+ * its operations are exactly controlRoutes() (each with its x-action), the
  * capabilities list every action, every action answers its documented shape
  * and has the effect a partner sees through the partner API, and refusals
  * answer the error envelope.
@@ -13,7 +13,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { CONTROL_ROOT } from '../http/app.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
-import { CONTROL_ROUTES, OFFERED_ACTIONS } from './routes.ts';
+import { controlRoutes, offeredActions } from './routes.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const SPEC_PATH = fileURLToPath(new URL('../../spec/control-openapi.yaml', import.meta.url));
@@ -39,11 +39,11 @@ describe('spec/control-openapi.yaml', () => {
 
   it('documents exactly the routes the simulator serves, each naming its action, and the action list is the capabilities enum', async () => {
     const ops = await documented();
-    const served = CONTROL_ROUTES.map((r) => `${r.method} ${r.path.replace(/:([a-z_]+)/g, '{$1}')} ${r.action}`);
+    const served = controlRoutes().map((r) => `${r.method} ${r.path.replace(/:([a-z_]+)/g, '{$1}')} ${r.action}`);
     expect(ops.filter((o) => o.action).map((o) => `${o.method} ${o.path} ${o.action}`).sort()).toEqual(served.sort());
     expect(ops.filter((o) => !o.action).map((o) => `${o.method} ${o.path}`)).toEqual(['get /capabilities']);
     const doc = (await SwaggerParser.parse(SPEC_PATH)) as Json;
-    expect([...doc.components.schemas.ActionName.enum].sort()).toEqual([...OFFERED_ACTIONS].sort());
+    expect([...doc.components.schemas.ActionName.enum].sort()).toEqual(offeredActions().sort());
   });
 
   it('a tour of every action: documented statuses and shapes, and the effect a partner sees', async () => {
@@ -65,7 +65,7 @@ describe('spec/control-openapi.yaml', () => {
     const property = main.properties.find((p) => !p.archived)!.doorloom_id;
     const last = async () => (await h.api('get', '/me')).body.data.webhook.last_sequence as number;
 
-    expect((await call('get', '/capabilities')).body.data.actions).toEqual(OFFERED_ACTIONS);
+    expect((await call('get', '/capabilities')).body.data.actions).toEqual(offeredActions());
 
     expect((await call('post', `/integrations/${slug}/pause`)).status).toBe(200);
     expect((await h.api('get', '/me')).body.data.status).toBe('paused');

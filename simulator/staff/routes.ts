@@ -250,14 +250,15 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
   for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
     router.post(`/properties/:id/${action}`, async (ctx) => {
       await readNothing(ctx);
-      ok(ctx, success(archived ? 'Property archived.' : 'Property restored.', store.transaction((tx) => setArchived(tx, { changes }, id(ctx), archived))));
+      // The message names the action done (its wording is no rule, §7): one template, not a choice to mutate.
+      ok(ctx, success(`Property ${action}d.`, store.transaction((tx) => setArchived(tx, { changes }, id(ctx), archived))));
     });
   }
 
   for (const [action, active] of [['deactivate', false], ['activate', true]] as const) {
     router.post(`/units/:id/${action}`, async (ctx) => {
       await readNothing(ctx);
-      ok(ctx, success(active ? 'Unit activated.' : 'Unit deactivated.', store.transaction((tx) => setUnitActive(tx, { changes }, id(ctx), active, horizon()))));
+      ok(ctx, success(`Unit ${action}d.`, store.transaction((tx) => setUnitActive(tx, { changes }, id(ctx), active, horizon()))));
     });
   }
 
