@@ -169,8 +169,8 @@ export const integrationRecordChecks = [
     },
   }),
   defineCheck({
-    id: 'integration.disabled-one-of-two', title: 'Staff disabling another integration disables that one alone: its key answers 403 INTEGRATION_DISABLED, this one keeps working and stays active', suite,
-    clauses: ['3.1.T5', '3.1.R1'], level: 'normative', needs: ['read', control('integration.disable'), control('integration.enable')], wants: ['otherApiKey'],
+    id: 'integration.disabled-one-of-two', title: 'Staff disabling another integration disables that one alone: its key answers 403 INTEGRATION_DISABLED, this one keeps working and is not disabled', suite,
+    clauses: ['3.1.T6', '3.1.T5'], level: 'normative', needs: ['read', control('integration.disable'), control('integration.enable')], wants: ['otherApiKey'],
     async run(ctx) {
       const other = ctx.target.otherApiKey;
       if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config, or PARTNER_OTHER_API_KEY)");
@@ -188,9 +188,10 @@ export const integrationRecordChecks = [
       await staff.enableIntegration();
       disabled = false;
       expectStatus(ctx, theirAnswer, 403, 'INTEGRATION_DISABLED', '3.1.T5', "the second integration's GET /me after staff disabled it");
-      // §3.1: disabled is the state of the integration staff turned off; this one is still active and its API works.
-      if (mine.status !== 200 || mine.body?.data?.status !== 'active') {
-        ctx.fail('OtherIntegrationDisabled', `${describe(mine)}${mine.status === 200 ? ` with status ${JSON.stringify(mine.body?.data?.status)}` : ''} for GET /me after staff disabled another integration`, 'this integration untouched: 200 with status active (while active the API works, §3.1)', '3.1.R1');
+      // §3.1: disabled is the state of the integration staff turned off; this one is not disabled and its API works
+      // (active or paused alike keep full API access).
+      if (mine.status !== 200 || mine.body?.data?.status === 'disabled') {
+        ctx.fail('OtherIntegrationDisabled', `${describe(mine)}${mine.status === 200 ? ` with status ${JSON.stringify(mine.body?.data?.status)}` : ''} for GET /me after staff disabled another integration`, 'this integration untouched: GET /me 200, its status not disabled (staff disabled another one; an active or paused integration keeps API access, §3.1)', '3.1.T6');
       }
     },
   }),
