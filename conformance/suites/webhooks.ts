@@ -452,7 +452,8 @@ export const webhookChecks = [
       receiver.setMode('ok');
       const url = gone.webhook.url as string;
       // Neither the same URL set again nor the subscription set as it was is a new webhook URL (the assumption's way out
-      // of a gone pause, beside a resume): the pause holds.
+      // of a gone pause, beside a resume): the pause holds. The endpoint answers 2xx again by now, which by the same
+      // assumption changes nothing (no probe ends a gone pause), and a resume wrongly made shows before any 410 re-pauses it.
       if (ctx.control!.offers('webhook.set-event-types')) await ctx.control!.setEventTypes(gone.webhook.event_types);
       await ctx.control!.setWebhookUrl(url);
       const held = (await ctx.api.get('/me')).body.data;
