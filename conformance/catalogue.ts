@@ -8,6 +8,7 @@ import { paginationChecks } from './suites/pagination.ts';
 import { schemaChecks } from './suites/schema.ts';
 import { errorMappingChecks } from './suites/error-mapping.ts';
 import { validationChecks } from './suites/validation.ts';
+import { hostChangeChecks } from './suites/host-changes.ts';
 import { externalIdLengthChecks } from './suites/external-id-length.ts';
 import { fieldRuleChecks } from './suites/field-rules.ts';
 import { createLimitChecks } from './suites/create-limits.ts';
@@ -26,7 +27,7 @@ import { dotSegmentChecks } from './suites/dot-segments.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...visibilityChecks, ...validationChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...visibilityChecks, ...validationChecks, ...hostChangeChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...integrationRecordChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

@@ -12,6 +12,7 @@ import { ApiClient, ExchangeLog, type RequestOptions } from './client.ts';
 /** The actions of spec/control-openapi.yaml (conformance/control.test.ts keeps the two equal). */
 export const CONTROL_ACTIONS = [
   'delivery.pause', 'delivery.resume', 'delivery.ping', 'webhook.set-url', 'webhook.set-event-types', 'integration.disable', 'integration.enable', 'rate-limit.set', 'api-key.rotate', 'webhook-secret.rotate',
+  'coverage.set', 'property.archive', 'property.unarchive', 'unit.deactivate', 'unit.activate',
   'nights.set', 'rates.set', 'restrictions.set', 'booking.status', 'booking.dates', 'clock.advance', 'api.switch', 'create.latency',
 ] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
@@ -57,10 +58,15 @@ export class ControlClient {
   /** Whether a clock answer has been read yet: until then `platformNow` knows nothing the target's Date headers do not. */
   clockRead = false;
 
-  constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, log: ExchangeLog, secrets: string[], credentialName?: (sent: string) => string | undefined) {
+  constructor(private readonly plane: ControlPlane, private readonly api: ApiClient, private readonly log: ExchangeLog, private readonly secrets: string[], private readonly credentialName?: (sent: string) => string | undefined) {
     // The control plane's token is named as such, even where it is also the run's non-integration token (in-process: the staff token).
     const named = (sent: string) => (sent.includes(plane.token) ? CREDENTIAL_VARIABLES.controlToken : credentialName?.(sent));
     this.http = new ApiClient({ baseUrl: plane.url, token: plane.token, secrets, log, credentialName: named, untimed: true });
+  }
+
+  /** The same control plane acting on the integration whose API key is `apiKey` (its slug read from its own GET /me). */
+  forIntegration(apiKey: string): ControlClient {
+    return new ControlClient(this.plane, this.api.withToken(apiKey), this.log, this.secrets, this.credentialName);
   }
 
   offers(action: ControlAction): boolean {
@@ -125,6 +131,40 @@ export class ControlClient {
       throw new ControlError(`control rate-limit.set (GET ${path}) answered ${res.status}${res.body?.code ? ` ${res.body.code}` : ''}, not data.rate_limit {limit, window_seconds}: ${res.text.slice(0, 200)}`);
     }
     return { limit: found.limit, window_seconds: found.window_seconds };
+  }
+
+  /**
+   * The integration's coverage in force, by doorloom_id (GET of coverage.set), so a check that narrows it puts back
+   * what it found: the partner API shows only its count (§2.1 covered_properties).
+   */
+  async coverage(): Promise<number[]> {
+    const path = `/integrations/${encodeURIComponent(await this.integrationSlug('coverage.set'))}/coverage`;
+    const found = ((await this.call('coverage.set', 'GET', path)) as { coverage?: unknown } | undefined)?.coverage;
+    if (!Array.isArray(found) || !found.every((p) => Number.isInteger(p))) throw new ControlError(`control coverage.set (GET ${path}) answered no data.coverage array of property ids`);
+    return found as number[];
+  }
+
+  /** Sets the properties the integration can touch (§1: staff set coverage); a PUT, so sent again when its connection closed before any answer. */
+  setCoverage(propertyIds: number[]): Promise<unknown> {
+    return this.integration('coverage.set', 'PUT', 'coverage', { property_ids: propertyIds });
+  }
+
+  // Archive and unarchive, deactivate and activate each set a state (spec/control-openapi.yaml): sent again as pause is.
+
+  archiveProperty(property: number): Promise<unknown> {
+    return this.call('property.archive', 'POST', `/properties/${property}/archive`, undefined, { idempotent: true });
+  }
+
+  unarchiveProperty(property: number): Promise<unknown> {
+    return this.call('property.unarchive', 'POST', `/properties/${property}/unarchive`, undefined, { idempotent: true });
+  }
+
+  deactivateUnit(unit: number): Promise<unknown> {
+    return this.call('unit.deactivate', 'POST', `/units/${unit}/deactivate`, undefined, { idempotent: true });
+  }
+
+  activateUnit(unit: number): Promise<unknown> {
+    return this.call('unit.activate', 'POST', `/units/${unit}/activate`, undefined, { idempotent: true });
   }
 
   async rotateApiKey(): Promise<string> {

@@ -3,15 +3,17 @@
  * no webhook URL means nothing is delivered until one is registered; the
  * subscription is all six types unless staff narrowed it, and only
  * subscribed types are recorded; a disabled integration answers 403 on every
- * call and records no events. Each needs the control plane's action for what
- * staff do (spec/control-openapi.yaml) and puts the record back afterwards.
+ * call and records no events, and disabling one integration leaves another
+ * working; a property staff take out of coverage is out of the integration's
+ * reach (§1). Each needs the control plane's action for what staff do
+ * (spec/control-openapi.yaml) and puts the record back afterwards.
  */
 import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { EVENT_TYPES } from '../../spec/document-tables.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import type { Response } from '../client.ts';
-import { allEvents, bookingBody, changeEvent, changeRates, createBooking, describe, everyOperation, horizonStay, knownProperty, recorded, rowsFor } from './support.ts';
+import { allEvents, bookingBody, changeEvent, changeRates, createBooking, describe, everyOperation, farStay, horizonStay, knownProperty, recorded, rowsFor } from './support.ts';
 import { drained, ensureDelivered, notDelivered, receiverFor, watchForAbsence } from './receiver.ts';
 import { SYNC_INTERVAL_SECONDS } from '../sync-allowance.ts';
 
@@ -164,6 +166,70 @@ export const integrationRecordChecks = [
       if (rows.length > 1) {
         ctx.fail('EventRecordedWhileDisabled', `${rows.length} rates.changed events (${rows.map((r) => r.sequence).join(', ')}) for ${w.from}..${w.to}: one for the change made while the integration was disabled (${describe(answers[0]![1])} to GET /me then)`, 'no events are recorded while disabled: only the change made after enabling has one', '3.1.T5');
       }
+    },
+  }),
+  defineCheck({
+    id: 'integration.disabled-one-of-two', title: 'Staff disabling another integration disables that one alone: its key answers 403 INTEGRATION_DISABLED, this one keeps working and is not disabled', suite,
+    clauses: ['3.1.T6', '3.1.T5'], level: 'normative', needs: ['read', control('integration.disable'), control('integration.enable')], wants: ['otherApiKey'],
+    async run(ctx) {
+      const other = ctx.target.otherApiKey;
+      if (!other) throw new NotApplicable("needs another integration's API key on the same deployment (otherApiKey in --config, or PARTNER_OTHER_API_KEY)");
+      const theirs = await ctx.api.get('/me', { token: other });
+      if (theirs.status !== 200) throw new NotApplicable(`the second integration's GET /me answered ${describe(theirs)}: it is not an active integration to disable`);
+      // The control plane addresses the second integration by its own slug (spec/control-openapi.yaml Addressing).
+      const staff = ctx.control!.forIntegration(other);
+      await staff.disableIntegration();
+      let disabled = true;
+      ctx.cleanup.unshift(async () => {
+        if (disabled) await staff.enableIntegration();
+      });
+      const theirAnswer = await ctx.api.get('/me', { token: other });
+      const mine = await ctx.api.get('/me');
+      await staff.enableIntegration();
+      disabled = false;
+      expectStatus(ctx, theirAnswer, 403, 'INTEGRATION_DISABLED', '3.1.T5', "the second integration's GET /me after staff disabled it");
+      // §3.1: disabled is the state of the integration staff turned off; this one is not disabled and its API works
+      // (active or paused alike keep full API access).
+      if (mine.status !== 200 || mine.body?.data?.status === 'disabled') {
+        ctx.fail('OtherIntegrationDisabled', `${describe(mine)}${mine.status === 200 ? ` with status ${JSON.stringify(mine.body?.data?.status)}` : ''} for GET /me after staff disabled another integration`, 'this integration untouched: GET /me 200, its status not disabled (staff disabled another one; an active or paused integration keeps API access, §3.1)', '3.1.T6');
+      }
+    },
+  }),
+  defineCheck({
+    id: 'integration.coverage-by-staff', title: "A property staff take out of coverage is out of reach: covered_properties counts one fewer, its availability snapshot is 404 NOT_FOUND and a create naming it 422 PROPERTY_NOT_MAPPED; put back, it counts and answers again", suite,
+    clauses: ['2.1.R8', '4.8.R3', '4.5.Q32', '7.E11', '4.8.R1'], level: 'normative', needs: ['read', control('coverage.set')], wants: ['property', 'write'],
+    async run(ctx) {
+      const property = knownProperty(ctx);
+      if (property === null) throw new NotApplicable('needs a covered property to take out of coverage through the control plane (name one with --property ID)');
+      const original = await ctx.control!.coverage();
+      if (!original.includes(property)) throw new NotApplicable(`the control plane's coverage of the integration (${original.join(', ') || 'none'}) does not hold property ${property}`);
+      const night = addDays(dateAt(ctx.now()), 20 + Math.floor(ctx.random() * 24));
+      const snapshot = () => ctx.api.get(`/properties/${property}/availability`, { query: { from: night, to: night } });
+      const counted = (await me(ctx)).covered_properties as number;
+      const seen = await snapshot();
+      if (seen.status !== 200) throw new NotApplicable(`the availability snapshot of covered property ${property} answered ${describe(seen)} before any change: nothing to take away`);
+      await ctx.control!.setCoverage(original.filter((p) => p !== property));
+      let narrowed = true;
+      // Never leave the property out: the rest of the run, and the partner, need it.
+      ctx.cleanup.unshift(async () => {
+        if (narrowed) await ctx.control!.setCoverage(original);
+      });
+      const without = (await me(ctx)).covered_properties;
+      if (without !== counted - 1) ctx.fail('CoveredCountWrong', `covered_properties ${JSON.stringify(without)} after staff took property ${property} out of coverage (${counted} before)`, `${counted - 1}: covered_properties is the count of covered properties`, '2.1.R8');
+      const hidden = await snapshot();
+      if (hidden.status === 200) ctx.fail('UncoveredPropertyShown', `200 with the availability snapshot of property ${property} after staff took it out of coverage`, '404 NOT_FOUND: an uncovered property (§4.8)', '4.8.R3');
+      expectStatus(ctx, hidden, 404, 'NOT_FOUND', '4.8.R3', `the availability snapshot of property ${property}, taken out of coverage`);
+      if (ctx.target.capabilities.includes('write')) {
+        // A refused create writes nothing, so this costs the platform nothing.
+        const res = await createBooking(ctx, bookingBody(ctx, { property: { doorloom_id: property }, ...farStay(ctx) }));
+        if (res.status === 200 || res.status === 201) ctx.fail('UncoveredPropertyBooked', `${describe(res)}: booking ${res.body?.data?.id} on property ${property} after staff took it out of coverage`, '422 PROPERTY_NOT_MAPPED: a property reference outside coverage (§4.5, §7)', '4.5.Q32');
+        expectStatus(ctx, res, 422, 'PROPERTY_NOT_MAPPED', '4.5.Q32', `a create on property ${property}, taken out of coverage`);
+      }
+      await ctx.control!.setCoverage(original);
+      narrowed = false;
+      const back = (await me(ctx)).covered_properties;
+      if (back !== counted) ctx.fail('CoveredCountWrong', `covered_properties ${JSON.stringify(back)} after staff put property ${property} back into coverage`, `${counted}, as before: covered_properties is the count of covered properties`, '2.1.R8');
+      expectStatus(ctx, await snapshot(), 200, null, '4.8.R1', `the availability snapshot of property ${property}, covered again`);
     },
   }),
 ];

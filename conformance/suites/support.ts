@@ -182,6 +182,27 @@ export interface ListedProperty {
 }
 
 /**
+ * The covered properties with their units: the target's own list where it
+ * has units (in-process), else GET /properties (an x-assumption route; absent
+ * on a deployment that does not serve it, then the list is the named ones).
+ */
+export type CoveredUnit = { inventory_id: number; external_unit_id?: string | null; active: boolean };
+
+export async function coveredProperties(ctx: CheckContext): Promise<{ doorloom_id: number; archived: boolean; units: CoveredUnit[] }[]> {
+  if (ctx.target.properties.some((p) => p.units.length > 0)) return ctx.target.properties;
+  const found: { doorloom_id: number; archived: boolean; units: CoveredUnit[] }[] = [];
+  for (let page = 1; page <= 20; page++) {
+    const res = await ctx.api.get('/properties', { query: { page, per_page: 200 } });
+    if (res.status !== 200 || !Array.isArray(res.body?.data)) break;
+    for (const r of res.body.data) {
+      found.push({ doorloom_id: r.doorloom_id, archived: r.property?.archived === true, units: (r.inventory?.units ?? []).map((u: any) => ({ inventory_id: u.inventory_id, external_unit_id: typeof u.external_unit_id === 'string' ? u.external_unit_id : null, active: u.active !== false })) });
+    }
+    if (!res.body.pagination || page >= res.body.pagination.last_page) break;
+  }
+  return found;
+}
+
+/**
  * Every property a key's GET /properties lists (paged; spec x-assumption on listProperties: the route and its
  * shape are not shown), none when the route is not there. Checks use it to find what another integration covers,
  * never to judge: what it lists is setup.

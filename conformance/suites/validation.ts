@@ -11,7 +11,7 @@ import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../
 import { dateTimeBetween, omit } from '../arbitraries/from-schema.ts';
 import { bodyViolations, queryViolations, validBody, validQuery } from '../arbitraries/requests.ts';
 import { addDays } from '../../protocol/calendar.ts';
-import { bookingBody, createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
+import { bookingBody, coveredProperties, createBooking, describe, farStay, knownProperty, writableProperty } from './support.ts';
 import { judgeDateEntries } from './schema.ts';
 import { atPath } from './create-limits.ts';
 import { singleFieldRefusal } from './single-field-refusal.ts';
@@ -51,27 +51,6 @@ function acceptableQuery(ctx: CheckContext, operationId: string) {
     ? { property_id: propertyId, updated_since: fc.oneof(omit(), dateTimeBetween('2020-01-01', '2030-12-31')) }
     : { property_id: propertyId };
   return validQuery(operationId, overrides);
-}
-
-/**
- * The covered properties with their units: the target's own list where it
- * has units (in-process), else GET /properties (an x-assumption route; absent
- * on a deployment that does not serve it, then the list is the named ones).
- */
-type CoveredUnit = { inventory_id: number; external_unit_id?: string | null; active: boolean };
-
-async function coveredProperties(ctx: CheckContext): Promise<{ doorloom_id: number; archived: boolean; units: CoveredUnit[] }[]> {
-  if (ctx.target.properties.some((p) => p.units.length > 0)) return ctx.target.properties;
-  const found: { doorloom_id: number; archived: boolean; units: CoveredUnit[] }[] = [];
-  for (let page = 1; page <= 20; page++) {
-    const res = await ctx.api.get('/properties', { query: { page, per_page: 200 } });
-    if (res.status !== 200 || !Array.isArray(res.body?.data)) break;
-    for (const r of res.body.data) {
-      found.push({ doorloom_id: r.doorloom_id, archived: r.property?.archived === true, units: (r.inventory?.units ?? []).map((u: any) => ({ inventory_id: u.inventory_id, external_unit_id: typeof u.external_unit_id === 'string' ? u.external_unit_id : null, active: u.active !== false })) });
-    }
-    if (!res.body.pagination || page >= res.body.pagination.last_page) break;
-  }
-  return found;
 }
 
 /** Every booking a list query returns, page by page (pages of 200, at most 20 pages: a narrow window returns few). */

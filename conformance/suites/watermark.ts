@@ -217,6 +217,11 @@ export const watermarkChecks = [
       if (ota.dates[0].is_blocked !== true || ota.dates[0].block_scope !== 'ota_only') {
         ctx.fail('BlockNotShown', `${night}: is_blocked ${ota.dates[0].is_blocked}, block_scope ${JSON.stringify(ota.dates[0].block_scope)} after blocking it for OTAs only`, 'is_blocked true, block_scope ota_only', '2.4.R4');
       }
+      // The block lifted (its scope cleared, null being a value of block_scope, §2.4): the night shows it is not blocked.
+      await ctx.control!.setNights(property, { from: night, to: night, is_blocked: false, block_scope: null });
+      const lifted = (await snapshotOf(ctx, 'availability', property, night, night)).body.data.data;
+      judgeDateEntries(ctx, lifted, night);
+      if (lifted.dates[0].is_blocked !== false) ctx.fail('BlockNotLifted', `${night}: is_blocked ${JSON.stringify(lifted.dates[0].is_blocked)} after the block was lifted`, 'is_blocked false', '2.4.R4');
     },
   }),
   defineCheck({

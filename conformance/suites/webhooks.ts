@@ -438,7 +438,7 @@ export const webhookChecks = [
     },
   }),
   defineCheck({
-    id: 'webhooks.gone-ended-by-new-url', title: 'A pause for a 410 (gone) ends when staff set a new webhook URL: active again, the waiting events delivered there', suite,
+    id: 'webhooks.gone-ended-by-new-url', title: 'A pause for a 410 (gone) ends when staff set a new webhook URL, not the same one again: active again, the waiting events delivered there', suite,
     // spec x-assumption of the ping: "pauses with reason manual or gone are ended by staff (resume or a new webhook URL), not by probes".
     clauses: ['3.1.T3', '3.1.R3'], level: 'assumption', needs: ['write', control('webhook.set-url')],
     async run(ctx) {
@@ -450,8 +450,15 @@ export const webhookChecks = [
       const gone = (await ctx.api.get('/me')).body.data;
       if (gone.status !== 'paused' || gone.webhook.paused_reason !== 'gone') ctx.fail('NotPausedGone', `status ${gone.status}, paused_reason ${gone.webhook.paused_reason}`, 'paused with paused_reason gone after a 410', '3.1.T3');
       receiver.setMode('ok');
-      // The same receiver under another URL: a new webhook URL, as a partner whose endpoint moved would give staff.
       const url = gone.webhook.url as string;
+      // Neither the same URL set again nor the subscription set as it was is a new webhook URL (the assumption's way out
+      // of a gone pause, beside a resume): the pause holds. The endpoint answers 2xx again by now, which by the same
+      // assumption changes nothing (no probe ends a gone pause), and a resume wrongly made shows before any 410 re-pauses it.
+      if (ctx.control!.offers('webhook.set-event-types')) await ctx.control!.setEventTypes(gone.webhook.event_types);
+      await ctx.control!.setWebhookUrl(url);
+      const held = (await ctx.api.get('/me')).body.data;
+      if (held.status !== 'paused' || held.webhook.paused_reason !== 'gone') ctx.fail('GoneEndedWithoutNewUrl', `status ${held.status}, paused_reason ${held.webhook.paused_reason} after staff set the same webhook URL ${url} again and the subscription as it was`, 'still paused (gone): only a resume or a new webhook URL ends a gone pause (spec x-assumption of the ping)', '3.1.T3');
+      // The same receiver under another URL: a new webhook URL, as a partner whose endpoint moved would give staff.
       await ctx.control!.setWebhookUrl(`${url}${url.includes('?') ? '&' : '?'}moved=1`);
       // Judged before the drain (drained() resumes a paused integration itself).
       const moved = (await ctx.api.get('/me')).body.data;

@@ -1,7 +1,7 @@
 /**
  * spec/control-openapi.yaml is the contract a platform can offer on staging,
  * and the simulator implements all of it: the document is valid OpenAPI 3.1,
- * its operations are exactly CONTROL_ROUTES (each with its x-action), the
+ * its operations are exactly controlRoutes() (each with its x-action), the
  * capabilities list every action, every action answers its documented shape
  * and has the effect a partner sees through the partner API, and refusals
  * answer the error envelope.
@@ -13,7 +13,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { CONTROL_ROOT } from '../http/app.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
-import { CONTROL_ROUTES, OFFERED_ACTIONS } from './routes.ts';
+import { controlRoutes, offeredActions } from './routes.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const SPEC_PATH = fileURLToPath(new URL('../../spec/control-openapi.yaml', import.meta.url));
@@ -39,11 +39,11 @@ describe('spec/control-openapi.yaml', () => {
 
   it('documents exactly the routes the simulator serves, each naming its action, and the action list is the capabilities enum', async () => {
     const ops = await documented();
-    const served = CONTROL_ROUTES.map((r) => `${r.method} ${r.path.replace(/:([a-z_]+)/g, '{$1}')} ${r.action}`);
+    const served = controlRoutes().map((r) => `${r.method} ${r.path.replace(/:([a-z_]+)/g, '{$1}')} ${r.action}`);
     expect(ops.filter((o) => o.action).map((o) => `${o.method} ${o.path} ${o.action}`).sort()).toEqual(served.sort());
     expect(ops.filter((o) => !o.action).map((o) => `${o.method} ${o.path}`)).toEqual(['get /capabilities']);
     const doc = (await SwaggerParser.parse(SPEC_PATH)) as Json;
-    expect([...doc.components.schemas.ActionName.enum].sort()).toEqual([...OFFERED_ACTIONS].sort());
+    expect([...doc.components.schemas.ActionName.enum].sort()).toEqual(offeredActions().sort());
   });
 
   it('a tour of every action: documented statuses and shapes, and the effect a partner sees', async () => {
@@ -65,7 +65,7 @@ describe('spec/control-openapi.yaml', () => {
     const property = main.properties.find((p) => !p.archived)!.doorloom_id;
     const last = async () => (await h.api('get', '/me')).body.data.webhook.last_sequence as number;
 
-    expect((await call('get', '/capabilities')).body.data.actions).toEqual(OFFERED_ACTIONS);
+    expect((await call('get', '/capabilities')).body.data.actions).toEqual(offeredActions());
 
     expect((await call('post', `/integrations/${slug}/pause`)).status).toBe(200);
     expect((await h.api('get', '/me')).body.data.status).toBe('paused');
@@ -91,6 +91,26 @@ describe('spec/control-openapi.yaml', () => {
     expect((await call('put', `/integrations/${slug}/rate-limit`, { limit: 77, window_seconds: 45 })).status).toBe(200);
     expect((await h.api('get', '/me')).headers['x-ratelimit-limit']).toBe('77');
     expect((await call('get', `/integrations/${slug}/rate-limit`)).body.data.rate_limit).toEqual({ limit: 77, window_seconds: 45 });
+
+    // coverage.set reads the coverage in force too (the partner API shows only its count), so a run can put it back.
+    const coverage = (await call('get', `/integrations/${slug}/coverage`)).body.data.coverage as number[];
+    expect(coverage).toEqual(main.properties.map((p) => p.doorloom_id));
+    expect((await call('put', `/integrations/${slug}/coverage`, { property_ids: coverage.filter((p) => p !== property) })).status).toBe(200);
+    expect((await h.api('get', '/me')).body.data.covered_properties).toBe(coverage.length - 1);
+    expect((await h.api('get', `/properties/${property}/availability?from=2026-11-01&to=2026-11-01`)).status).toBe(404);
+    expect((await call('put', `/integrations/${slug}/coverage`, { property_ids: coverage })).status).toBe(200);
+    expect((await call('put', `/integrations/${slug}/coverage`, { property_ids: 'all' })).status).toBe(422);
+    expect((await h.api('get', '/me')).body.data.covered_properties).toBe(coverage.length);
+    // property.archive and unit.deactivate, and their ways back: what a create is refused with meanwhile.
+    const booked = (body: object) => h.api('post', '/bookings').set('Idempotency-Key', newKey()).send(h.bookingBody({ check_in: '2026-12-20', check_out: '2026-12-21', ...body }));
+    expect((await call('post', `/properties/${property}/archive`)).status).toBe(200);
+    expect((await booked({ property: { doorloom_id: property } })).body.code).toBe('PROPERTY_ARCHIVED');
+    expect((await call('post', `/properties/${property}/unarchive`)).status).toBe(200);
+    const unit = main.properties.find((p) => p.doorloom_id === property)!.units.find((u) => u.active)!.inventory_id;
+    expect((await call('post', `/units/${unit}/deactivate`)).status).toBe(200);
+    expect((await booked({ property: { doorloom_id: property }, units: [{ adults: 1, inventory_id: unit }] })).body.code).toBe('UNIT_INACTIVE');
+    expect((await call('post', `/units/${unit}/activate`)).status).toBe(200);
+    expect((await booked({ property: { doorloom_id: property }, units: [{ adults: 1, inventory_id: unit }] })).status).toBe(201);
 
     for (const [action, body, type] of [
       ['rates', { from: '2026-11-01', to: '2026-11-02', base_rate: 7000 }, 'rates.changed'],
@@ -129,6 +149,8 @@ describe('spec/control-openapi.yaml', () => {
     expect((await call('post', '/integrations/no-such-slug/pause')).status).toBe(404);
     expect((await call('put', `/properties/${property}/rates`, { from: 'soon', to: '2026-11-02' })).status).toBe(422);
     expect((await call('post', '/bookings/999999999/status', { status: 'cancelled' })).status).toBe(404);
+    expect((await call('post', '/units/999999999/deactivate')).status).toBe(404);
+    expect((await call('post', '/properties/999999999/archive')).status).toBe(404);
     expect((await call('get', '/capabilities', undefined, null)).status).toBe(401);
     expect((await call('post', `/integrations/${slug}/pause`, undefined, 'dlk_not_the_token')).status).toBe(401);
     const unknown = await control(h, 'get', '/no/such/route');

@@ -125,7 +125,7 @@ export function setArchived(tx: Transaction, ctx: CatalogContext, propertyId: nu
 /** §1: coverage is set by staff and only ever includes properties the brand owns outright. */
 export function setCoverage(tx: Transaction, integrationId: number, propertyIds: number[]): number[] {
   const integration = integrationById(tx, integrationId);
-  // Stryker disable all: §1's coverage rule as the staff plane enforces it on a staff call: no partner call or control action sets coverage, and the seeded world never asks it to cover another brand's or a cohosted property; the partner side (404 and PROPERTY_NOT_MAPPED outside coverage) is checked
+  // Stryker disable all: §1's coverage rule as the staff plane enforces it on a staff or control call (coverage.set): no partner call sets coverage, the runner only ever narrows the coverage it read and puts it back, and whether a property is another brand's or cohosted is not shown to the partner (clause 1.C1 untestable); the partner side (404 and PROPERTY_NOT_MAPPED outside coverage) is checked
   propertyIds.forEach((id, i) => {
     const p = tx.get('properties', String(id));
     if (!p) throw invalid(`property_ids.${i}`, 'Unknown property.');
