@@ -42,19 +42,22 @@ await_runs() {
   done
   runs=(); run_steps=(); run_expect=()
 }
-# Waits until the step's output matches what it prints once ready (never a fixed sleep: its own words).
+# Waits until the step's output matches what it prints once ready (never a fixed sleep: its own words). A slow machine
+# is waited for: the step fails only once it ends, or prints nothing new for $5 s (a step that hangs), never for taking long.
 ready() {
-  local step=$1 log=$2 pattern=$3 pid=$4 end=$((SECONDS + $5))
+  local step=$1 log=$2 pattern=$3 pid=$4 end=$((SECONDS + $5)) size=-1 now
   until grep -qsE -- "$pattern" "$log"; do
     if ! kill -0 "$pid" 2>/dev/null; then result "fail $step ended before it was ready"; exit 1; fi
-    if [ "$SECONDS" -ge "$end" ]; then result "fail $step not ready within $5 s"; exit 1; fi
+    now=$( { wc -c < "$log"; } 2>/dev/null || echo 0)
+    if [ "$now" -ne "$size" ]; then size=$now; end=$((SECONDS + $5)); fi
+    if [ "$SECONDS" -ge "$end" ]; then result "fail $step not ready: nothing new printed for $5 s"; exit 1; fi
     sleep 0.1
   done
 }
 `;
 
-/** Seconds a background command may take to be ready. */
-const READY_SECONDS = 90;
+/** Seconds a background command may print nothing new before it is ready (a hang; a slow machine keeps printing). */
+const READY_SECONDS = 300;
 
 function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
