@@ -127,7 +127,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'retention-sweeps-one': "the retention sweep lets one expired event go per read, so older ones stay replayable past 30 days (\u00a76, \u00a78)",
   'sync-types-ignored': "POST /sync queues all five types whatever the body names, and says so in data.types (\u00a74.7)",
   'split-remainder-misplaced': 'the even split gives the rounding remainder to every unit but the last, so from three units the parts no longer add up to the total (§4.5 rule 5)',
-  'key-expiry-left-to-sweep': 'an idempotency key past its 24 hours is honoured until a sweep removes its record; a clock step does not sweep (§4.5 rule 1, §8: keys are remembered 24 hours)',
+  'key-expiry-left-to-sweep': 'an idempotency key past its 24 hours is honoured until a sweep removes its record; a clock step sweeps only at its start (§4.5 rule 1, §8: keys are remembered 24 hours)',
   'retention-uncounts-delivered': 'every event leaving retention is taken off webhook.undelivered_events, delivered ones too, so after a healthy month the count is below 0 (§2.1: events waiting or being retried, 0 when healthy)',
   'in-flight-escapes-supersession': 'an event in flight when a newer event covering it is recorded leaves the supersedable set, so when its attempt fails it is delivered after all instead of superseded (§3.3)',
   'webhook-secret-unprefixed': 'a rotated webhook secret is minted without its whsec_ prefix (§2.2: a string with prefix whsec_)',

@@ -117,8 +117,8 @@ export function purgeExpired(tx: Transaction, now: number, budget = 10_000): num
 
 /**
  * The record a key still answers with. §4.5 rule 1, §8: 24 hours, whatever the sweep (purgeExpired) has done: the
- * serving simulator sweeps every 10 minutes and a clock step does not sweep, so an expired record may still be
- * stored here and is never served.
+ * serving simulator sweeps every 10 minutes and a clock step sweeps only at its start, so an expired record may
+ * still be stored here and is never served.
  */
 function live(r: StoreReader, integrationId: number, key: string, now: number, faults: Faults): IdempotencyRecord | undefined {
   const record = r.get('idempotency', recordKey(integrationId, key));

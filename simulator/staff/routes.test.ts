@@ -505,6 +505,29 @@ describe('virtual clock', () => {
     expect(running.epoch_ms).toBeGreaterThanOrEqual(Date.parse('2027-01-01T00:00:00+05:30'));
   });
 
+  it('§4.5 rule 1: a step sweeps the keys already past 24 hours at its start, and a key the step expires is refused when read', async () => {
+    const h = makeHarness();
+    const stored = () => h.sim.store.size('idempotency');
+    const send = (key: string, body: object) => h.api('post', '/bookings').set('Idempotency-Key', key).send(body);
+    const [a, b] = [newKey(), newKey()];
+    const [bodyA, bodyB] = [h.bookingBody({ check_in: '2026-10-01', check_out: '2026-10-02' }), h.bookingBody({ check_in: '2026-10-03', check_out: '2026-10-04' })];
+    const first = await send(a, bodyA);
+    const second = await send(b, bodyB);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    await h.staff('post', '/clock/advance', { seconds: 86_400 - 60 });
+    // Inside the 24 hours: kept through the step's sweep, and replayed.
+    expect(stored()).toBe(2);
+    expect((await send(a, bodyA)).text).toBe(first.text);
+    await h.staff('post', '/clock/advance', { seconds: 120 });
+    // Expired by this step: still stored (its sweep ran at its start), and never served: b makes a new create.
+    expect(stored()).toBe(2);
+    expect((await send(b, bodyB)).text).not.toBe(second.text);
+    // The next step's sweep forgets a; b's new record is inside its own 24 hours.
+    await h.staff('post', '/clock/advance', { seconds: 0 });
+    expect(stored()).toBe(1);
+    expectConformingResponses(h);
+  });
+
   it('drives the partner API: after moving a month on, a check-in that became past is refused', async () => {
     const h = makeHarness();
     expect((await create(h, { check_in: '2026-10-01', check_out: '2026-10-02' })).status).toBe(201);

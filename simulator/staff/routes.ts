@@ -14,6 +14,7 @@ import { success } from '../domain/envelope.ts';
 import { BOOKING_STATUSES, EVENT_TYPES, type EventType } from '../domain/model.ts';
 import type { Platform } from '../domain/platform.ts';
 import { bookingView, changeBookingDates, changeBookingStatus } from '../domain/bookings.ts';
+import { purgeExpired } from '../domain/idempotency.ts';
 import {
   createBrand, createProperty, createUnit, propertyById, setArchived, setCoverage, setNights, setRates, setRestrictions, setUnitActive,
 } from '../domain/catalog.ts';
@@ -365,10 +366,13 @@ export function staffRouter({ platform, clock, webhooks, syncs }: StaffDeps): Ro
     // Everything due happens before the answer, in order (spec/control-openapi.yaml clock.advance): a queued sync is
     // due at once, so its events are recorded first, then every delivery due on the way is made. A step (even of 0 s)
     // is then an event a check can wait for: what it did not bring was not due, whatever the machine's speed.
+    // The key sweep npm start runs every 10 minutes of platform time (expiry of idempotency keys is due in the span,
+    // spec/control-openapi.yaml) runs at the step's start: it forgets keys already past their 24 hours (§4.5 rule 1).
+    // At its end it would forget the keys this step expired too, so a release that leaves expiry to its sweep, which
+    // honours a key until then, would go unseen (issue 40); a key the step expired is refused when read (live()).
+    store.transaction((tx) => purgeExpired(tx, now()));
     syncs.drain();
     await webhooks.advance(ms);
-    // No sweep of idempotency keys here: a key past its 24 hours is refused when it is read (§4.5 rule 1), so a step
-    // shows its expiry whatever the sweep did; a sweep here hid a platform that leaves expiry to its sweep (issue 40).
     persistClock();
     ok(ctx, success('Clock advanced.', clockView()));
   });
