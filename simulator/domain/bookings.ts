@@ -315,9 +315,9 @@ export function listBookings(r: StoreReader, integration: Integration, q: ListQu
   const start = (q.page - 1) * q.per_page;
   // A release that reads per_page + 1 rows to learn whether more follow, under a hard LIMIT 200 (a fault): at
   // per_page 200 the look-ahead never comes, so the last booking of a page that more follow is dropped as one.
-  const shortByOne = faults?.has('per-page-200-short-by-one') === true && q.per_page === 200 && matches.length - start >= 200;
+  const end = faults?.has('per-page-200-short-by-one') === true && q.per_page === 200 && matches.length - start >= 200 ? start + q.per_page - 1 : start + q.per_page;
   return {
-    items: matches.slice(start, start + q.per_page - (shortByOne ? 1 : 0)),
+    items: matches.slice(start, end),
     pagination: { page: q.page, per_page: q.per_page, total: matches.length, last_page: Math.max(1, Math.ceil(matches.length / q.per_page)) },
   };
 }

