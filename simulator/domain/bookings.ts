@@ -151,7 +151,7 @@ export function createBooking(tx: Transaction, ctx: BookingContext, integration:
 }
 
 /** check_in not before yesterday; check_out after check_in; stay at most the platform maximum, refused on check_out. */
-function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number, earliest = -1, faults?: Faults): void {
+function checkStayDates(checkIn: IsoDate, checkOut: IsoDate, now: number, earliest: number, faults?: Faults): void {
   const yesterday = addDays(dateAt(now), earliest);
   if (checkIn < yesterday) throw invalid('check_in', `Must be on or after ${yesterday} (yesterday).`);
   if (checkOut <= checkIn) throw invalid('check_out', 'Must be after check_in.');
