@@ -11,7 +11,8 @@ import Router from '@koa/router';
 import { DomainError } from '../domain/errors.ts';
 import { success } from '../domain/envelope.ts';
 import type { Platform } from '../domain/platform.ts';
-import { CONTROL_ROOT, send } from '../http/app.ts';
+import { CONTROL_ROOT } from '../http/app.ts';
+import { send } from '../http/send.ts';
 import { STAFF_ROOT, staffTokenGuard } from '../staff/routes.ts';
 
 type Params = Record<string, string>;

@@ -9,7 +9,6 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import { loadContract, type Contract, type Operation } from '../../spec/contract.ts';
 import { httpDateHeader } from './date-header.ts';
 import { DomainError } from '../domain/errors.ts';
-import { failure, type Reply } from '../domain/envelope.ts';
 import type { Caller, Platform } from '../domain/platform.ts';
 import { partnerHandlers, type Handler } from './partner-routes.ts';
 import type { CallJournal } from '../call-journal.ts';
@@ -17,6 +16,7 @@ import { hashToken } from '../domain/credentials.ts';
 import { fingerprint, fingerprintOfCanonical } from '../domain/idempotency.ts';
 import { JournalFailedError } from '../store/errors.ts';
 import { RequestAbortedError } from './body.ts';
+import { send, sendError } from './send.ts';
 import type { Readings } from '../domain/readings.ts';
 
 export const API_ROOT = '/api/integrations/v1';
@@ -68,18 +68,6 @@ export function logUnexpectedError({ requestId, method, path, error }: Unexpecte
   process.stderr.write(`error: request ${requestId} (${method} ${path}) failed unexpectedly, answered 500 INTERNAL_ERROR: ${detail}\n`);
 }
 // Stryker restore all
-
-/** Sends a domain reply (its body serialised here unless the domain kept it serialised). */
-export function send(ctx: Context, reply: Reply): void {
-  ctx.status = reply.status;
-  if (reply.headers) ctx.set(reply.headers);
-  ctx.type = 'application/json';
-  ctx.body = reply.text ?? JSON.stringify(reply.body);
-}
-
-export function sendError(ctx: Context, error: DomainError): void {
-  send(ctx, { status: error.status, body: failure(error), headers: error.headers });
-}
 
 export function createApp(options: AppOptions): Koa {
   const contract = options.contract ?? loadContract();

@@ -8,7 +8,7 @@ import type { SnapshotKind } from '../domain/snapshots.ts';
 import type { SyncRequest } from '../domain/sync.ts';
 import type { SyncWorker } from '../sync-worker.ts';
 import { readJson } from './body.ts';
-import { send } from './app.ts';
+import { send } from './send.ts';
 import { parameters, type Handler } from './partner-routes.ts';
 import { DEFAULT_READINGS, type Readings } from '../domain/readings.ts';
 

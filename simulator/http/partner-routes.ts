@@ -8,7 +8,7 @@ import type { ListQuery } from '../domain/bookings.ts';
 import { readJson } from './body.ts';
 import { bodyLimitFault } from '../faults.ts';
 import { NO_FAULTS, type Faults } from '../domain/faults.ts';
-import { send } from './app.ts';
+import { send } from './send.ts';
 import { outsideSection } from '../store/store.ts';
 
 export type Handler = (ctx: Context, caller: Caller, op: Operation) => Promise<void> | void;

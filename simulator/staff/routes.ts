@@ -22,7 +22,7 @@ import {
   createIntegration, integrationById, integrationView, pause, resume, rotateApiKey, rotateWebhookSecret, updateIntegration,
 } from '../domain/integrations.ts';
 import { readJson, readNothing } from '../http/body.ts';
-import { send } from '../http/app.ts';
+import { send } from '../http/send.ts';
 import { asBody, bool, defined, int, intList, num, oneOf, str, type Body } from './input.ts';
 
 // Stryker disable next-line StringLiteral: the staff plane's mount point, not the partner API (the control plane reaches it by this same constant)
