@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../cli/command-line.ts';
-import { resendable } from '../conformance/resend.ts';
+import { resendable } from '../protocol/resend-rule.ts';
 import type { Fixtures } from './demo-world.ts';
 import { startPgCluster, type PgCluster } from './store/pg-cluster.ts';
 import { redactUrl } from './store/pg-store.ts';
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
  * rule 1 replays what the dead process committed, and a claim it left in
  * flight is released once its session is gone, rule 3:
  * docs/shared-sandbox.md). One rule with the suite's clients:
- * conformance/resend.ts `resendable`.
+ * protocol/resend-rule.ts `resendable`.
  * The answer names the process that served it (`X-Sandbox-Process`).
  */
 function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: () => Backend | null, tries = 0): void {
@@ -230,7 +230,7 @@ function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: 
     answer.pipe(res);
   });
   upstream.on('error', (e: NodeJS.ErrnoException) => {
-    // The suite's one rule of what may be sent twice (conformance/resend.ts): by its method, or a keyed create.
+    // The one rule of what may be sent twice (protocol/resend-rule.ts): by its method, or a keyed create.
     const resend = e.code === 'ECONNREFUSED' || (e.code === 'ECONNRESET' && resendable({ method: req.method ?? '', path: req.url, headers: req.headers }));
     if (resend && !res.headersSent) return forward(req, res, body, pick, tries + 1);
     if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
