@@ -165,7 +165,8 @@ export const webhookChecks = [
       }
       // An event in flight as it leaves retention: its post waits for a 2xx (§6.2), so until its attempt ends it is
       // waiting; once past retention it is neither waiting nor retried, whatever the attempt's outcome (inFlightAsRetentionEnds).
-      // Tried again, on a fresh event, while no try saw its post hang as the 30 days passed; none that did is no verdict.
+      // Tried again on a fresh event while no try saw its post hang as the 30 days passed (a busy machine may miss the
+      // moment); a miss only costs a try: the count is judged the same below.
       for (let tries = 1; !(await inFlightAsRetentionEnds(ctx, receiver, property)) && tries < IN_FLIGHT_TRIES; tries++) await ctx.control!.pause();
       // Something fresh to deliver once resumed, on a night the month-old changes are no longer near.
       const fresh = addDays(dateAt(ctx.now()), 40);
