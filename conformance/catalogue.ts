@@ -12,6 +12,7 @@ import { hostChangeChecks } from './suites/host-changes.ts';
 import { externalIdLengthChecks } from './suites/external-id-length.ts';
 import { fieldRuleChecks } from './suites/field-rules.ts';
 import { createLimitChecks } from './suites/create-limits.ts';
+import { referencesAgreeChecks } from './suites/references-agree.ts';
 import { sequencingChecks } from './suites/sequencing.ts';
 import { readingUntrackedChecks } from './suites/reading-untracked.ts';
 import { horizonChecks } from './suites/horizon.ts';
@@ -27,7 +28,7 @@ import { dotSegmentChecks } from './suites/dot-segments.ts';
 
 export function catalogue(): CheckDefinition[] {
   return [
-    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...visibilityChecks, ...validationChecks, ...hostChangeChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
+    ...schemaChecks, ...errorMappingChecks, ...authChecks, ...dotSegmentChecks, ...visibilityChecks, ...validationChecks, ...hostChangeChecks, ...externalIdLengthChecks, ...fieldRuleChecks, ...createLimitChecks, ...referencesAgreeChecks, ...bookingChecks, ...idempotencyChecks, ...paginationChecks,
     ...sequencingChecks, ...readingUntrackedChecks, ...horizonChecks, ...supersessionChecks, ...liveSupersessionChecks, ...watermarkChecks, ...syncChecks, ...webhookChecks, ...integrationRecordChecks, ...autoPauseChecks, ...modelChecks,
   ];
 }

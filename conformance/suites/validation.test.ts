@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { killsContractMutants } from '../mutation/kills-contract-mutants.ts';
-import { namesParameter } from './validation.ts';
+import { keyWithin, namesParameter } from './validation.ts';
 
 describe('7.C1: a refusal key names the refused query parameter in any spelling of its path', () => {
   it.each([
@@ -26,6 +26,24 @@ describe('7.C1: a refusal key names the refused query parameter in any spelling 
     ['', 'limit', false],
   ] as const)('key %j for a violation of %s: %s', (key, path, named) => {
     expect(namesParameter(key, path)).toBe(named);
+  });
+});
+
+describe('7.C1: a refusal key names a body entry in any spelling of a path within it (spec x-assumption: the later of two entries pinning one unit)', () => {
+  it.each([
+    ['units.1', true],
+    ['units[1]', true],
+    ['units.1.inventory_id', true],
+    ['units[1].external_unit_id', true],
+    ['units', false],
+    ['units.0', false],
+    ['units[0].inventory_id', false],
+    ['units.10', false],
+    ['unitsx.1', false],
+    ['property', false],
+    ['', false],
+  ] as const)('key %j for units.1: %s', (key, named) => {
+    expect(keyWithin(key, 'units.1')).toBe(named);
   });
 });
 

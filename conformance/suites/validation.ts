@@ -144,9 +144,27 @@ function namesField(ctx: CheckContext, res: { body?: any }, field: string, what:
   if (!named) ctx.fail('RefusalNotNamed', `${what}: errors keyed ${keys.join(', ') || '(none)'}`, `errors naming ${field === 'property' ? 'property (or a path under it)' : field}`, '7.C1');
 }
 
+/**
+ * §7 keys a 422 "by field path" and shows no path syntax: the segments of a path however spelled, dotted or bracketed
+ * (`units.1.inventory_id`, `units[1].inventory_id`, `types[].0`); empty brackets (a query array's `[]`) are no segment.
+ */
+export function pathSegments(path: string): string[] {
+  return path.replace(/\[([^\]]*)\]/g, '.$1').split('.').filter((s) => s !== '');
+}
+
 /** The query parameter a field path is in: `types` of `types[]`, `types[].0`, `types.0`, `types[0]`; `limit` of `limit`. */
 export function parameterOf(path: string): string {
-  return /^[^.[]*/.exec(path)![0];
+  return pathSegments(path)[0] ?? '';
+}
+
+/**
+ * A key names `path` or a path within it, however either is spelled: `units.1`, `units[1]`, `units.1.inventory_id`
+ * and `units[1].external_unit_id` all name `units.1`; `units`, `units.0` and `units.10` do not.
+ */
+export function keyWithin(key: string, path: string): boolean {
+  const want = pathSegments(path);
+  const got = pathSegments(key);
+  return want.length > 0 && want.every((s, i) => got[i] === s);
 }
 
 /**
