@@ -7,8 +7,7 @@
  * `--verify CERT --bundle FILE` exits 1 naming the mismatch. Pure.
  */
 import { sha256Hex, verifyCertificate } from './certificate.ts';
-import type { EvidenceBundle } from './evidence.ts';
-import { evidenceDigest } from './evidence.ts';
+import { evidenceDigest, type EvidenceBundle } from './evidence-bundle.ts';
 import { runKeySignatureProblem } from './run-key.ts';
 import type { Certificate, PartnerIdentity } from './types.ts';
 

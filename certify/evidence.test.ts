@@ -8,7 +8,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, issueCertificate, sha256Hex } from './certificate.ts';
-import { evidenceBundle, regradeCertificateBody, regradeEvidence, seal, type EvidenceBundle } from './evidence.ts';
+import { evidenceBundle, regradeCertificateBody, regradeEvidence, seal } from './evidence.ts';
+import type { EvidenceBundle } from './evidence-bundle.ts';
 import { bindingProblems } from './evidence-binding.ts';
 import { emptyObservations, gradeAll, summarise, verdictOf, type Observations } from './grade.ts';
 import { newRunKey } from './run-key.ts';

@@ -28,47 +28,13 @@
 import { canonicalJson, sha256Hex } from './certificate.ts';
 import { explainSkippedDrills } from './drill-dependencies.ts';
 import { bindingProblems } from './evidence-binding.ts';
+import { EVIDENCE_FORMAT, evidenceDigest, type EvidenceBundle, type Unsealed } from './evidence-bundle.ts';
 import { gradeAll, verdictOf, type Observations } from './grade.ts';
 import { issuanceStatement } from './issuance.ts';
 import { REQUIREMENTS } from './requirements.ts';
-import { runKeySignatureProblem, type RunKey, type RunKeyRecord } from './run-key.ts';
+import { runKeySignatureProblem, type RunKey } from './run-key.ts';
 import type { CertReport, CertificateBody, CertifierIdentity, DrillRecord, Outcome, RequirementResult, Verdict } from './types.ts';
 
-export const EVIDENCE_FORMAT = 'partner-api-evidence/1';
-
-export interface EvidenceBundle {
-  format: typeof EVIDENCE_FORMAT;
-  runId: string;
-  startedAt: string;
-  finishedAt: string;
-  apiVersion: string;
-  specDigest: string;
-  target: CertReport['target'];
-  partner: CertReport['partner'];
-  /** The certifier that graded the run. */
-  certify: CertifierIdentity;
-  plan: CertReport['plan'];
-  planDigest: string;
-  /** What the certifier did; each drill names its requirement. */
-  drills: DrillRecord[];
-  /** Everything the graders read. */
-  observations: Observations;
-  /** The grade the run gave. */
-  results: Array<Pick<RequirementResult, 'id' | 'outcome' | 'summary'>>;
-  verdict: Verdict;
-  /** SHA-256 of report.json as written beside the bundle. */
-  reportDigest: string;
-  /** report.json exactly as written (its SHA-256 is `reportDigest`, and the certificate's). */
-  reportJson: string;
-  /** The public half of the run key that signed the bundle when it was written. */
-  runKey: RunKeyRecord;
-  /** SHA-256 of the canonical JSON of every member above. */
-  digest: string;
-  /** The run key's Ed25519 signature over `digest` (base64), made when the bundle was written. */
-  signature: string;
-}
-
-type Unsealed = Omit<EvidenceBundle, 'digest' | 'signature'>;
 
 /** The bundle of a run, sealed and signed with the run key: `observations` exactly as graded, `reportJson` as written. */
 export function evidenceBundle(reportJson: string, observations: Observations, runKey: RunKey): EvidenceBundle {
@@ -94,12 +60,6 @@ export function evidenceBundle(reportJson: string, observations: Observations, r
     runKey: runKey.record,
   };
   return seal(unsealed, runKey);
-}
-
-/** The digest a bundle must carry: over every member but `digest` and `signature`. */
-export function evidenceDigest(bundle: Unsealed & { digest?: unknown; signature?: unknown }): string {
-  const { digest: _digest, signature: _signature, ...rest } = bundle;
-  return sha256Hex(canonicalJson(rest));
 }
 
 /**

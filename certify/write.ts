@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { containsSecret, redactSecrets } from '../reporting/write.ts';
 import { renderHtml } from './report-html.ts';
 import { renderJunit } from './report-junit.ts';
-import { renderEvidenceJson, type EvidenceBundle } from './evidence.ts';
+import { renderEvidenceJson } from './evidence.ts';
+import type { EvidenceBundle } from './evidence-bundle.ts';
 import type { CertReport, Certificate } from './types.ts';
 
 export interface WrittenCertification {
