@@ -3,7 +3,7 @@
  * The deliberate breaches the conformance suite caught, and the clause each
  * failure named; conformance/bite.ts reads it for the report's "shown to bite".
  */
-import type { BiteEvidence } from './bite.ts';
+import type { BiteEvidence } from './bite-evidence-format.ts';
 
 export const BITE_EVIDENCE: BiteEvidence = {
   faults: {

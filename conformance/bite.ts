@@ -8,21 +8,16 @@
  * bite-evidence`), so every report can say it without running anything.
  */
 import { BITE_EVIDENCE } from './bite-evidence.ts';
-import type { MutantResult } from './mutants.ts';
+import type { BiteEvidence, Kill } from './bite-evidence-format.ts';
 
-/** One deliberate breach caught: by which check, under which clause its failure named. */
-export interface Kill {
+export type { BiteEvidence, Kill } from './bite-evidence-format.ts';
+
+/** What faultKills reads of a mutants run's result (mutants.ts MutantResult). */
+interface FaultOutcome {
+  fault: string;
   check: string;
-  clause: string;
-}
-
-export interface BiteEvidence {
-  /** Each simulator fault, and the clause its detecting check's failure named. */
-  faults: Record<string, Kill>;
-  /** Per clause: mutants of the last full mutation run killed by a check naming the clause, under it. */
-  mutants: Record<string, number>;
-  /** When that mutation run finished (ISO 8601), or null when there was none. */
-  mutationRun: string | null;
+  detected: boolean;
+  clause: string | null;
 }
 
 /** What shows a clause bites: the faults and the number of mutants killed under it by a check that names it. */
@@ -46,7 +41,7 @@ export function shownToBite(bite: Bite): boolean {
 }
 
 /** The fault half of the evidence from a mutants run: every detected fault under the clause its check's failure named. */
-export function faultKills(results: MutantResult[]): Record<string, Kill> {
+export function faultKills(results: FaultOutcome[]): Record<string, Kill> {
   const kills: Record<string, Kill> = {};
   for (const r of [...results].sort((a, b) => a.fault.localeCompare(b.fault))) {
     if (r.detected && r.clause) kills[r.fault] = { check: r.check, clause: r.clause };
@@ -61,7 +56,7 @@ export function evidenceModule(evidence: BiteEvidence): string {
  * The deliberate breaches the conformance suite caught, and the clause each
  * failure named; conformance/bite.ts reads it for the report's "shown to bite".
  */
-import type { BiteEvidence } from './bite.ts';
+import type { BiteEvidence } from './bite-evidence-format.ts';
 
 export const BITE_EVIDENCE: BiteEvidence = ${JSON.stringify(evidence, null, 2).replace(/"([a-zA-Z_]+)":/g, '$1:')};
 `;

@@ -4,8 +4,6 @@
  * variable, never by its value, so a command pasted from a report runs once
  * the variables are set and leaks nothing when it is shared.
  */
-import type { Target } from './targets.ts';
-
 export const CREDENTIAL_VARIABLES = {
   apiKey: 'PARTNER_API_KEY',
   webhookSecret: 'PARTNER_WEBHOOK_SECRET',
@@ -17,12 +15,22 @@ export const CREDENTIAL_VARIABLES = {
 
 export type CredentialName = keyof typeof CREDENTIAL_VARIABLES;
 
+/** The credentials a run holds, as its target (targets.ts) holds them at call time. */
+export interface HeldCredentials {
+  apiKey: string;
+  otherApiKey: string | null;
+  disabledApiKey: string | null;
+  nonIntegrationToken: string | null;
+  control: { token: string } | null;
+  webhookSecret: string | null;
+}
+
 /**
  * The variable of the target's credential that `sent` carries (a bearer
  * token, a URL, a body), read at call time so a credential a check rotated
  * is named too; undefined when it carries none of the run's credentials.
  */
-export function credentialVariable(target: Pick<Target, 'apiKey' | 'otherApiKey' | 'disabledApiKey' | 'nonIntegrationToken' | 'control' | 'webhookSecret'>, sent: string): string | undefined {
+export function credentialVariable(target: HeldCredentials, sent: string): string | undefined {
   const held: Array<[CredentialName, string | null | undefined]> = [
     ['apiKey', target.apiKey],
     ['otherApiKey', target.otherApiKey],

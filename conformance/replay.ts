@@ -6,7 +6,7 @@
  * happening to be set (issue 27 item 5).
  */
 import { CREDENTIAL_VARIABLES, type CredentialName } from './credential-variables.ts';
-import type { ConformanceOptions } from './runner.ts';
+import type { ConformanceOptions } from './conformance-options.ts';
 
 /** Quotes a shell word only when it needs it. */
 export function shellWord(word: string): string {

@@ -18,38 +18,14 @@ import { whatToAdd, type RunHas } from './what-to-add.ts';
 import { didYouMeanCheck } from './nearest-check.ts';
 import { CREDENTIAL_VARIABLES, type CredentialName } from './credential-variables.ts';
 import { failingCurl } from './curl.ts';
-import { targetFactory, type TargetConfig, type TargetFactory } from './targets.ts';
+import { targetFactory, type TargetFactory } from './targets.ts';
 import { biteOf, shownToBite } from './bite.ts';
 import { isPartial, verdictDetail } from './verdict.ts';
 import { THROUGH_ASSUMPTION, type Capability, type CheckResult, type ClauseCoverage, type RunReport, type RunSummary } from './types.ts';
 
-export interface ConformanceOptions extends TargetConfig {
-  /**
-   * `'in-process'` runs against the built-in simulator. There is no default:
-   * a run with neither this nor `baseUrl` is refused, so an unset environment
-   * variable never quietly tests our own simulator instead of a deployment.
-   */
-  target?: 'in-process';
-  suites?: string[];
-  checks?: string[];
-  /** fast-check runs per property (default 25). */
-  runs?: number;
-  seed?: number;
-  path?: string;
-  normativeOnly?: boolean;
-  timeBudgetSeconds?: number;
-  onResult?: (result: CheckResult) => void;
-  /** The checks to run instead of the built-in catalogue (tests). */
-  catalogue?: CheckDefinition[];
-  /** Gate: at least this many checks (a number ≥ 1) or this share of the selected checks (0 < n < 1) must have run. */
-  requireApplicable?: number;
-  /** Gate: any check not applicable fails the run. */
-  failOnNotApplicable?: boolean;
-  /** The deployment's name, recorded as `target.label` (a merged report's column). */
-  label?: string;
-  /** The command that replays this run, without --check and --seed (the CLI passes what it was given). */
-  replayBase?: string;
-}
+import type { ConformanceOptions } from './conformance-options.ts';
+
+export type { ConformanceOptions } from './conformance-options.ts';
 
 /** The run's target as the options name it; throws when they name none or two. */
 export function chosenTarget(options: Pick<ConformanceOptions, 'target' | 'baseUrl' | 'apiKey'>): 'in-process' | 'live' {
