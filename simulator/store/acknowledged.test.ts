@@ -7,17 +7,17 @@
  * what is intact, moves the damaged journal aside, and never reuses an id,
  * a sequence or a transaction number.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACK_FILE, AckMarkWriter, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { StoreDamagedError } from './errors.ts';
 import { FileStore, type FileStoreOptions } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
 import { LOCK_FILE } from './lock.ts';
 import { sampleBooking } from './store.contract.ts';
+import { tempDirs } from './test-support.ts';
 import { issuedHighWater, raiseIssued } from '../domain/issued.ts';
 import supertest from 'supertest';
 import { addDays } from '../../protocol/calendar.ts';
@@ -25,15 +25,7 @@ import { API_ROOT } from '../http/app.ts';
 import { createSimulator } from '../simulator.ts';
 import { makeHarness, newKey } from '../testing.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'acknowledged-test-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('acknowledged-test-');
 const stores: FileStore[] = [];
 async function openStore(dir: string, options?: FileStoreOptions): Promise<FileStore> {
   const store = await FileStore.open(dir, options);

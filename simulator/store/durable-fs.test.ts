@@ -3,22 +3,14 @@
  * owner-only one level at a time, modes only ever tightened, a buffer written
  * whole however short the writes, a small file replaced whole or not at all.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeDirectory, syncDir, syncDirSync, tightenModes, writeAll, writeFileDurablySync } from './durable-fs.ts';
+import { tempDirs } from './test-support.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'durable-fs-test-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('durable-fs-test-');
 const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
 
 describe('makeDirectory', () => {

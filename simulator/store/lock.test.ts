@@ -5,22 +5,15 @@
  * release removes only the releaser's own lock.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DataDirLockedError } from './errors.ts';
 import { LOCK_FILE, lockDataDir, ownerAlive, type LockOwner } from './lock.ts';
+import { tempDirs } from './test-support.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lock-test-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('lock-test-');
 const linux = process.platform === 'linux';
 const bootId = linux ? readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() : null;
 /** Field 22 of /proc/self/stat: this process's start time in ticks since boot. */
