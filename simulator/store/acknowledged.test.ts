@@ -7,7 +7,7 @@
  * what is intact, moves the damaged journal aside, and never reuses an id,
  * a sequence or a transaction number.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { FileStore, type FileStoreOptions } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
 import { LOCK_FILE } from './lock.ts';
 import { sampleBooking } from './store.contract.ts';
-import { tempDirs } from './test-support.ts';
+import { openFilesUnder, tempDirs } from './test-support.ts';
 import { issuedHighWater, raiseIssued } from '../domain/issued.ts';
 import supertest from 'supertest';
 import { addDays } from '../../protocol/calendar.ts';
@@ -172,6 +172,15 @@ describe('a mark torn by a power loss proves nothing, and is never taken for a p
     again.write({ n: 8, issued: {} });
     again.close();
     expect(readAckMark(dir)).toEqual({ n: 8, issued: {} });
+  });
+
+  it.runIf(process.platform === 'linux')('a closed mark holds its file open no more (the store lets go of its directory at close)', () => {
+    const dir = tempDir();
+    const writer = AckMarkWriter.open(dir);
+    writer.write({ n: 1, issued: {} });
+    expect(openFilesUnder(dir)).toEqual([join(realpathSync(dir), ACK_FILE)]);
+    writer.close();
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 
   it('after a kill with the mark torn, the store opens on the journal\'s own checks with every record, and says the mark proved nothing', async () => {
