@@ -128,6 +128,8 @@ describe('a mark torn by a power loss proves nothing, and is never taken for a p
     ['its checksum in capitals', capitalChecksum()],
     ['no space after its checksum', signed(JSON.stringify({ format: FORMAT, n: 30, issued: {} })).replace(' ', '\t')],
     ['cut inside its checksum', encodeAckMark({ n: 30, issued: {} }).slice(0, 5)],
+    // A checksum right for the rest of the line, one byte in: the checksum is the line's first eight characters, nowhere else.
+    ['a byte before its checksum', `Z${signed(` ${JSON.stringify({ format: FORMAT, n: 30, issued: {} })}`).slice(0, 9)}${JSON.stringify({ format: FORMAT, n: 30, issued: {} })}\n`],
     ['empty', ''],
     ['a checked body that is not JSON', signed('{"format":')],
     ['another format', signed(JSON.stringify({ format: 'partner-api-simulator/manifest', n: 30, issued: {} }))],
