@@ -54,7 +54,7 @@ export const OUTSIDE = [
   { files: 'simulator/http/server-timeouts.ts', reason: 'socket time limits below the API: no rule of the document' },
   { files: 'simulator/http/server.ts', reason: 'the listening server\'s wiring of those two; the in-process target listens with Koa\'s own server' },
   { files: 'simulator/store/store.contract.ts', reason: 'the store contract is test code (the cases the own-tests score runs)' },
-  { files: 'simulator/store/test-support.ts', reason: 'starts, calls and kills simulator processes for the store\'s process tests: test code, left out of the package too' },
+  { files: 'simulator/store/test-support.ts', reason: 'the store tests\' support (temporary directories, open files, simulator processes started, called and killed): test code, left out of the package too' },
   { files: 'simulator/store/pg-cluster.ts', reason: 'starts a throwaway PostgreSQL cluster for tests and npm run sandbox: tooling, not the store' },
   { files: 'simulator/demo-world.ts', reason: 'the seeded world\'s data (fixtures): no rule' },
   { files: 'simulator/testing.ts', reason: 'helpers of the project\'s unit tests' },

@@ -49,12 +49,14 @@ export function encodeAckMark(mark: AckMark): string {
 export function readAckMark(dir: string): AckMark | null | 'damaged' {
   const path = join(dir, ACK_FILE);
   if (!existsSync(path)) return null;
-  const text = readFileSync(path, 'latin1');
-  const line = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
-  const body = line.slice(9);
-  if (!/^[0-9a-f]{8} /.test(line) || crc32(Buffer.from(body, 'latin1')) !== Number.parseInt(line.slice(0, 8), 16)) return 'damaged';
+  // The checksum is over the body's bytes as written: read bytes, decode only the checked body.
+  const bytes = readFileSync(path);
+  const line = bytes.subarray(0, bytes.indexOf('\n') === -1 ? bytes.length : bytes.indexOf('\n'));
+  const body = line.subarray(9);
+  const head = /^([0-9a-f]{8}) /.exec(line.toString('latin1'));
+  if (head === null || crc32(body) !== Number.parseInt(head[1]!, 16)) return 'damaged';
   try {
-    const doc = JSON.parse(Buffer.from(body, 'latin1').toString('utf8')) as { format?: unknown; n?: unknown; issued?: unknown };
+    const doc = JSON.parse(body.toString('utf8')) as { format?: unknown; n?: unknown; issued?: unknown };
     if (doc.format !== FORMAT || !Number.isSafeInteger(doc.n) || typeof doc.issued !== 'object' || doc.issued === null) return 'damaged';
     return { n: doc.n as number, issued: doc.issued as Record<string, number> };
   } catch {
@@ -74,7 +76,7 @@ export class AckMarkWriter {
   }
 
   write(mark: AckMark): void {
-    const line = Buffer.from(encodeAckMark(mark), 'utf8');
+    const line = Buffer.from(encodeAckMark(mark));
     writeSync(this.fd, line, 0, line.length, 0);
   }
 

@@ -7,17 +7,17 @@
  * what is intact, moves the damaged journal aside, and never reuses an id,
  * a sequence or a transaction number.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACK_FILE, AckMarkWriter, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { StoreDamagedError } from './errors.ts';
 import { FileStore, type FileStoreOptions } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
 import { LOCK_FILE } from './lock.ts';
 import { sampleBooking } from './store.contract.ts';
+import { openFilesUnder, tempDirs } from './test-support.ts';
 import { issuedHighWater, raiseIssued } from '../domain/issued.ts';
 import supertest from 'supertest';
 import { addDays } from '../../protocol/calendar.ts';
@@ -25,15 +25,7 @@ import { API_ROOT } from '../http/app.ts';
 import { createSimulator } from '../simulator.ts';
 import { makeHarness, newKey } from '../testing.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'acknowledged-test-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('acknowledged-test-');
 const stores: FileStore[] = [];
 async function openStore(dir: string, options?: FileStoreOptions): Promise<FileStore> {
   const store = await FileStore.open(dir, options);
@@ -136,6 +128,8 @@ describe('a mark torn by a power loss proves nothing, and is never taken for a p
     ['its checksum in capitals', capitalChecksum()],
     ['no space after its checksum', signed(JSON.stringify({ format: FORMAT, n: 30, issued: {} })).replace(' ', '\t')],
     ['cut inside its checksum', encodeAckMark({ n: 30, issued: {} }).slice(0, 5)],
+    // A checksum right for the rest of the line, one byte in: the checksum is the line's first eight characters, nowhere else.
+    ['a byte before its checksum', `Z${signed(` ${JSON.stringify({ format: FORMAT, n: 30, issued: {} })}`).slice(0, 9)}${JSON.stringify({ format: FORMAT, n: 30, issued: {} })}\n`],
     ['empty', ''],
     ['a checked body that is not JSON', signed('{"format":')],
     ['another format', signed(JSON.stringify({ format: 'partner-api-simulator/manifest', n: 30, issued: {} }))],
@@ -180,6 +174,15 @@ describe('a mark torn by a power loss proves nothing, and is never taken for a p
     again.write({ n: 8, issued: {} });
     again.close();
     expect(readAckMark(dir)).toEqual({ n: 8, issued: {} });
+  });
+
+  it.runIf(process.platform === 'linux')('a closed mark holds its file open no more (the store lets go of its directory at close)', () => {
+    const dir = tempDir();
+    const writer = AckMarkWriter.open(dir);
+    writer.write({ n: 1, issued: {} });
+    expect(openFilesUnder(dir)).toEqual([join(realpathSync(dir), ACK_FILE)]);
+    writer.close();
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 
   it('after a kill with the mark torn, the store opens on the journal\'s own checks with every record, and says the mark proved nothing', async () => {

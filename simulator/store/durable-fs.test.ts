@@ -3,32 +3,26 @@
  * owner-only one level at a time, modes only ever tightened, a buffer written
  * whole however short the writes, a small file replaced whole or not at all.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeDirectory, syncDir, syncDirSync, tightenModes, writeAll, writeFileDurablySync } from './durable-fs.ts';
+import { openFilesUnder, tempDirs } from './test-support.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'durable-fs-test-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('durable-fs-test-');
 const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
 
 describe('makeDirectory', () => {
-  it('makes every missing level, each owner-only, below the nearest one that exists', () => {
+  it('makes every missing level, each owner-only, below the nearest one that exists, and nothing else', () => {
     const root = tempDir();
     makeDirectory(join(root, 'a', 'b', 'c'));
     for (const p of ['a', 'a/b', 'a/b/c']) expect(mode(join(root, p)), p).toBe('700');
+    expect(readdirSync(root)).toEqual(['a']);
     makeDirectory(join(root, 'a', 'd'), 0o750);
     expect(mode(join(root, 'a', 'd'))).toBe('750');
     expect(mode(join(root, 'a'))).toBe('700');
+    expect(readdirSync(join(root, 'a')).sort()).toEqual(['b', 'd']);
   });
 
   it.runIf(process.platform === 'linux')('fails at once with the cause where a level cannot be made (a pseudo file system: Node\'s recursive mkdir never returns there)', () => {
@@ -43,6 +37,17 @@ describe('makeDirectory', () => {
     writeFileSync(join(root, 'file'), 'x');
     expect(() => makeDirectory(join(root, 'file'))).toThrow(/EEXIST/);
     expect(() => makeDirectory(join(root, 'file', 'below'))).toThrow(/ENOTDIR/);
+  });
+
+  // A level that turns out made when mkdir comes to it (EEXIST) is taken as made: another process may have made it
+  // meanwhile. A link to nowhere is such a level (it exists as a name, not as a directory): what fails is what is wrong.
+  it('a level that is a symbolic link to nowhere, or a loop of links, fails with that cause, never as "exists"', () => {
+    const root = tempDir();
+    symlinkSync(join(root, 'nowhere'), join(root, 'dangling'));
+    symlinkSync(join(root, 'loop'), join(root, 'loop'));
+    expect(() => makeDirectory(join(root, 'dangling'))).toThrow(/ENOENT/);
+    expect(() => makeDirectory(join(root, 'dangling', 'below'))).toThrow(/ENOENT/);
+    expect(() => makeDirectory(join(root, 'loop'))).toThrow(/ELOOP/);
   });
 });
 
@@ -108,6 +113,14 @@ describe('syncDir and syncDirSync', () => {
     await expect(syncDir(join(dir, 'gone'))).rejects.toThrow(/ENOENT/);
     expect(() => syncDirSync(join(dir, 'gone'))).toThrow(/ENOENT/);
   });
+
+  it.runIf(process.platform === 'linux')('let go of the directory once synced', async () => {
+    const dir = tempDir();
+    await syncDir(dir);
+    expect(openFilesUnder(dir)).toEqual([]);
+    syncDirSync(dir);
+    expect(openFilesUnder(dir)).toEqual([]);
+  });
 });
 
 describe('writeFileDurablySync', () => {
@@ -119,5 +132,11 @@ describe('writeFileDurablySync', () => {
     expect(readFileSync(path, 'utf8')).toBe('Āsha 🏝\n');
     expect(mode(path)).toBe('600');
     expect(readdirSync(dir)).toEqual(['manifest.json']);
+  });
+
+  it.runIf(process.platform === 'linux')('lets go of the file it wrote', () => {
+    const dir = tempDir();
+    writeFileDurablySync(join(dir, 'manifest.json'), '{}\n');
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 });

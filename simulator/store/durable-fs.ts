@@ -3,7 +3,7 @@
  * directory (so a created, renamed or removed name survives a power loss),
  * and replace a small file atomically.
  */
-import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -13,16 +13,20 @@ import { basename, dirname, join, resolve } from 'node:path';
  * spins forever), where a plain mkdir fails at once with the cause.
  */
 export function makeDirectory(path: string, mode = 0o700): void {
+  // The names of the missing levels, each made below the one before, from the nearest existing ancestor `p` down.
   const missing: string[] = [];
-  for (let p = resolve(path); !existsSync(p); p = dirname(p)) {
-    missing.unshift(p);
+  let p = resolve(path);
+  for (; !existsSync(p); p = dirname(p)) {
+    missing.unshift(basename(p));
     // Stryker disable next-line all: only a root that does not exist stops here (a missing drive on Windows); a POSIX root always exists
     if (dirname(p) === p) break;
   }
-  for (const p of missing) {
+  for (const name of missing) {
+    p = join(p, name);
     try {
       mkdirSync(p, { mode });
     } catch (e) {
+      // A level another process made meanwhile is made; any other failure is the cause.
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
   }
@@ -109,8 +113,7 @@ export function writeFileDurablySync(path: string, text: string, mode = 0o600): 
   const fd = openSync(tmp, 'w', mode);
   try {
     fchmodSync(fd, mode); // exactly `mode`, whatever the umask
-    const buf = Buffer.from(text, 'utf8');
-    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
+    writeFileSync(fd, text); // the whole text, however short each write stops
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -4,13 +4,12 @@
  * (and a kill at each of its steps), damaged files, the lock.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, StoreDamagedError } from './errors.ts';
 import { FileStore, readDataDir, type CompactionStep, type FileStoreOptions } from './file-store.ts';
 import { decodeHeader, decodeLine, JOURNAL_NAME, scanJournal } from './journal.ts';
@@ -18,16 +17,9 @@ import { ACK_FILE, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { LOCK_FILE } from './lock.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
 import type { Store, TableName } from './store.ts';
+import { tempDirs } from './test-support.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'file-store-test-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('file-store-test-');
 
 /** The directory as a SIGKILL now would leave it: every byte written so far, the lock of a process that is gone. */
 function killCopy(dir: string): string {

@@ -1,15 +1,53 @@
 /**
- * Test support for the shared sandbox (issue 39): simulator processes
- * (`npm start -- --database URL`, from the test build) started, called and
- * killed by tests. Not part of the package (tsconfig.build.json excludes
- * test-support.ts).
+ * Test support of the store's tests: temporary directories removed after a
+ * test file, the files a process holds open; and for the shared sandbox
+ * (issue 39), simulator processes (`npm start -- --database URL`, from the
+ * test build) started, called and killed by tests. Not part of the package
+ * (tsconfig.build.json excludes test-support.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeArgs } from '../../build/node-command.ts';
 import type { Fixtures } from '../demo-world.ts';
+import { afterAll } from 'vitest';
+
+/**
+ * A maker of temporary directories (`<tmpdir>/<prefix>XXXXXX`) for the test
+ * file that calls it at its top level: each is removed after the file's tests.
+ */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
+}
+
+/**
+ * The files this process holds open under `dir` (Linux: /proc/self/fd), by
+ * their present name: a store that let go of a file leaves none. Only what is
+ * under `dir`, so files other tests of the process hold meanwhile do not count.
+ */
+export function openFilesUnder(dir: string): string[] {
+  const real = realpathSync(dir);
+  const names: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target === real || target.startsWith(`${real}/`)) names.push(target);
+    } catch {
+      // closed between the listing and the read (the listing's own descriptor, or another test's file)
+    }
+  }
+  return names;
+}
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A hang guard, not a speed target (issue 38): a slow machine makes a start slower, never a test red. */
