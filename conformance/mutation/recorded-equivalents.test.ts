@@ -74,6 +74,13 @@ describe('recorded-equivalents: the seed of a whole run', () => {
     expect(seed.files[FILE]!.mutants[0]!.coveredBy).toEqual(['now-0', 'now-1']);
   });
 
+  it('a static mutant that survived, unless recorded, runs again: every check reaches it and the report names none, so a check written since would go unseen', () => {
+    const report = { ...last, files: { 'simulator/domain/y.ts': { source: 'x', mutants: [{ ...m('6', 'Survived', 1, 'false'), static: true }, { ...m('7', 'Killed', 1, 'true'), static: true }, { ...m('8', 'NoCoverage', 1, '!x'), static: true }] } } };
+    expect(equivalentSeed(report, recorded, now, 'all').seed.files['simulator/domain/y.ts']!.mutants.map((x) => x.id)).toEqual(['7']);
+    // A slice that does not mutate the file keeps its results as they are.
+    expect(equivalentSeed(report, recorded, now, 'all', (file) => file !== 'simulator/domain/y.ts').seed.files['simulator/domain/y.ts']!.mutants.map((x) => x.id)).toEqual(['6', '7', '8']);
+  });
+
   it('with no equivalents file entry nothing is seeded', () => {
     expect(equivalentSeed(last, [], now).seeded).toBe(0);
   });

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { catalogue } from '../catalogue.ts';
 import { equivalentSeed, readEquivalents } from './recorded-equivalents.ts';
-import { AREAS, mutateFor } from './scope.mjs';
+import { AREAS, mutateFor, placeOf } from './scope.mjs';
 import { REPORT_DIR } from './settings.ts';
 import { census } from './census.ts';
 import { contractMutants, LIMIT_KEYWORDS, type ContractKeyword } from './contract-mutants.ts';
@@ -183,7 +183,7 @@ async function main(): Promise<number> {
     // them again: a whole run from nothing (--force), an incremental one from the committed file as it stands.
     // An area is a slice of a whole run: incremental from everything, and Stryker keeps the results of files outside the
     // slice's --mutate as the incremental file holds them, so the file it writes back still covers the whole scope.
-    const seed = (full || area) && !args['with-equivalents'] ? writeSeed(args.incremental || area ? 'all' : 'equivalents') : undefined;
+    const seed = (full || area) && !args['with-equivalents'] ? writeSeed(args.incremental || area ? 'all' : 'equivalents', area) : undefined;
     seeded = seed?.seeded;
     const flags = area ? ['--mutate', mutateFor('suite', area).join(','), '--incremental', '--incrementalFile', seed!.file]
       : !full ? ['--mutate', args.mutate!]
@@ -317,9 +317,10 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
 }
 
 /** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */
-function writeSeed(keep: 'equivalents' | 'all'): { file: string; seeded: number } {
+function writeSeed(keep: 'equivalents' | 'all', area?: string): { file: string; seeded: number } {
   const last = existsSync(INCREMENTAL) ? (JSON.parse(readFileSync(INCREMENTAL, 'utf8')) as StrykerReport) : { files: {} };
-  const { seed, seeded } = equivalentSeed(last, readEquivalents(), checkTests(), keep);
+  const inSlice = (file: string) => area === undefined || (placeOf(file) as { area?: { area: string } } | undefined)?.area?.area === area;
+  const { seed, seeded } = equivalentSeed(last, readEquivalents(), checkTests(), keep, inSlice);
   const file = join(ROOT, REPORT_DIR, 'incremental-seed.json');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(seed));
