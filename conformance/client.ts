@@ -32,6 +32,7 @@ export interface RequestOptions {
   /**
    * The caller's word that this POST is idempotent by its meaning (a pause, a clock advance of 0 s): sent once more
    * when its connection closed before any answer, as a GET, PUT or DELETE is by its method (resend.ts, RFC 9110 §9.2.2).
+   * A create needs no word: its usable Idempotency-Key makes it so (§4.5, resend.ts `keyedCreate`).
    */
   idempotent?: boolean;
   /**
@@ -144,16 +145,22 @@ export class ApiClient {
     // As written, dot segments and all (raw-path.ts); `url` is what fetch would have sent.
     const rawPath = options.rawPath ? `${new URL(this.options.baseUrl).pathname.replace(/\/$/, '')}${path.split('?')[0]}${url.search}` : null;
     const shown = rawPath === null ? url : { toString: () => url.origin + rawPath, pathname: rawPath.split('?')[0]! };
-    // Waits out one 429 (attempt); a call whose connection closed before any answer is sent again when idempotent (resend.ts).
+    // Waits out one 429 (attempt); a call whose connection closed before any answer is sent again when idempotent:
+    // by its method, by the caller's word, or as a create under a usable Idempotency-Key (resend.ts, §4.5).
     for (let attempt = 0; ;) {
       const t0 = performance.now();
       let res: globalThis.Response;
+      let resent = false;
       try {
         // Bytes are sent as they are; the exchange records them decoded (an invalid sequence as U+FFFD).
         const sent = raw instanceof Uint8Array ? raw : body;
-        res = await sendResending({ method, idempotent: options.idempotent }, () => (options.rawPath
-          ? fetchRawPath({ method, origin: url.origin, path: rawPath!, headers, body: sent })
-          : this.options.untimed ? untimedFetch(url.toString(), { method, headers, body: sent }) : fetch(url, { method, headers, body: sent, redirect: 'manual' })));
+        const call = { method, idempotent: options.idempotent, path: shown.pathname, headers };
+        res = await sendResending(call, (n) => {
+          resent = n > 1;
+          return options.rawPath
+            ? fetchRawPath({ method, origin: url.origin, path: rawPath!, headers, body: sent })
+            : this.options.untimed ? untimedFetch(url.toString(), { method, headers, body: sent }) : fetch(url, { method, headers, body: sent, redirect: 'manual' });
+        });
         this.options.time?.observe(res.headers.get('date'));
       } catch (e) {
         const lost = e as NoAnswer;
@@ -164,6 +171,12 @@ export class ApiClient {
       const n = this.record(method, shown, headers, body, response, performance.now() - t0);
       if (method === 'POST' && response.status === 201 && url.pathname.endsWith('/bookings')) this.options.log.bookingsCreated += 1;
       this.checkSchema(method, shown.pathname, response, n);
+      if (resent && response.status === 409 && response.body?.code === 'IN_PROGRESS') {
+        // §4.5 rule 3: the platform is still processing the first sending, whose connection closed before any answer.
+        // A correct answer, but not the create's: what became of it is not known yet, so the check cannot be judged on
+        // it (an error of the run, as a lost answer is), never a 409 handed to a check that sent one create.
+        throw new TargetUnreachable(`cannot reach ${redact(url.origin + url.pathname, this.options.secrets)}: the connection closed before any answer; sent again under its Idempotency-Key, the create was answered 409 IN_PROGRESS (exchange ${n}: §4.5 rule 3, the first is still being processed), so its outcome is not known`);
+      }
       if (response.status === 429 && response.body?.code === 'RATE_LIMITED') {
         // Waited out once when Retry-After says how long and it fits the budget; otherwise recorded and handed back as is.
         const budget = this.options.retryAfterBudgetSeconds ?? 0;

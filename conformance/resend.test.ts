@@ -1,7 +1,8 @@
 /**
  * RFC 9110 §9.2.2: a request whose connection closed before any answer came is sent once more when it is
- * idempotent (GET, PUT and DELETE by their method; a POST only where its caller says it is idempotent by its meaning:
- * the clock advance of 0 s that sends what is due, a pause, a resume), and a non-idempotent one is not: its failure
+ * idempotent (GET, PUT and DELETE by their method; a POST where its caller says it is idempotent by its meaning:
+ * the clock advance of 0 s that sends what is due, a pause, a resume; a create under a usable Idempotency-Key, by the
+ * document's word, §4.5 rules 1 and 3), and a non-idempotent one is not: its failure
  * says so, since the platform may or may not have applied it. One rule (resend.ts), run here against every client that
  * calls a platform: the partner API client and the preflight, the control plane (control.ts), certify's staff plane
  * (certify/stage.ts) and the scenarios' staff (scenarios/kit/staff.ts).
@@ -17,6 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectRunningStage } from '../certify/stage.ts';
 import { Staff } from '../scenarios/kit/staff.ts';
 import { ApiClient, ExchangeLog } from './client.ts';
+import { keyedCreate, resendable } from './resend.ts';
 import { CONTROL_ACTIONS, ControlClient } from './control.ts';
 import { preflight, SetupError } from './preflight.ts';
 import { TargetUnreachable } from './unreachable.ts';
@@ -181,10 +183,102 @@ describe('a call of the partner API client or the preflight whose connection clo
     expect(p.seen).toHaveLength(2);
   });
 
-  it('a create is never resent (it may have been made), and the failure says so', async () => {
-    const p = await platform(() => true);
-    await expect(client(p.origin).post('/bookings', { body: {} })).rejects.toThrow(NOT_RESENT);
+});
+
+/**
+ * §4.5 rules 1 and 3: a create under a usable Idempotency-Key (8 to 128 characters) is idempotent by the document's
+ * meaning (the same key and body replays the first answer and creates nothing; an identical create still in progress
+ * answers 409 IN_PROGRESS and writes nothing), so it is sent once more like a GET. Without one it is not.
+ */
+describe('a create (POST /bookings) whose connection closed before any answer', () => {
+  const KEY = 'resend-key-0001';
+
+  it('under a usable Idempotency-Key, reset before any answer: sent once more and its answer returned', async () => {
+    const p = await platform(to('POST', '/bookings'), 1, 'reset');
+    const res = await client(p.origin).post('/bookings', { body: {}, headers: { 'Idempotency-Key': KEY } });
+    expect(res.status).toBe(200);
+    expect(p.seen).toEqual(['POST /bookings', 'POST /bookings']);
+  });
+
+  it('under a usable key spelled in lower case, closed before any answer: sent once more too', async () => {
+    const p = await platform(to('POST', '/bookings'));
+    expect((await client(p.origin).post('/bookings', { body: {}, headers: { 'idempotency-key': KEY } })).status).toBe(200);
+    expect(p.seen).toEqual(['POST /bookings', 'POST /bookings']);
+  });
+
+  it('under a usable key, closed twice running: one resend, no more', async () => {
+    const p = await platform(to('POST', '/bookings'), 2);
+    await expect(client(p.origin).post('/bookings', { body: {}, headers: { 'Idempotency-Key': KEY } })).rejects.toThrow(/sent twice, the connection closed before any answer each time/);
+    expect(p.seen).toHaveLength(2);
+  });
+
+  it.each([
+    ['no Idempotency-Key', {}],
+    ['a key of 7 characters (§4.5 rule 2: unusable)', { 'Idempotency-Key': 'k'.repeat(7) }],
+    ['a key of 129 characters (§4.5 rule 2: unusable)', { 'Idempotency-Key': 'k'.repeat(129) }],
+  ])('under %s: never resent (it may have been made), and the failure says why', async (_name, headers) => {
+    const p = await platform(() => true, 1, 'reset');
+    await expect(client(p.origin).post('/bookings', { body: {}, headers })).rejects.toThrow(
+      /not sent again: this create carries no usable Idempotency-Key \(§4\.5 rules 1 and 2\), so it is not idempotent \(RFC 9110 §9\.2\.2\), and the platform may or may not have applied it/,
+    );
     expect(p.seen).toEqual(['POST /bookings']);
+  });
+
+  it('a key on another POST (POST /sync) makes it no create: never resent', async () => {
+    const p = await platform(() => true);
+    await expect(client(p.origin).post('/sync', { body: {}, headers: { 'Idempotency-Key': KEY } })).rejects.toThrow(NOT_RESENT);
+    expect(p.seen).toEqual(['POST /sync']);
+  });
+
+  it('resent and answered 409 IN_PROGRESS (§4.5 rule 3: the first still in progress): an error of the run, not a 409 handed to the check', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (seen.length === 1) return void (req.socket as Socket).resetAndDestroy();
+      res.writeHead(409, { 'Content-Type': 'application/json' }).end(JSON.stringify({ success: false, code: 'IN_PROGRESS', message: 'Still processing.', errors: {} }));
+    });
+    servers.push(server);
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const log = new ExchangeLog();
+    const api = new ApiClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 't', secrets: [], log });
+    const sent = api.post('/bookings', { body: {}, headers: { 'Idempotency-Key': KEY } });
+    await expect(sent).rejects.toThrow(TargetUnreachable);
+    await expect(sent).rejects.toThrow(/sent again under its Idempotency-Key, the create was answered 409 IN_PROGRESS \(exchange 1: §4\.5 rule 3, the first is still being processed\), so its outcome is not known/);
+    expect(seen).toHaveLength(2);
+    expect(log.exchanges.map((e) => e.status)).toEqual([409]);
+  });
+
+  it('a 409 IN_PROGRESS to a create sent once is the platform\'s answer, handed to the check as it is', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(409, { 'Content-Type': 'application/json' }).end(JSON.stringify({ success: false, code: 'IN_PROGRESS', message: 'Still processing.', errors: {} }));
+    });
+    servers.push(server);
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const res = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`).post('/bookings', { body: {}, headers: { 'Idempotency-Key': KEY } });
+    expect([res.status, res.body.code]).toEqual([409, 'IN_PROGRESS']);
+  });
+});
+
+describe('keyedCreate: a create under a usable Idempotency-Key, the one form of POST resendable without a word (§4.5)', () => {
+  const create = (headers: Record<string, string | string[] | undefined>, path = '/api/integrations/v1/bookings') => ({ method: 'POST', path, headers });
+
+  it('holds for a POST to …/bookings (a query after it ignored) with one key of 8 or 128 characters', () => {
+    expect(keyedCreate(create({ 'Idempotency-Key': 'k'.repeat(8) }))).toBe(true);
+    expect(keyedCreate(create({ 'idempotency-key': 'k'.repeat(128) }, '/v1/bookings?x=1'))).toBe(true);
+    expect(resendable(create({ 'Idempotency-Key': 'k'.repeat(8) }))).toBe(true);
+  });
+
+  it('fails for no key, a key outside 8 to 128 characters, a repeated key, another path, another method', () => {
+    expect(keyedCreate(create({}))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': undefined }))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': 'k'.repeat(7) }))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': 'k'.repeat(129) }))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': ['k'.repeat(8), 'j'.repeat(8)] }))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': 'k'.repeat(8), 'idempotency-key': 'j'.repeat(8) }))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': 'k'.repeat(8) }, '/v1/sync'))).toBe(false);
+    expect(keyedCreate(create({ 'Idempotency-Key': 'k'.repeat(8) }, '/v1/bookings/external/x'))).toBe(false);
+    expect(keyedCreate({ method: 'PATCH', path: '/v1/bookings', headers: { 'Idempotency-Key': 'k'.repeat(8) } })).toBe(false);
+    expect(resendable(create({}))).toBe(false);
   });
 });
 

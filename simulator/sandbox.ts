@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from '../cli/command-line.ts';
+import { resendable } from '../protocol/resend-rule.ts';
 import type { Fixtures } from './demo-world.ts';
 import { startPgCluster, type PgCluster } from './store/pg-cluster.ts';
 import { redactUrl } from './store/pg-store.ts';
@@ -206,9 +207,11 @@ async function main(): Promise<void> {
  * before a byte is sent). A process that refuses the connection got nothing,
  * so the request goes to the next one; one that reset it may have got the
  * request, so only a request safe to send twice goes on: idempotent by its
- * method (RFC 9110 §9.2.2), or a POST under an Idempotency-Key (§4.5 rule 1
- * replays what the dead process committed, and a claim it left in flight is
- * released once its session is gone, rule 3: docs/shared-sandbox.md).
+ * method (RFC 9110 §9.2.2), or a create under a usable Idempotency-Key (§4.5
+ * rule 1 replays what the dead process committed, and a claim it left in
+ * flight is released once its session is gone, rule 3:
+ * docs/shared-sandbox.md). One rule with the suite's clients:
+ * protocol/resend-rule.ts `resendable`.
  * The answer names the process that served it (`X-Sandbox-Process`).
  */
 function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: () => Backend | null, tries = 0): void {
@@ -227,8 +230,8 @@ function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, pick: 
     answer.pipe(res);
   });
   upstream.on('error', (e: NodeJS.ErrnoException) => {
-    const keyed = req.method === 'POST' && typeof req.headers['idempotency-key'] === 'string';
-    const resend = e.code === 'ECONNREFUSED' || (e.code === 'ECONNRESET' && (keyed || ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(req.method ?? '')));
+    // The one rule of what may be sent twice (protocol/resend-rule.ts): by its method, or a keyed create.
+    const resend = e.code === 'ECONNREFUSED' || (e.code === 'ECONNRESET' && resendable({ method: req.method ?? '', path: req.url, headers: req.headers }));
     if (resend && !res.headersSent) return forward(req, res, body, pick, tries + 1);
     if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'application/json' });
     res.end(res.headersSent ? undefined : JSON.stringify({ success: false, code: 'BAD_GATEWAY', message: `simulator process ${backend.index} failed mid-answer: ${e.message}`, errors: {} }));

@@ -70,6 +70,7 @@ export const OUTSIDE = [
   { files: 'protocol/conflict-body.ts', reason: 'the suite\'s judge of a 409 body (booking.conflict-body, watch): its mutants weaken the judge, never the simulator; watch\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
   { files: 'protocol/delivery-problems.ts', reason: 'the suite\'s judge of a delivery (the loopback receiver, watch): its mutants weaken the judge, never the simulator; watch\'s and the receiver\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
   { files: 'protocol/list-page.ts', reason: 'the suite\'s judge of a GET /bookings page (pagination checks, watch): its mutants weaken the judge, never the simulator; its own and watch\'s unit tests and the fault catalogue (conformance --mutants) hold it' },
+  { files: 'protocol/resend-rule.ts', reason: 'which request a client sends again after a lost connection (RFC 9110 §9.2.2, §4.5\'s keyed create): the suite\'s and the sandbox proxy\'s clients, never an answer of the platform; conformance/resend.test.ts holds it' },
   { files: 'spec/assumptions.ts', reason: 'the list of x-assumptions npm run spec:assumptions prints (moved out of the contract loader): no simulator or suite code reads it' },
 ];
 

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { API_ROOT } from './app.ts';
 import { applyTimeouts, SERVER_TIMEOUTS } from './server-timeouts.ts';
+import { createSimulatorServer } from './server.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 import { makeHarness } from '../testing.ts';
 
@@ -100,5 +101,43 @@ describe('server time-outs', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('the idle limit of the listening server is not announced', () => {
+  /** The raw head of the answer to one request carrying `connection`, over a plain socket. */
+  async function head(connection: string | null, version = '1.1'): Promise<string> {
+    const h = makeHarness();
+    const server = createSimulatorServer(h.sim.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1');
+          const end = text.indexOf('\r\n\r\n');
+          if (end !== -1) {
+            socket.destroy();
+            resolve(text.slice(0, end));
+          }
+        });
+        socket.on('error', reject);
+        socket.write(`GET ${API_ROOT}/me HTTP/${version}\r\nHost: x\r\n${connection === null ? '' : `Connection: ${connection}\r\n`}\r\n`);
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+
+  it('an HTTP/1.1 answer names its connection keep-alive with no Keep-Alive timeout (fetch would reuse a socket until 2 s before it)', async () => {
+    const text = await head(null);
+    expect(text).toMatch(/^connection: keep-alive$/im);
+    expect(text).not.toMatch(/^keep-alive:/im);
+  });
+
+  it('a request that closes its connection is answered close, as Node does', async () => {
+    expect(await head('close')).toMatch(/^connection: close$/im);
   });
 });

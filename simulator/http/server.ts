@@ -6,9 +6,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
-import { applyTimeouts, SERVER_TIMEOUTS, type ServerTimeouts } from './server-timeouts.ts';
+import { applyTimeouts, keepAliveUnannounced, SERVER_TIMEOUTS, type ServerTimeouts } from './server-timeouts.ts';
 import { answerNodeRefusals } from './node-refusals.ts';
 
 export function createSimulatorServer(app: Koa, timeouts: ServerTimeouts = SERVER_TIMEOUTS): Server {
-  return answerNodeRefusals(applyTimeouts(createServer(app.callback()), timeouts));
+  const serve = app.callback();
+  return answerNodeRefusals(applyTimeouts(createServer((req, res) => {
+    keepAliveUnannounced(req, res);
+    return serve(req, res);
+  }), timeouts));
 }
