@@ -19,7 +19,7 @@ export const MUTATION_DELIVERY_TIMEOUT_MS = DELIVERY_TIMEOUT_MS / 10;
  * time-out given: one given to every check hid a mutant that only the default reads (the worker's `timeoutMs ??
  * DELIVERY_TIMEOUT_MS` as `&&`, under which `npm start` times out every delivery at once; issue 40).
  */
-const WAITS_OUT_A_POST = new Set(['webhooks.unanswered-is-a-failure', 'supersession.in-flight-then-failed']);
+const WAITS_OUT_A_POST = new Set(['webhooks.unanswered-is-a-failure', 'supersession.in-flight-then-failed', 'webhooks.undelivered-count-through-retention']);
 
 /** The delivery time-out a check's simulator is given in the mutation run: none (the default) unless it waits out a post. */
 export function mutationDeliveryTimeoutMs(checkId: string): number | undefined {
