@@ -25,7 +25,7 @@ import { readFileSync } from 'node:fs';
 import { describe, inject, it } from 'vitest';
 import { AREAS } from './scope.mjs';
 import { killReason } from './kill.ts';
-import { CHECK_TESTS, checkTestName, MUTATION_DELIVERY_TIMEOUT_MS, MUTATION_RUNS, MUTATION_SEED } from './settings.ts';
+import { CHECK_TESTS, checkTestName, mutationDeliveryTimeoutMs, MUTATION_RUNS, MUTATION_SEED } from './settings.ts';
 
 /** The test a suite that fails to load stands as (its name is no check's: the summary counts it apart). */
 const SUITE_LOADS = 'the conformance suite and the simulator load';
@@ -60,7 +60,7 @@ describe.sequential(CHECK_TESTS, () => {
   for (const check of catalogue()) {
     it(checkTestName(check), async () => {
       if (reloadsContract()) forgetLoadedContract();
-      const report = await runConformance({ target: 'in-process', checks: [check.id], runs: MUTATION_RUNS, seed: MUTATION_SEED, deliveryTimeoutMs: MUTATION_DELIVERY_TIMEOUT_MS });
+      const report = await runConformance({ target: 'in-process', checks: [check.id], runs: MUTATION_RUNS, seed: MUTATION_SEED, deliveryTimeoutMs: mutationDeliveryTimeoutMs(check.id) });
       const killed = killReason(report.results[0]!);
       if (killed !== null) throw new Error(killed);
     });
