@@ -243,6 +243,7 @@ describe('FileStore journal lines: replay takes a whole, well-formed transaction
 
   it.each([
     ['shorter than a checksum, a space and a body', Buffer.from('0000000 1'), 'no checksum prefix'],
+    ['a checksum and a space with no body (the checksum of nothing is 00000000)', Buffer.from('00000000 '), 'no checksum prefix'],
     ['no space after the checksum', Buffer.from(checked('{"n":1,"ops":[]}').toString().replace(' ', '_')), 'no checksum prefix'],
     ['a checksum in capitals (the store writes lower case)', checked('{"n":1,"ops":[]}', crc32('{"n":1,"ops":[]}').toString(16).padStart(8, '0').toUpperCase()), 'checksum mismatch'],
     ['a checksum with a sign', checked('{"n":1,"ops":[]}', '+' + crc32('{"n":1,"ops":[]}').toString(16).padStart(7, '0').slice(-7)), 'checksum mismatch'],
@@ -290,6 +291,11 @@ describe('FileStore journal header: the first line says which journal it is and 
     expect(encodeHeader({ generation: 3, firstN: 1201 })).toBe(`${checked(body).toString()}\n`);
     expect(decodeHeader(checked(body))).toEqual({ generation: 3, firstN: 1201 });
     expect(decodeHeader(checked('{"journal":123456789012345,"first_n":999999999999999}'))).toEqual({ generation: 123456789012345, firstN: 999999999999999 });
+    // A checksum that begins with 0 is written with all eight digits.
+    const firstN = Array.from({ length: 400 }, (_, i) => i + 1).find((n) => encodeHeader({ generation: 3, firstN: n }).startsWith('0'))!;
+    const zero = encodeHeader({ generation: 3, firstN });
+    expect(zero).toMatch(/^0[0-9a-f]{7} \{/);
+    expect(decodeHeader(Buffer.from(zero.slice(0, -1)))).toEqual({ generation: 3, firstN });
   });
 
   it.each([
