@@ -19,7 +19,7 @@ import { ACK_FILE, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { LOCK_FILE } from './lock.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
 import type { Store, TableName } from './store.ts';
-import { tempDirs } from './test-support.ts';
+import { openFilesUnder, tempDirs } from './test-support.ts';
 
 const tempDir = tempDirs('file-store-test-');
 
@@ -197,6 +197,19 @@ describe('FileStore journal', () => {
     const again = await openStore(dir);
     expect(again.report.tornBytes).toBe(0);
     expect(again.size('bookings')).toBe(4);
+  });
+
+  it('replays only the files named journal.<generation>.log: a copy under another name is no journal', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 3);
+    await store.close();
+    const journal = lastJournal(dir);
+    cpSync(journal, join(dir, `copy-of-${journals(dir)[0]}`));
+    cpSync(journal, join(dir, `${journals(dir)[0]}.orig`));
+    const again = await openStore(dir);
+    expect(again.report.journals.map((j) => j.path)).toEqual([journal]);
+    expect(again.size('bookings')).toBe(3);
   });
 
   it('refuses a journal damaged before its end: the transactions after it would be lost', async () => {
@@ -379,6 +392,15 @@ describe('FileStore journal replay: every complete transaction in order, a torn 
     expect(() => scan(path, 1201)).toThrow(StoreDamagedError);
     expect(() => scan(path, 1201)).toThrow(`${path} is damaged at byte ${damagedAt} (checksum mismatch) and complete transactions follow it at byte ${followsAt}; `
       + 'the store will not skip it and lose them. Restore the data directory from a backup, or move it away to start afresh.');
+  });
+
+  it('lets go of the file whether it replays it whole or refuses it', () => {
+    const whole = journalOf([header, tx(1201)]);
+    scan(whole, 1201);
+    expect(openFilesUnder(join(whole, '..'))).toEqual([]);
+    const refused = journalOf([header, tx(1202)]);
+    expect(() => scan(refused, 1201)).toThrow(StoreDamagedError);
+    expect(openFilesUnder(join(refused, '..'))).toEqual([]);
   });
 
   it('refuses a journal that begins after, or before, the transaction expected next, and a gap in its numbering', () => {
