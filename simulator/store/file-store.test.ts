@@ -199,6 +199,30 @@ describe('FileStore journal', () => {
     expect(again.size('bookings')).toBe(4);
   });
 
+  it('writes a backlog larger than one write (16 MiB) in several writes of whole lines, a larger single line in one, and replays a journal larger than one read (16 MiB) whole', async () => {
+    const dir = tempDir();
+    let writes = 0;
+    const store = await openStore(dir, { writeFault: () => (writes++, null) });
+    const mib = 'x'.repeat(1024 * 1024);
+    for (let i = 1; i <= 20; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i, { notes: mib })));
+    await store.flush();
+    expect(writes, '20 lines of just over 1 MiB: 15 in the first write, 5 in the second').toBe(2);
+    const huge = 'y'.repeat(17 * 1024 * 1024);
+    store.transaction((tx) => tx.put('bookings', '21', sampleBooking(21, { notes: huge })));
+    await store.flush();
+    expect(writes, 'a line larger than a write goes out whole, in one').toBe(3);
+    await store.close();
+    const path = lastJournal(dir);
+    const seen: number[] = [];
+    const scan = scanJournal(path, 1, (t) => seen.push(t.n));
+    expect(seen).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    expect(scan).toMatchObject({ transactions: 21, lastN: 21, validBytes: statSync(path).size, torn: null });
+    const again = await openStore(dir);
+    expect(again.size('bookings')).toBe(21);
+    expect(again.get('bookings', '20')).toEqual(sampleBooking(20, { notes: mib }));
+    expect(again.get('bookings', '21')!.notes).toBe(huge);
+  });
+
   it('replays only the files named journal.<generation>.log: a copy under another name is no journal', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
