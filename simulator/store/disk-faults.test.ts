@@ -15,6 +15,7 @@ import { FileStore } from './file-store.ts';
 import { JournalFailedError } from './errors.ts';
 import { encodeTransaction, JOURNAL_NAME, journalFileName, JournalWriter } from './journal.ts';
 import type { Overlay } from './memory-store.ts';
+import { sampleBooking } from './store.contract.ts';
 import { makeHarness, newKey } from '../testing.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 
@@ -192,6 +193,22 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await during;
     expect(lines(), 'the header and both transactions').toBe(3);
     await store.close();
+  });
+
+  it('a round that fails after part of it was written is cut back to its start and written again whole: each line once', async () => {
+    const dir = dataDir();
+    let writes = 0;
+    // Just over 16 MiB of lines: two writes; the second fails.
+    const store = await FileStore.open(dir, { writeFault: () => (++writes === 2 ? enospc() : null) });
+    const mib = 'x'.repeat(1024 * 1024);
+    for (let i = 1; i <= 20; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i, { notes: mib })));
+    await expect(store.flush()).rejects.toBeInstanceOf(JournalFailedError);
+    await until(async () => store.stats().syncRounds === 1);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.report.tornBytes).toBe(0);
+    expect(again.size('bookings')).toBe(20);
+    await again.close();
   });
 
   it('the journal writer alone (no hook set) fails, retries and recovers by itself, rotates, and refuses a transaction out of order', async () => {
