@@ -6,13 +6,16 @@
  * faults come from the store's `writeFault` knob (a failing disk on demand,
  * also mid-write: part of a line on disk, then the error).
  */
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileStore } from './file-store.ts';
-import { JOURNAL_NAME } from './journal.ts';
+import { JournalFailedError } from './errors.ts';
+import { encodeTransaction, JOURNAL_NAME, journalFileName, JournalWriter } from './journal.ts';
+import type { Overlay } from './memory-store.ts';
+import { sampleBooking } from './store.contract.ts';
 import { makeHarness, newKey } from '../testing.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 
@@ -91,5 +94,140 @@ describe('disk faults: 503 for the failed write, reads go on, writes resume by t
     expect(again.report.tornBytes).toBe(0);
     for (const id of acknowledged) expect(again.get('bookings', String(id)), `booking ${id}`).toBeDefined();
     await again.close();
+  });
+});
+
+describe('the journal in an outage: refused at once, told once, retried by itself, nothing acknowledged lost', () => {
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'disk-faults-'));
+    dirs.push(dir);
+    return dir;
+  }
+  const journalsOf = (dir: string) => readdirSync(dir).filter((n) => JOURNAL_NAME.test(n)).sort();
+  /** The journal line of a transaction that puts `{ booking_id: i }` as hold `i` (ASCII: its length is its bytes). */
+  const holdLine = (n: number, i: number) => encodeTransaction(n, new Map([['holds', new Map<string, unknown>([[String(i), { booking_id: i }]])]]) as Overlay);
+  const putHold = (store: FileStore, i: number) => store.transaction((tx) => tx.put('holds', String(i), { booking_id: i }));
+
+  it('counts what waits to be written as journal bytes; an outage is told once however many retries fail, refuses flushes and compactions, and its recovery counts the transactions written late', async () => {
+    const dir = dataDir();
+    let fault: Error | null = null;
+    let attempts = 0;
+    const failures: Error[] = [];
+    const recoveries: { ms: number; transactions: number }[] = [];
+    const store = await FileStore.open(dir, {
+      writeFault: () => (attempts++, fault),
+      onWriteFailure: (e) => failures.push(e),
+      onWriteRecovery: (outage) => recoveries.push(outage),
+    });
+    const journal = join(dir, journalsOf(dir).at(-1)!);
+    putHold(store, 1);
+    expect(store.stats().journalBytes, 'the header on disk and the line waiting').toBe(statSync(journal).size + holdLine(1, 1).length);
+    await store.flush();
+    expect(store.stats().journalBytes).toBe(statSync(journal).size);
+
+    const watched = Date.now();
+    fault = enospc();
+    for (let i = 2; i <= 4; i++) putHold(store, i);
+    const failed = await store.flush().then(() => null, (e: unknown) => e);
+    expect(failed).toBeInstanceOf(JournalFailedError);
+    expect((failed as JournalFailedError).durableN).toBe(1);
+    expect((failed as Error).message).toBe(`the journal ${journal} could not be written or synced (ENOSPC: no space left on device, write); `
+      + 'nothing after transaction 1 is acknowledged. Writes are refused until the disk accepts them again (retried every 1 s); reads go on.');
+    expect(store.stats().journalBytes, 'the lines that failed still wait').toBe(statSync(journal).size + [2, 3, 4].reduce((n, i) => n + holdLine(i, i).length, 0));
+    await until(async () => attempts >= 3); // two retries failed too
+    expect(failures, 'told once for the outage, not once per retry').toHaveLength(1);
+    await expect(store.compact()).rejects.toBeInstanceOf(JournalFailedError);
+    expect(journalsOf(dir), 'a compaction refused in the outage starts no journal').toEqual([basename(journal)]);
+
+    // The disk takes writes again: only the journal's own retry writes; a flush asked before it is still refused.
+    fault = null;
+    await expect(store.flush()).rejects.toBeInstanceOf(JournalFailedError);
+    await until(async () => recoveries.length === 1);
+    const ended = Date.now();
+    expect(recoveries[0]!.transactions, 'transactions 2 to 4 were written late').toBe(3);
+    expect(recoveries[0]!.ms).toBeGreaterThanOrEqual(0);
+    expect(recoveries[0]!.ms).toBeLessThanOrEqual(ended - watched);
+    expect(failures).toHaveLength(1);
+    await store.flush();
+    expect(store.stats().journalBytes).toBe(statSync(journal).size);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.report.tornBytes).toBe(0);
+    expect(Array.from(again.values('holds'))).toEqual([1, 2, 3, 4].map((i) => ({ booking_id: i })));
+    await again.close();
+  });
+
+  it('close in an outage makes one last try: a disk that takes the writes again by then loses nothing', async () => {
+    const dir = dataDir();
+    let fault: Error | null = null;
+    const store = await FileStore.open(dir, { writeFault: () => fault });
+    putHold(store, 1);
+    await store.flush();
+    fault = enospc();
+    putHold(store, 2);
+    await expect(store.flush()).rejects.toBeInstanceOf(JournalFailedError);
+    fault = null;
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.report.tornBytes).toBe(0);
+    expect(Array.from(again.values('holds'))).toEqual([{ booking_id: 1 }, { booking_id: 2 }]);
+    await again.close();
+  });
+
+  it('a transaction committed while a round is being written waits for the next round: its flush resolves with its line on disk', async () => {
+    const dir = dataDir();
+    let during: Promise<void> | null = null;
+    let store: FileStore | null = null;
+    const lines = () => readFileSync(join(dir, journalsOf(dir).at(-1)!), 'utf8').split('\n').filter((l) => l !== '').length;
+    store = await FileStore.open(dir, {
+      writeFault: () => {
+        if (!during) {
+          putHold(store!, 2);
+          during = store!.flush();
+        }
+        return null;
+      },
+    });
+    putHold(store, 1);
+    await store.flush();
+    await during;
+    expect(lines(), 'the header and both transactions').toBe(3);
+    await store.close();
+  });
+
+  it('a round that fails after part of it was written is cut back to its start and written again whole: each line once', async () => {
+    const dir = dataDir();
+    let writes = 0;
+    // Just over 16 MiB of lines: two writes; the second fails.
+    const store = await FileStore.open(dir, { writeFault: () => (++writes === 2 ? enospc() : null) });
+    const mib = 'x'.repeat(1024 * 1024);
+    for (let i = 1; i <= 20; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i, { notes: mib })));
+    await expect(store.flush()).rejects.toBeInstanceOf(JournalFailedError);
+    await until(async () => store.stats().syncRounds === 1);
+    await store.close();
+    const again = await FileStore.open(dir);
+    expect(again.report.tornBytes).toBe(0);
+    expect(again.size('bookings')).toBe(20);
+    await again.close();
+  });
+
+  it('the journal writer alone (no hook set) fails, retries and recovers by itself, rotates, and refuses a transaction out of order', async () => {
+    const dir = dataDir();
+    const writer = await JournalWriter.open(dir, 0, 1);
+    let fault: Error | null = enospc();
+    writer.writeFault = () => fault;
+    writer.append(1, holdLine(1, 1));
+    expect(() => writer.append(3, holdLine(3, 3))).toThrow('journal: transaction 3 appended after 1');
+    await expect(writer.flush()).rejects.toBeInstanceOf(JournalFailedError);
+    fault = null;
+    await until(async () => writer.rounds === 1);
+    writer.append(2, holdLine(2, 2));
+    await writer.flush();
+    const size = statSync(join(dir, journalFileName(0))).size;
+    await expect(writer.rotate(1)).resolves.toEqual({ firstN: 3, previousBytes: size });
+    writer.append(3, holdLine(3, 3));
+    await writer.close();
+    expect(journalsOf(dir)).toEqual([journalFileName(0), journalFileName(1)]);
+    expect(readFileSync(join(dir, journalFileName(1)), 'utf8').endsWith(holdLine(3, 3))).toBe(true);
   });
 });

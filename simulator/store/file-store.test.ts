@@ -6,18 +6,20 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, StoreDamagedError } from './errors.ts';
 import { FileStore, readDataDir, type CompactionStep, type FileStoreOptions } from './file-store.ts';
-import { decodeHeader, decodeLine, JOURNAL_NAME, scanJournal } from './journal.ts';
+import { decodeHeader, decodeLine, encodeHeader, encodeTransaction, JOURNAL_NAME, scanJournal } from './journal.ts';
+import { DELETED, type Overlay } from './memory-store.ts';
 import { ACK_FILE, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { LOCK_FILE } from './lock.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
 import type { Store, TableName } from './store.ts';
-import { tempDirs } from './test-support.ts';
+import { openFilesUnder, tempDirs } from './test-support.ts';
 
 const tempDir = tempDirs('file-store-test-');
 
@@ -197,6 +199,43 @@ describe('FileStore journal', () => {
     expect(again.size('bookings')).toBe(4);
   });
 
+  it('writes a backlog larger than one write (16 MiB) in several writes of whole lines, a larger single line in one, and replays a journal larger than one read (16 MiB) whole', async () => {
+    const dir = tempDir();
+    let writes = 0;
+    const store = await openStore(dir, { writeFault: () => (writes++, null) });
+    const mib = 'x'.repeat(1024 * 1024);
+    for (let i = 1; i <= 20; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i, { notes: mib })));
+    await store.flush();
+    expect(writes, '20 lines of just over 1 MiB: 15 in the first write, 5 in the second').toBe(2);
+    const huge = 'y'.repeat(17 * 1024 * 1024);
+    store.transaction((tx) => tx.put('bookings', '21', sampleBooking(21, { notes: huge })));
+    await store.flush();
+    expect(writes, 'a line larger than a write goes out whole, in one').toBe(3);
+    await store.close();
+    const path = lastJournal(dir);
+    const seen: number[] = [];
+    const scan = scanJournal(path, 1, (t) => seen.push(t.n));
+    expect(seen).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    expect(scan).toMatchObject({ transactions: 21, lastN: 21, validBytes: statSync(path).size, torn: null });
+    const again = await openStore(dir);
+    expect(again.size('bookings')).toBe(21);
+    expect(again.get('bookings', '20')).toEqual(sampleBooking(20, { notes: mib }));
+    expect(again.get('bookings', '21')!.notes).toBe(huge);
+  });
+
+  it('replays only the files named journal.<generation>.log: a copy under another name is no journal', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 3);
+    await store.close();
+    const journal = lastJournal(dir);
+    cpSync(journal, join(dir, `copy-of-${journals(dir)[0]}`));
+    cpSync(journal, join(dir, `${journals(dir)[0]}.orig`));
+    const again = await openStore(dir);
+    expect(again.report.journals.map((j) => j.path)).toEqual([journal]);
+    expect(again.size('bookings')).toBe(3);
+  });
+
   it('refuses a journal damaged before its end: the transactions after it would be lost', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
@@ -210,6 +249,197 @@ describe('FileStore journal', () => {
     await expect(open).rejects.toBeInstanceOf(StoreDamagedError);
     await expect(FileStore.open(dir)).rejects.toThrow(/journal\.000000\.log is damaged at byte 0 \(checksum mismatch\) and complete transactions follow/);
     expect(readFileSync(path)).toEqual(buf); // left as found
+  });
+});
+
+/** A journal line with its checksum (newline not included): `body` as the store would check it. */
+function checked(body: string, crc = crc32(Buffer.from(body, 'utf8')).toString(16).padStart(8, '0')): Buffer {
+  return Buffer.from(`${crc} ${body}`, 'utf8');
+}
+
+describe('FileStore journal lines: replay takes a whole, well-formed transaction and nothing else', () => {
+  it('reads back what the store wrote: puts with their values (any script), deletes, and a transaction of deletes only', () => {
+    const overlay = new Map([
+      ['bookings', new Map<string, unknown>([['1', sampleBooking(1)], ['2', DELETED]])],
+      ['holds', new Map<string, unknown>([['1001:2026-10-01', DELETED]])],
+    ]) as Overlay;
+    const line = encodeTransaction(7, overlay);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(decodeLine(Buffer.from(line.slice(0, -1), 'utf8'))).toEqual({
+      n: 7, ops: [['put', 'bookings', '1', JSON.stringify(sampleBooking(1))], ['del', 'bookings', '2'], ['del', 'holds', '1001:2026-10-01']],
+    });
+    const deletesOnly = encodeTransaction(8, new Map([['holds', new Map<string, unknown>([['a', DELETED]])]]) as Overlay);
+    expect(decodeLine(Buffer.from(deletesOnly.slice(0, -1)))).toEqual({ n: 8, ops: [['del', 'holds', 'a']] });
+    expect(decodeLine(checked('{"n":9,"ops":[]}'))).toEqual({ n: 9, ops: [] });
+    // A checksum that begins with 0 is written with all eight digits.
+    const zeros = Array.from({ length: 400 }, (_, i) => encodeTransaction(i, new Map([['counters', new Map<string, unknown>([['booking', { value: i }]])]]) as Overlay));
+    const zero = zeros.find((l) => l.startsWith('0'))!;
+    expect(zero).toMatch(/^[0-9a-f]{8} /);
+    expect(decodeLine(Buffer.from(zero.slice(0, -1)))).toMatchObject({ ops: [['put', 'counters', 'booking', expect.any(String)]] });
+  });
+
+  it.each([
+    ['shorter than a checksum, a space and a body', Buffer.from('0000000 1'), 'no checksum prefix'],
+    ['a checksum and a space with no body (the checksum of nothing is 00000000)', Buffer.from('00000000 '), 'no checksum prefix'],
+    ['no space after the checksum', Buffer.from(checked('{"n":1,"ops":[]}').toString().replace(' ', '_')), 'no checksum prefix'],
+    ['a checksum in capitals (the store writes lower case)', checked('{"n":1,"ops":[]}', crc32('{"n":1,"ops":[]}').toString(16).padStart(8, '0').toUpperCase()), 'checksum mismatch'],
+    ['a checksum with a sign', checked('{"n":1,"ops":[]}', '+' + crc32('{"n":1,"ops":[]}').toString(16).padStart(7, '0').slice(-7)), 'checksum mismatch'],
+    ['a checksum that does not match', checked('{"n":1,"ops":[]}', '00000000'), 'checksum mismatch'],
+    ['a ten-byte line: a one-character body', checked('1'), 'not a transaction'],
+    ['a body that is not JSON', checked('{"n":1,'), /^not JSON \(.+\)$/],
+    ['JSON null', checked('null'), 'not a transaction'],
+    ['no transaction number', checked('{"ops":[]}'), 'not a transaction'],
+    ['a fractional transaction number', checked('{"n":1.5,"ops":[]}'), 'not a transaction'],
+    ['no ops', checked('{"n":1}'), 'not a transaction'],
+    ['ops that are no list', checked('{"n":1,"ops":{}}'), 'not a transaction'],
+    ['an op that is no list', checked('{"n":1,"ops":["del"]}'), 'not a put or a delete: "del"'],
+    ['an op of another kind', checked('{"n":1,"ops":[["get","holds","a"]]}'), 'not a put or a delete: ["get","holds","a"]'],
+    ['an op whose table is no string', checked('{"n":1,"ops":[["del",7,"a"]]}'), 'not a put or a delete: ["del",7,"a"]'],
+    ['an op whose key is no string', checked('{"n":1,"ops":[["del","holds",7]]}'), 'not a put or a delete: ["del","holds",7]'],
+    ['a delete with a fourth member', checked('{"n":1,"ops":[["del","holds","a","x"]]}'), 'not a put or a delete: ["del","holds","a","x"]'],
+    ['a put with its value inline', checked('{"n":1,"ops":[["put","holds","a","{}"]]}'), 'not a put or a delete: ["put","holds","a","{}"]'],
+    ['a put without its value', checked('{"n":1,"ops":[["put","holds","a"]]}'), 'a put without its value'],
+    ['the second put without its value', checked('{"n":1,"ops":[["put","holds","a"],["put","holds","b"]]}\t{}'), 'a put without its value'],
+    ['a value no put claims', checked('{"n":1,"ops":[]}\t{}'), 'more values than puts'],
+    ['a value more than the puts', checked('{"n":1,"ops":[["put","holds","a"]]}\t{}\t{}'), 'more values than puts'],
+  ])('refuses %s, saying why', (_name, line, reason) => {
+    const decoded = decodeLine(line);
+    expect(typeof decoded).toBe('string');
+    if (typeof reason === 'string') expect(decoded).toBe(reason);
+    else expect(decoded).toMatch(reason);
+  });
+
+  it('a long op is named by its first 80 characters', () => {
+    const op = ['get', 'holds', 'k'.repeat(200)];
+    expect(decodeLine(checked(`{"n":1,"ops":[${JSON.stringify(op)}]}`))).toBe(`not a put or a delete: ${JSON.stringify(op).slice(0, 80)}`);
+  });
+
+  it('a put\'s value is its text up to the next tab: an empty value stays empty, and the last one runs to the end of the line', () => {
+    expect(decodeLine(checked('{"n":3,"ops":[["put","holds","a"],["del","holds","b"],["put","holds","c"]]}\t\t{"x":"\u00e9"}'))).toEqual({
+      n: 3, ops: [['put', 'holds', 'a', ''], ['del', 'holds', 'b'], ['put', 'holds', 'c', '{"x":"\u00e9"}']],
+    });
+  });
+});
+
+describe('FileStore journal header: the first line says which journal it is and where its numbering starts', () => {
+  const body = '{"journal":3,"first_n":1201}';
+
+  it('reads back the header the store writes, and a header of the largest numbers it takes', () => {
+    expect(encodeHeader({ generation: 3, firstN: 1201 })).toBe(`${checked(body).toString()}\n`);
+    expect(decodeHeader(checked(body))).toEqual({ generation: 3, firstN: 1201 });
+    expect(decodeHeader(checked('{"journal":123456789012345,"first_n":999999999999999}'))).toEqual({ generation: 123456789012345, firstN: 999999999999999 });
+    // A checksum that begins with 0 is written with all eight digits.
+    const firstN = Array.from({ length: 400 }, (_, i) => i + 1).find((n) => encodeHeader({ generation: 3, firstN: n }).startsWith('0'))!;
+    const zero = encodeHeader({ generation: 3, firstN });
+    expect(zero).toMatch(/^0[0-9a-f]{7} \{/);
+    expect(decodeHeader(Buffer.from(zero.slice(0, -1)))).toEqual({ generation: 3, firstN });
+  });
+
+  it.each([
+    ['a transaction line', checked('{"n":1,"ops":[]}')],
+    ['a header whose checksum does not match', checked(body, '00000000')],
+    ['a header without the space after its checksum', Buffer.from(checked(body).toString().replace(' ', '_'))],
+    ['a header with text before it', checked(`x${body}`)],
+    ['a header with text after it', checked(`${body}x`)],
+    ['a header with a number of 16 digits', checked('{"journal":1234567890123456,"first_n":1}')],
+    ['a header with a negative number', checked('{"journal":-1,"first_n":1}')],
+    ['a header without its first number', checked('{"journal":3}')],
+    ['a line too short for a header', Buffer.from('00000000 ')],
+  ])('takes %s for no header', (_name, line) => {
+    expect(decodeHeader(line)).toBeNull();
+  });
+});
+
+describe('FileStore journal replay: every complete transaction in order, a torn tail reported, damage before the end refused', () => {
+  /** A journal file of these lines, each followed by a newline, plus `tail` (a last write cut short). */
+  function journalOf(lines: Buffer[], tail = ''): string {
+    const path = join(tempDir(), 'journal.000003.log');
+    writeFileSync(path, Buffer.concat([...lines.flatMap((l) => [l, Buffer.from('\n')]), Buffer.from(tail)]));
+    return path;
+  }
+  const header = checked('{"journal":3,"first_n":1201}');
+  const tx = (n: number) => checked(`{"n":${n},"ops":[["put","holds","${n}"]]}\t{"n":${n}}`);
+  const scan = (path: string, expected: number | null) => {
+    const seen: number[] = [];
+    const result = scanJournal(path, expected, (t) => seen.push(t.n));
+    return { seen, result };
+  };
+
+  it('hands every transaction to replay in order and says where the file ends and what it began with', () => {
+    const path = journalOf([header, tx(1201), tx(1202), tx(1203)]);
+    const { seen, result } = scan(path, 1201);
+    expect(seen).toEqual([1201, 1202, 1203]);
+    const bytes = statSync(path).size;
+    expect(result).toEqual({ path, transactions: 3, firstN: 1201, lastN: 1203, validBytes: bytes, fileBytes: bytes, torn: null, header: { generation: 3, firstN: 1201 } });
+  });
+
+  it('an empty file and a header alone hold no transaction; a journal without a header takes its numbering as it comes', () => {
+    const empty = journalOf([]);
+    expect(scan(empty, 5).result).toEqual({ path: empty, transactions: 0, firstN: null, lastN: null, validBytes: 0, fileBytes: 0, torn: null, header: null });
+    const alone = journalOf([header]);
+    expect(scan(alone, null).result).toMatchObject({ transactions: 0, firstN: null, lastN: null, validBytes: header.length + 1, torn: null, header: { generation: 3, firstN: 1201 } });
+    const headerless = journalOf([tx(7), tx(8)]);
+    expect(scan(headerless, null)).toMatchObject({ seen: [7, 8], result: { transactions: 2, firstN: 7, lastN: 8, header: null, torn: null } });
+  });
+
+  it('reports a last line cut short or damaged as torn, with exactly its bytes; the transactions before it are replayed', () => {
+    const cut = tx(1203).subarray(0, 30).toString();
+    const incomplete = journalOf([header, tx(1201), tx(1202)], cut);
+    const upTo = statSync(incomplete).size - cut.length;
+    expect(scan(incomplete, 1201)).toEqual({
+      seen: [1201, 1202],
+      result: expect.objectContaining({ transactions: 2, lastN: 1202, validBytes: upTo, torn: { bytes: cut.length, reason: 'its last line is incomplete' } }),
+    });
+    const damaged = journalOf([header, tx(1201), checked('{"n":1202,"ops":[]}', '00000000')]);
+    const whole = header.length + 1 + tx(1201).length + 1;
+    expect(scan(damaged, 1201)).toEqual({
+      seen: [1201],
+      result: expect.objectContaining({ transactions: 1, validBytes: whole, torn: { bytes: statSync(damaged).size - whole, reason: 'its last line is damaged (checksum mismatch)' } }),
+    });
+    // Right after the header: the header's bytes are kept.
+    const afterHeader = journalOf([header, checked('{"n":1201,"ops":[]}', '00000000')]);
+    expect(scan(afterHeader, 1201).result).toMatchObject({ transactions: 0, validBytes: header.length + 1, torn: { bytes: statSync(afterHeader).size - header.length - 1 } });
+  });
+
+  it('a header line anywhere but at the start is no header: as the last line it is a damaged one', () => {
+    const path = journalOf([header, tx(1201), header]);
+    expect(scan(path, 1201).result).toMatchObject({
+      transactions: 1, lastN: 1201, header: { generation: 3, firstN: 1201 }, torn: { bytes: header.length + 1, reason: 'its last line is damaged (not a transaction)' },
+    });
+  });
+
+  it('refuses a damaged line that complete transactions follow, naming both places', () => {
+    const damaged = checked('{"n":1202,"ops":[]}', '00000000');
+    const path = journalOf([header, tx(1201), damaged, tx(1203)]);
+    const damagedAt = header.length + 1 + tx(1201).length + 1;
+    const followsAt = damagedAt + damaged.length + 1;
+    expect(() => scan(path, 1201)).toThrow(StoreDamagedError);
+    expect(() => scan(path, 1201)).toThrow(`${path} is damaged at byte ${damagedAt} (checksum mismatch) and complete transactions follow it at byte ${followsAt}; `
+      + 'the store will not skip it and lose them. Restore the data directory from a backup, or move it away to start afresh.');
+  });
+
+  it('lets go of the file whether it replays it whole or refuses it', () => {
+    const whole = journalOf([header, tx(1201)]);
+    scan(whole, 1201);
+    expect(openFilesUnder(join(whole, '..'))).toEqual([]);
+    const refused = journalOf([header, tx(1202)]);
+    expect(() => scan(refused, 1201)).toThrow(StoreDamagedError);
+    expect(openFilesUnder(join(refused, '..'))).toEqual([]);
+  });
+
+  it('refuses a journal that begins after, or before, the transaction expected next, and a gap in its numbering', () => {
+    const path = journalOf([header, tx(1201), tx(1203)]);
+    expect(() => scan(path, 1200)).toThrow(StoreDamagedError);
+    expect(() => scan(path, 1200)).toThrow(`${path} begins at transaction 1201 where 1200 was expected: `
+      + 'transactions in between are missing (a journal was cut short or removed), or files from another data directory were mixed in. '
+      + 'Restore the data directory from a backup, or move it away to start afresh.');
+    expect(() => scan(path, 1202)).toThrow(/begins at transaction 1201 where 1202 was expected/);
+    const gapAt = header.length + 1 + tx(1201).length + 1;
+    expect(() => scan(path, 1201)).toThrow(StoreDamagedError);
+    expect(() => scan(path, 1201)).toThrow(`${path} holds transaction 1203 at byte ${gapAt} where 1202 was expected: `
+      + 'a journal file or the snapshot is missing, or files from another data directory were mixed in.');
+    // Without a header the first transaction must be the one expected too.
+    expect(() => scan(journalOf([tx(7)]), 6)).toThrow(/holds transaction 7 at byte 0 where 6 was expected/);
   });
 });
 
