@@ -39,11 +39,14 @@ export function testName(checkId: string, digest: string): string {
 export const CHECK_TESTS = 'conformance check';
 
 /**
- * The test name of a check in the mutation run. The digest of its code and clauses makes a changed check a new test to
- * Stryker's incremental mode, which then runs the mutants it reaches again.
+ * The test name of a check in the mutation run. The digest of its code, its clauses and what the harness gives its
+ * simulator (the delivery time-out) makes a changed check, or a check run otherwise, a new test to Stryker's
+ * incremental mode, which then runs the mutants it reaches again: Stryker tells tests apart by name only, so a change
+ * of the harness alone was invisible to it (the short time-out given to every check hid delivery-worker.ts 337:84).
  */
 export function checkTestName(check: Pick<CheckDefinition, 'id' | 'run' | 'clauses'>): string {
-  return testName(check.id, createHash('sha256').update(check.run.toString()).update(check.clauses.join(',')).digest('hex').slice(0, 8));
+  const harness = `deliveryTimeoutMs=${mutationDeliveryTimeoutMs(check.id) ?? 'default'}`;
+  return testName(check.id, createHash('sha256').update(check.run.toString()).update(check.clauses.join(',')).update(harness).digest('hex').slice(0, 8));
 }
 
 /** The check id in a Stryker test name (`conformance check <id> [digest]`, with or without the describe's name). */
