@@ -6,7 +6,7 @@
  * faults come from the store's `writeFault` knob (a failing disk on demand,
  * also mid-write: part of a line on disk, then the error).
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -229,5 +229,23 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await writer.close();
     expect(journalsOf(dir)).toEqual([journalFileName(0), journalFileName(1)]);
     expect(readFileSync(join(dir, journalFileName(1)), 'utf8').endsWith(holdLine(3, 3))).toBe(true);
+  });
+
+  it('a rotation whose new journal cannot be created is refused, and compaction and close still end', async () => {
+    const dir = dataDir();
+    const store = await FileStore.open(dir);
+    store.transaction((tx) => tx.put('bookings', '1', sampleBooking(1)));
+    await store.flush();
+    // The next journal's name is taken by a directory: opening it for appending fails.
+    mkdirSync(join(dir, journalFileName(1)));
+    await expect(store.compact()).rejects.toThrow(/EISDIR|EEXIST|directory/);
+    // Only the compaction fails: the journal in use still takes and syncs the writes.
+    store.transaction((tx) => tx.put('bookings', '2', sampleBooking(2)));
+    await store.flush();
+    await store.close();
+    rmSync(join(dir, journalFileName(1)), { recursive: true });
+    const again = await FileStore.open(dir);
+    expect(again.size('bookings')).toBe(2);
+    await again.close();
   });
 });

@@ -358,9 +358,16 @@ export class JournalWriter {
       }
       for (;;) {
         if (this.rotation) {
-          const { generation, resolve } = this.rotation;
+          const { generation, resolve, reject } = this.rotation;
           this.rotation = null;
-          const next = await openForAppend(this.dir, generation, this.durableN + 1);
+          let next: { fh: FileHandle; bytes: number };
+          try {
+            next = await openForAppend(this.dir, generation, this.durableN + 1);
+          } catch (e) {
+            // Only the rotation fails (compaction is refused); the journal in use still takes the appends.
+            reject(e as Error);
+            continue;
+          }
           this.onRotate?.(generation);
           await this.fh.close();
           const previousBytes = this.fileBytes;
