@@ -319,6 +319,10 @@ export const BITE_EVIDENCE: BiteEvidence = {
       check: "webhooks.auto-pause-and-probe",
       clause: "3.1.T4"
     },
+    "refs-disagree-accepted": {
+      check: "validation.references-agree",
+      clause: "4.5.Q32"
+    },
     "refusal-not-stored": {
       check: "idempotency.refusal-replayed",
       clause: "4.5.R1c"

@@ -142,6 +142,7 @@ export const DETECTED_BY: Record<FaultName, string> = {
   'sync-foreign-property-accepted': 'visibility.sync-foreign-property-422',
   'events-filter-any-integration': 'visibility.foreign-property-events-hidden',
   'per-page-200-short-by-one': 'pagination.full-pages-when-more-follow',
+  'refs-disagree-accepted': 'validation.references-agree',
 };
 
 export interface MutantResult {

@@ -141,6 +141,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultName, string> = {
   'external-id-global': "external_booking_id is unique platform-wide, so a create reusing another integration's id answers 200 duplicate with that integration's booking (\u00a71, \u00a72.3, \u00a74.5 rule 4: unique within the integration)",
   'sync-foreign-property-accepted': "POST /sync accepts any platform property in property_ids, another integration's too, instead of 422 PROPERTY_NOT_MAPPED (\u00a71, \u00a74.7: each covered by the integration)",
   'events-filter-any-integration': "GET /events?property_id= of a property the integration does not cover reads the events every integration holds for it (\u00a71, \u00a74.6)",
+  'refs-disagree-accepted': "POST /bookings books the property named by property.doorloom_id when property.external_id names another: one of the two references is ignored (spec x-assumption on BookingCreateRequest: both given must name the same property, else 422 PROPERTY_NOT_MAPPED)",
   'per-page-200-short-by-one': "GET /bookings at per_page 200 serves 199 bookings while more follow: the page is read with a look-ahead row under a hard LIMIT 200, which eats the last booking (\u00a74.4, \u00a78: 1 to 200)",
 };
 

@@ -182,8 +182,8 @@ export function resolveProperty(r: StoreReader, integration: Integration, ref: {
   const notMapped = (field: string) => new DomainError('PROPERTY_NOT_MAPPED', { [field]: ['Unknown or uncovered property.'] });
   if (ref.doorloom_id !== undefined && !byId) throw notMapped('property.doorloom_id');
   if (ref.external_id !== undefined && !byAlias) throw notMapped('property.external_id');
-  // Both given must name the same property (spec x-assumption on BookingCreateRequest).
-  if (byId && byAlias && byId.id !== byAlias.id) throw notMapped('property.external_id');
+  // Both given must name the same property (spec x-assumption on BookingCreateRequest); a release may book the id's (a fault).
+  if (byId && byAlias && byId.id !== byAlias.id && !faults?.has('refs-disagree-accepted')) throw notMapped('property.external_id');
   const property = (byId ?? byAlias)!;
   if (property.archived) throw new DomainError('PROPERTY_ARCHIVED', { property: ['The property is archived.'] });
   return property;

@@ -141,6 +141,7 @@ export const FAULT_NAMES = [
   'sync-foreign-property-accepted',
   'events-filter-any-integration',
   'per-page-200-short-by-one',
+  'refs-disagree-accepted',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
