@@ -3,6 +3,8 @@
  * partner API's create): one rule for the suite's clients (conformance/resend.ts) and npm run sandbox's proxy
  * (simulator/sandbox.ts), which both import it from here.
  */
+import { IDEMPOTENCY_KEY_LENGTH } from './idempotency-key.ts';
+
 /** The methods RFC 9110 §9.2.2 defines as idempotent. */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
@@ -22,8 +24,6 @@ export interface Call {
   headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-/** §8: an Idempotency-Key is 8 to 128 characters; outside them it is unusable (§4.5 rule 2). */
-const KEY_LENGTH = { min: 8, max: 128 } as const;
 
 /** §4.5: `POST /bookings`, whatever base path is before it. */
 export const isCreate = (call: Call) => call.method.toUpperCase() === 'POST' && /\/bookings$/.test((call.path ?? '').split('?')[0]!);
@@ -42,7 +42,7 @@ export function keyedCreate(call: Call): boolean {
   const keys = Object.entries(call.headers ?? {}).filter(([name, value]) => name.toLowerCase() === 'idempotency-key' && value !== undefined);
   if (keys.length !== 1) return false;
   const key = keys[0]![1];
-  return typeof key === 'string' && key.length >= KEY_LENGTH.min && key.length <= KEY_LENGTH.max;
+  return typeof key === 'string' && key.length >= IDEMPOTENCY_KEY_LENGTH.min && key.length <= IDEMPOTENCY_KEY_LENGTH.max;
 }
 
 /**

@@ -22,7 +22,8 @@ export interface LimitLine {
 export const LIMIT_LINES: LimitLine[] = [
   { what: '§8 event retention: 30 days', file: 'simulator/domain/event-log.ts', anchors: ['RETENTION_DAYS = 30'] },
   { what: '§8 event retention: 30 days', file: 'simulator/domain/replay.ts', anchors: ['DAY_MS = 86_400_000', 'const cutoff = now -', 'e.occurred_at < cutoff', 'retention_days: RETENTION_DAYS'] },
-  { what: '§8 idempotency key length: 8 to 128 characters', file: 'simulator/domain/idempotency.ts', anchors: ['KEY_MIN = 8', 'KEY_MAX = 128', "const max = faults.has('idempotency-key-max-127')", 'header.length < KEY_MIN || header.length > max'] },
+  { what: '§8 idempotency key length: 8 to 128 characters', file: 'protocol/idempotency-key.ts', anchors: ['{ min: 8, max: 128 }'] },
+  { what: '§8 idempotency key length, as the create applies it', file: 'simulator/domain/idempotency.ts', anchors: ['{ min: KEY_MIN, max: KEY_MAX }', "const max = faults.has('idempotency-key-max-127')", 'header.length < KEY_MIN || header.length > max'] },
   { what: '§8 idempotency key memory: 24 hours', file: 'simulator/domain/idempotency.ts', anchors: ['KEY_MEMORY_MS = 24 * 3_600_000', 'expires_at: now + (', 'record.expires_at <= now', 'record.expires_at > now'] },
   { what: '§8 check-in earliest date: yesterday', file: 'simulator/domain/bookings.ts', anchors: ["has('check-in-yesterday-refused') ? 0 : -1", 'const yesterday = addDays(dateAt(now), earliest)', 'if (checkIn < yesterday)'] },
   { what: '§8 full sync interval: one per 24 hours', file: 'simulator/domain/sync.ts', anchors: ['SYNC_INTERVAL_MS = 24 * 3_600_000', "const interval = faults.has('sync-interval-23h')", 'now - window.last_accepted_at < interval', 'window.last_accepted_at + interval - now'] },

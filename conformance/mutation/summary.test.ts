@@ -92,17 +92,19 @@ describe('the mutation summary', () => {
   });
 
   it('lines that implement a limit, a default or a duration are counted apart, per row of the document, with what lived there; an anchor on no line is stale', () => {
-    const source = 'const KEY_MIN = 8;\nconst KEY_MAX = 128;\nother();\n';
+    const source = 'other();\nexport const IDEMPOTENCY_KEY_LENGTH = { min: 8, max: 128 } as const;\nother();\n';
     const s = summarise({
       files: {
-        'simulator/domain/idempotency.ts': {
+        'protocol/idempotency-key.ts': {
           source,
           mutants: [
-            mutant('1', 'Survived', { replacement: '129', location: { start: { line: 2, column: 16 }, end: { line: 2, column: 19 } } }),
-            mutant('2', 'Killed', { killedBy: ['t1'], location: { start: { line: 1, column: 16 }, end: { line: 1, column: 17 } } }),
+            mutant('1', 'Survived', { replacement: '129', location: { start: { line: 2, column: 55 }, end: { line: 2, column: 58 } } }),
+            mutant('2', 'Killed', { killedBy: ['t1'], location: { start: { line: 2, column: 39 }, end: { line: 2, column: 59 } } }),
             mutant('3', 'Survived', { location: { start: { line: 3, column: 1 }, end: { line: 3, column: 8 } } }),
           ],
         },
+        // A file whose limit lines are gone: its anchors are reported stale.
+        'simulator/domain/idempotency.ts': { source: 'other();\n', mutants: [] },
       },
       testFiles: report.testFiles,
     }, checks);

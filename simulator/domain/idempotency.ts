@@ -10,10 +10,10 @@ import type { IdempotencyRecord } from './model.ts';
 import type { StoreReader, Transaction } from '../store/store.ts';
 import { NO_FAULTS, type Faults } from './faults.ts';
 import { scanJsonText } from './json-text.ts';
+import { IDEMPOTENCY_KEY_LENGTH } from '../../protocol/idempotency-key.ts';
 
 export const KEY_MEMORY_MS = 24 * 3_600_000;
-const KEY_MIN = 8;
-const KEY_MAX = 128;
+const { min: KEY_MIN, max: KEY_MAX } = IDEMPOTENCY_KEY_LENGTH;
 
 /**
  * A parsed body's fingerprint, its JSON text read as json-text.ts reads a body as sent: one canonical form of §4.5 rule 1.
