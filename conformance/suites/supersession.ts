@@ -8,7 +8,8 @@ import { addDays, dateAt } from '../../protocol/calendar.ts';
 import { defineCheck, expectStatus, NotApplicable, type CheckContext } from '../check.ts';
 import { control } from '../control.ts';
 import { allEvents, bookingBody, changeEvent, createBooking, describe, horizonStay, knownProperty, ratesEvent, recorded, rowsFor, writableProperty, type ChangeWindow } from './support.ts';
-import { drained, ensureDelivered, receiverFor } from './receiver.ts';
+import { describeDrain, drained, ensureDelivered, receiverFor } from './receiver.ts';
+import type { Receiver } from '../../simulator/webhooks/receiver.ts';
 
 /** Delivery paused for the check and resumed after it, pass or fail: events stay undelivered, so they can be superseded (§3.3). */
 async function held(ctx: CheckContext): Promise<void> {
@@ -25,10 +26,65 @@ function nights(property: number, from: string, first: number, last: number): Ch
   return { property, from: addDays(from, first), to: addDays(from, last) };
 }
 
+/** What supersession.in-flight-then-failed hands the part of it that holds delivery paused. */
+interface HeldPair {
+  /** The event whose post hangs, and the newer one covering its window, recorded while the post hung. */
+  older: any;
+  newer: any;
+  w: ChangeWindow;
+  accepted(sequence: number): boolean;
+  escaped(): never;
+  /** Told the third event, which covers the newer one, once it is recorded: from then on the receiver judges its posts. */
+  covered(third: any): void;
+}
+
+/**
+ * supersession.in-flight-then-failed with delivery paused while the older event's post hangs: once the platform gives
+ * up on it, the older event is superseded (the newer one covers it) and the newer one waits. A third event covering
+ * the newer one supersedes it: still undelivered, it stays supersedable whatever became of the older one (§3.3). The
+ * third event's first attempt is then refused while a fourth, overlapping it only in part, waits behind it: a failed
+ * attempt supersedes nothing that is not fully covered (§3.3), so the third is delivered on a retry. Returns the
+ * fourth's sequence, the check's last, once everything through it is delivered or superseded.
+ */
+async function heldAfterFailure(ctx: CheckContext, receiver: Receiver, p: HeldPair): Promise<number> {
+  const { older, newer, w } = p;
+  const read = () => allEvents(ctx, { include_superseded: true }, older.sequence - 1);
+  const status = (rows: any[], e: any) => rows.find((r) => r.sequence === e.sequence)?.status ?? 'gone from replay with include_superseded';
+  // The platform's delivery time-out is not shown (§6): up to two minutes of real time for it to give up on the
+  // hanging post, looked at every 100 ms; paused, it starts no other attempt.
+  let rows = await read();
+  for (let waited = 0; rows.some((r) => r.sequence <= newer.sequence && r.status === 'delivering'); waited += 1) {
+    if (waited >= IN_FLIGHT_REAL_SECONDS * 10) throw new NotApplicable(`the attempt at rates.changed ${older.sequence} was still in flight after ${IN_FLIGHT_REAL_SECONDS} s of real time: the platform had not given up on the hanging post (its delivery time-out is not shown, §6)`);
+    await new Promise((r) => setTimeout(r, 100));
+    rows = await read();
+  }
+  const waiting = status(rows, newer);
+  if (waiting !== 'pending' && waiting !== 'failed') throw new NotApplicable(`rates.changed ${newer.sequence} was ${waiting}, not waiting, once the attempt at ${older.sequence} had ended`);
+  const third = await ratesEvent(ctx, w, 3500 + Math.floor(ctx.random() * 50));
+  p.covered(third);
+  const partial = await ratesEvent(ctx, nights(w.property, w.from, -1, 0), 3550 + Math.floor(ctx.random() * 50));
+  rows = await read();
+  if (status(rows, newer) !== 'superseded') {
+    ctx.fail('NotSuperseded', `rates.changed ${newer.sequence} (${w.from}..${w.to}), waiting (delivery paused) after the attempt at ${older.sequence}, which it covered, failed, is ${status(rows, newer)} after ${third.sequence} covering its window was recorded`,
+      'an undelivered event fully covered by a newer event is superseded', '3.3.T1');
+  }
+  await ctx.control!.resume();
+  const through = await drained(ctx, receiver, partial.sequence);
+  if (p.accepted(older.sequence)) p.escaped();
+  if (p.accepted(newer.sequence)) ctx.fail('SupersededDelivered', `superseded rates.changed ${newer.sequence} delivered after the resume`, 'a superseded event is never delivered', '3.3.R3');
+  rows = await read();
+  if (status(rows, third) === 'superseded') {
+    ctx.fail('SupersededUncovered', `rates.changed ${third.sequence} (${w.from}..${w.to}) is superseded once its first attempt was refused, with only ${partial.sequence} (${partial.event.window.from}..${partial.event.window.to}), which overlaps it in part, newer`,
+      'superseded only when a newer event fully covers the window', '3.3.T1a');
+  }
+  if (!through) throw new NotApplicable(`after the resume the platform had not delivered rates.changed ${third.sequence} (its first attempt refused) and ${partial.sequence} after ${describeDrain(ctx)}`);
+  return partial.sequence;
+}
+
 export const supersessionChecks = [
   defineCheck({
-    id: 'supersession.in-flight-then-failed', title: 'An event in flight when a newer event covering it is recorded, whose attempt then fails, is superseded: never delivered after all', suite,
-    clauses: ['3.3.T1'], level: 'normative', needs: ['read', control('rates.set')],
+    id: 'supersession.in-flight-then-failed', title: 'An event in flight when a newer event covering it is recorded, whose attempt then fails, is superseded: never delivered after all, no longer counted as waiting, and the newer event stays supersedable', suite,
+    clauses: ['3.3.T1', '2.1.R4'], level: 'normative', needs: ['read', control('rates.set')],
     async run(ctx) {
       // §3.3: an event still undelivered when a newer event fully covers its window is superseded. One in flight then is
       // undelivered until a 2xx; once its attempt fails it is still undelivered and covered, so it is never delivered.
@@ -37,14 +93,33 @@ export const supersessionChecks = [
       if (property === null) throw new NotApplicable('needs a named property for rates.set');
       await ensureDelivered(ctx, receiver, "what was queued before must be delivered first, so that the post in flight is the check's own");
       const before = (await ctx.api.get('/me')).body.data.webhook.last_sequence as number;
-      const w = nights(property, addDays(dateAt(ctx.now()), 46), 0, 0);
+      // Two nights, so that a later change over the night before and the first overlaps it only in part.
+      const w = nights(property, addDays(dateAt(ctx.now()), 46), 0, 1);
+      // Where delivery can be paused, the newer event is held undelivered once the older one is superseded, and what the
+      // platform does next with the same window is judged too.
+      const holding = Boolean(ctx.control?.offers('delivery.pause') && ctx.control.offers('delivery.resume'));
       // The check's first post is left hanging (no status ever comes): its event stays in flight until the platform
-      // gives up on it; every other post is answered 200.
+      // gives up on it. Another post of it before the newer event is recorded is refused: whenever its attempt fails, it
+      // is still undelivered when the newer event comes. Holding, every later post is refused until a third event covers
+      // the newer one (a post of the newer event before the pause lands leaves it undelivered all the same), and the
+      // third event's first post is refused; every other post is answered 200.
       let hung: number | null = null;
+      let coverRecorded = false;
+      let third: any = null;
+      let thirdRefused = false;
       receiver.setPolicy((d) => {
-        if (hung !== null || d.sequence === null || d.sequence <= before) return undefined;
-        hung = d.sequence;
-        return 'timeout';
+        if (d.sequence === null || d.sequence <= before) return undefined;
+        if (hung === null) {
+          hung = d.sequence;
+          return 'timeout';
+        }
+        if (d.sequence === hung) return coverRecorded ? undefined : 'fail';
+        if (holding && third === null) return 'fail';
+        if (third !== null && d.sequence === third.sequence && !thirdRefused) {
+          thirdRefused = true;
+          return 'fail';
+        }
+        return undefined;
       });
       ctx.cleanup.unshift(async () => receiver.setPolicy(null));
       const older = await ratesEvent(ctx, w, 3400 + Math.floor(ctx.random() * 50));
@@ -54,21 +129,34 @@ export const supersessionChecks = [
       for (let waited = 0; waited < IN_FLIGHT_REAL_SECONDS * 10 && hung !== older.sequence; waited += 1) await new Promise((r) => setTimeout(r, 100));
       if (hung !== older.sequence) throw new NotApplicable(`rates.changed ${older.sequence} was not posted within ${IN_FLIGHT_REAL_SECONDS} s of real time (first post of the check: ${hung ?? 'none'}), so no event was in flight when the covering one came`);
       const newer = await ratesEvent(ctx, w, 3450 + Math.floor(ctx.random() * 50));
+      coverRecorded = true;
+      if (holding) await held(ctx);
       const stepped = await step;
       if (stepped instanceof Error) throw stepped;
       const accepted = (seq: number) => receiver.received.some((d) => d.sequence === seq && d.answered === 200);
-      // The platform's delivery time-out is not shown (§6): up to two minutes of real time for it to give up on the
-      // hanging post, looked at every second, decided once the newer event or the older one is accepted.
-      for (let waited = 0; waited < IN_FLIGHT_REAL_SECONDS && !accepted(newer.sequence) && !accepted(older.sequence); waited += 1) {
-        // Settled (nothing left unanswered through the newer event) is looked at again at once; unsettled, a second later.
-        const settled = await drained(ctx, receiver, newer.sequence);
-        if (!settled && !accepted(newer.sequence) && !accepted(older.sequence)) await new Promise((r) => setTimeout(r, 1000));
+      const escaped = () => ctx.fail('InFlightEscapedSupersession', `rates.changed ${older.sequence} (${w.from}..${w.to}), in flight when ${newer.sequence} covering its window was recorded, was delivered after its attempt failed`,
+        'still undelivered (its attempt failed) and fully covered by a newer event: superseded, never delivered', '3.3.T1');
+      let last = newer.sequence;
+      if (holding) last = await heldAfterFailure(ctx, receiver, { older, newer, w, accepted, escaped, covered: (e) => (third = e) });
+      else {
+        // The platform's delivery time-out is not shown (§6): up to two minutes of real time for it to give up on the
+        // hanging post, looked at every second, decided once the newer event or the older one is accepted.
+        for (let waited = 0; waited < IN_FLIGHT_REAL_SECONDS && !accepted(newer.sequence) && !accepted(older.sequence); waited += 1) {
+          // Settled (nothing left unanswered through the newer event) is looked at again at once; unsettled, a second later.
+          const settled = await drained(ctx, receiver, newer.sequence);
+          if (!settled && !accepted(newer.sequence) && !accepted(older.sequence)) await new Promise((r) => setTimeout(r, 1000));
+        }
+        if (accepted(older.sequence)) escaped();
+        if (!accepted(newer.sequence)) throw new NotApplicable(`neither ${older.sequence} nor ${newer.sequence} was accepted after ${IN_FLIGHT_REAL_SECONDS} s of real time: the platform had not given up on the hanging post (its delivery time-out is not shown, §6)`);
       }
-      if (accepted(older.sequence)) {
-        ctx.fail('InFlightEscapedSupersession', `rates.changed ${older.sequence} (${w.from}..${w.to}), in flight when ${newer.sequence} covering its window was recorded, was delivered after its attempt failed`,
-          'still undelivered (its attempt failed) and fully covered by a newer event: superseded, never delivered', '3.3.T1');
+      // §2.1: undelivered_events counts events waiting or being retried, 0 when healthy. Once everything through the
+      // check's last event is delivered, the superseded older event is neither; judged when nothing was recorded since.
+      if (!(await drained(ctx, receiver, last))) throw new NotApplicable(`the platform had not recorded event ${last} and everything before it as delivered after ${describeDrain(ctx)}: the count of what waits once drained was not observed`);
+      const webhook = (await ctx.api.get('/me')).body.data.webhook;
+      if (webhook.last_sequence === last && webhook.undelivered_events !== 0) {
+        ctx.fail('UndeliveredMiscounted', `webhook.undelivered_events ${JSON.stringify(webhook.undelivered_events)} once event ${last} and everything before it was delivered or superseded (${older.sequence} superseded when its attempt failed)`,
+          'events waiting or being retried; 0 when healthy: a superseded event is neither', '2.1.R4');
       }
-      if (!accepted(newer.sequence)) throw new NotApplicable(`neither ${older.sequence} nor ${newer.sequence} was accepted after ${IN_FLIGHT_REAL_SECONDS} s of real time: the platform had not given up on the hanging post (its delivery time-out is not shown, §6)`);
     },
   }),
   defineCheck({
