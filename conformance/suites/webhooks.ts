@@ -80,9 +80,10 @@ async function ownDeliveries(ctx: CheckContext, days: number, why: string) {
  * hanging (no status ever comes) while the platform's clock, running, passes them; replay is read then, whenever the
  * platform lets events go. The clock is moved while paused (nothing goes), delivery resumed and a step of 0 s made that
  * sends it, not awaited; replay is read every 100 ms from the moment the 30 days are up until the step is answered.
- * Leaves delivery resumed. True when the post came before the 30 days were up and a read of replay began after them
- * before the step was answered (in-process: before the platform gave up on the post). Otherwise the event left
- * retention unposted, or its attempt ended first: one more waiting event past retention, counted the same.
+ * Leaves delivery resumed and the receiver's policy set (the caller clears it once). True when the post came before the
+ * 30 days were up and a read of replay began after them before the step was answered (in-process: before the platform
+ * gave up on the post). Otherwise the event left retention unposted, or its attempt ended first: one more waiting event
+ * past retention, counted the same.
  */
 async function inFlightAsRetentionEnds(ctx: CheckContext, receiver: Receiver, property: number): Promise<boolean> {
   const night = addDays(dateAt(ctx.now()), 48);
@@ -94,7 +95,6 @@ async function inFlightAsRetentionEnds(ctx: CheckContext, receiver: Receiver, pr
     postedAt = ctx.now();
     return 'timeout';
   });
-  ctx.cleanup.unshift(async () => receiver.setPolicy(null));
   await ctx.control!.advanceClock(Math.max(0, (leaves - IN_FLIGHT_LEAD_MS - ctx.now()) / 1000));
   await ctx.control!.resume();
   let answered = false;
@@ -167,6 +167,8 @@ export const webhookChecks = [
       // waiting; once past retention it is neither waiting nor retried, whatever the attempt's outcome (inFlightAsRetentionEnds).
       // Tried again on a fresh event while no try saw its post hang as the 30 days passed (a busy machine may miss the
       // moment); a miss only costs a try: the count is judged the same below.
+      // Each try sets the receiver's policy for its own event; the policy is cleared once, after the check.
+      ctx.cleanup.unshift(async () => receiver.setPolicy(null));
       for (let tries = 1; !(await inFlightAsRetentionEnds(ctx, receiver, property)) && tries < IN_FLIGHT_TRIES; tries++) await ctx.control!.pause();
       // Something fresh to deliver once resumed, on a night the month-old changes are no longer near.
       const fresh = addDays(dateAt(ctx.now()), 40);
