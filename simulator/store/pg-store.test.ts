@@ -248,6 +248,9 @@ describe('PgStore: the schema', () => {
       const refused = PgStore.open(url);
       await expect(refused).rejects.toBeInstanceOf(SchemaTooNewError);
       await expect(refused).rejects.toThrow(`has schema version ${SCHEMA_VERSION + 1}, but this simulator knows versions up to ${SCHEMA_VERSION}`);
+      // What to do next is the error's point: start the newer simulator, or point --database elsewhere; nothing is written.
+      await expect(refused).rejects.toThrow(/Start that newer simulator .*or point --database at another database; this one will not write a schema it does not know/);
+      await expect(refused).rejects.toMatchObject({ name: 'SchemaTooNewError' });
       const { rows } = await client.query('SELECT max(version) AS v FROM simulator_schema');
       expect(rows[0].v).toBe(SCHEMA_VERSION + 1);
     } finally {
