@@ -5,7 +5,8 @@
  * switches a mutant on. The store contract (memory, file and PostgreSQL
  * stores), the acknowledged-write and restart drills, the disk faults, and
  * how the domain enters a store's sections (store.test.ts), the records a
- * restart loads as text (lazy-table.test.ts), the file-system steps
+ * restart loads as text (lazy-table.test.ts), the snapshot's format,
+ * loading, damage detection and sliced writer (snapshot.test.ts), the file-system steps
  * durability rests on (durable-fs.test.ts), the data directory's lock
  * (lock.test.ts).
  * Not here: the drills that start the simulator as a process (crash.test.ts,
@@ -17,6 +18,7 @@ import { defineConfig } from 'vitest/config';
 export const OWN_TESTS = [
   'simulator/store/store.test.ts',
   'simulator/store/lazy-table.test.ts',
+  'simulator/store/snapshot.test.ts',
   'simulator/store/durable-fs.test.ts',
   'simulator/store/lock.test.ts',
   'simulator/store/memory-store.test.ts',

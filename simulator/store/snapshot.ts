@@ -217,11 +217,11 @@ export async function readSnapshot(dir: string, table: (name: string) => LazyTab
   let root: SnapshotDocument | null = null;
   const trailerAt = buf.lastIndexOf(10, buf.length - 2) + 1;
   type Trailer = Pick<SnapshotDocument, 'tables_crc32' | 'parts'>;
-  let trailer: Trailer | null;
+  let trailer: Trailer | null = null;
   try {
     trailer = JSON.parse('{' + buf.subarray(trailerAt).toString('utf8')) as Trailer;
   } catch {
-    trailer = null;
+    // no trailer line as written: the whole parse below
   }
   if (trailer && trailer.tables_crc32 === hex(crc32(buf.subarray(0, trailerAt)))) {
     const tables = buf.subarray(0, trailerAt);
@@ -229,7 +229,7 @@ export async function readSnapshot(dir: string, table: (name: string) => LazyTab
     try {
       header = JSON.parse(tables.toString('utf8', 0, tables.indexOf(10)) + '}}') as SnapshotDocument;
     } catch {
-      header = null;
+      // no header line as written: the whole parse below
     }
     // A failed scan may have stored some rows: the whole parse below sets every row again.
     const count = header ? scanTables(tables, '},', table) : null;
