@@ -197,14 +197,14 @@ describe('FileStore: the snapshot a compaction writes', () => {
     const dir = tempDir();
     const store = await openStore(dir);
     store.transaction((tx) => {
-      tx.put('zeta' as TableName, 'z', { v: 1 });
-      tx.put('events', '1', { v: 2 });
-      tx.put('alpha' as TableName, 'a', { v: 3 });
+      tx.put('zeta' as TableName, 'z', { v: 1 } as never);
+      tx.put('events', '1', { v: 2 } as never);
+      tx.put('alpha' as TableName, 'a', { v: 3 } as never);
       tx.put('bookings', '1', sampleBooking(1));
-      tx.put('settings', 's', { v: 4 });
-      tx.put('properties', 'p', { v: 5 });
-      tx.put('holds', 'h', { v: 6 });
-      tx.put('rateWindows', 'w', { v: 7 });
+      tx.put('settings', 's', { v: 4 } as never);
+      tx.put('properties', 'p', { v: 5 } as never);
+      tx.put('holds', 'h', { v: 6 } as never);
+      tx.put('rateWindows', 'w', { v: 7 } as never);
     });
     store.transaction((tx) => tx.delete('holds', 'h'));
     await store.compact();
