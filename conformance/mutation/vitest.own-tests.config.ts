@@ -23,6 +23,7 @@ export const OWN_TESTS = [
   'simulator/store/lock.test.ts',
   'simulator/store/memory-store.test.ts',
   'simulator/store/file-store.test.ts',
+  'simulator/store/file-store-promises.test.ts',
   'simulator/store/acknowledged.test.ts',
   'simulator/store/restart.test.ts',
   'simulator/store/disk-faults.test.ts',
