@@ -58,6 +58,13 @@ async function heldAfterFailure(ctx: CheckContext, receiver: Receiver, p: HeldPa
     await new Promise((r) => setTimeout(r, 100));
     rows = await read();
   }
+  // Its attempt failed with the newer event recorded: undelivered and covered, it is superseded now (§3.3), as any
+  // undelivered event is once a newer one covers it; a third event would supersede it too and hide the escape.
+  const olderNow = status(rows, older);
+  if (olderNow !== 'superseded') {
+    ctx.fail('InFlightEscapedSupersession', `rates.changed ${older.sequence} (${w.from}..${w.to}), in flight when ${newer.sequence} covering its window was recorded, is ${olderNow} once its attempt failed`,
+      'still undelivered (its attempt failed) and fully covered by a newer event: superseded', '3.3.T1');
+  }
   const waiting = status(rows, newer);
   if (waiting !== 'pending' && waiting !== 'failed') throw new NotApplicable(`rates.changed ${newer.sequence} was ${waiting}, not waiting, once the attempt at ${older.sequence} had ended`);
   const third = await ratesEvent(ctx, w, 3500 + Math.floor(ctx.random() * 50));
