@@ -10,14 +10,14 @@
 import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACK_FILE, AckMarkWriter, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { StoreDamagedError } from './errors.ts';
-import { FileStore, type FileStoreOptions } from './file-store.ts';
+import { FileStore } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
 import { LOCK_FILE } from './lock.ts';
 import { sampleBooking } from './store.contract.ts';
-import { openFilesUnder, tempDirs } from './test-support.ts';
+import { openedFileStores, openFilesUnder, tempDirs } from './test-support.ts';
 import { issuedHighWater, raiseIssued } from '../domain/issued.ts';
 import supertest from 'supertest';
 import { addDays } from '../../protocol/calendar.ts';
@@ -26,15 +26,7 @@ import { createSimulator } from '../simulator.ts';
 import { makeHarness, newKey } from '../testing.ts';
 
 const tempDir = tempDirs('acknowledged-test-');
-const stores: FileStore[] = [];
-async function openStore(dir: string, options?: FileStoreOptions): Promise<FileStore> {
-  const store = await FileStore.open(dir, options);
-  stores.push(store);
-  return store;
-}
-afterEach(async () => {
-  for (const s of stores.splice(0).reverse()) await s.close().catch(() => undefined);
-});
+const { open: openStore, opened: stores } = openedFileStores();
 
 /** The directory as a SIGKILL now would leave it. */
 function killCopy(dir: string): string {

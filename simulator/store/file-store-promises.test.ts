@@ -8,26 +8,18 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { FileStore, type CompactionStep, type FileStoreOptions } from './file-store.ts';
+import { describe, expect, it } from 'vitest';
+import type { CompactionStep, FileStore, FileStoreOptions } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
 import { ACK_FILE, readAckMark } from './ack-mark.ts';
 import { PART_NAME, SNAPSHOT_TEMP } from './snapshot.ts';
 import { sampleBooking } from './store.contract.ts';
 import type { TableName } from './store.ts';
-import { tempDirs } from './test-support.ts';
+import { openedFileStores, tempDirs } from './test-support.ts';
 
 const tempDir = tempDirs('file-store-promises-');
 
-const stores: FileStore[] = [];
-async function openStore(dir: string, options?: FileStoreOptions): Promise<FileStore> {
-  const store = await FileStore.open(dir, options);
-  stores.push(store);
-  return store;
-}
-afterEach(async () => {
-  for (const s of stores.splice(0).reverse()) await s.close().catch(() => undefined);
-});
+const { open: openStore } = openedFileStores();
 
 function journals(dir: string): string[] {
   return readdirSync(dir).filter((n) => JOURNAL_NAME.test(n)).sort();

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeArgs } from '../../build/node-command.ts';
 import type { Fixtures } from '../demo-world.ts';
-import { afterAll } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
+import { FileStore, type FileStoreOptions } from './file-store.ts';
 
 /**
  * A maker of temporary directories (`<tmpdir>/<prefix>XXXXXX`) for the test
@@ -27,6 +28,25 @@ export function tempDirs(prefix: string): () => string {
     const dir = mkdtempSync(join(tmpdir(), prefix));
     made.push(dir);
     return dir;
+  };
+}
+
+/**
+ * FileStore.open for the test file that calls it at its top level: every store it opened is closed after each test,
+ * newest first, whatever the test's outcome (`opened` lists those still open).
+ */
+export function openedFileStores(): { open: (dir: string, options?: FileStoreOptions) => Promise<FileStore>; opened: readonly FileStore[] } {
+  const opened: FileStore[] = [];
+  afterEach(async () => {
+    for (const s of opened.splice(0).reverse()) await s.close().catch(() => undefined);
+  });
+  return {
+    opened,
+    async open(dir, options) {
+      const store = await FileStore.open(dir, options);
+      opened.push(store);
+      return store;
+    },
   };
 }
 
