@@ -58,7 +58,7 @@ const MEASURED: { page: string; says: string; how: string }[] = [
   { page: 'docs/certification.md', says: 'about 2.5 minutes', how: '`npx vitest run certify` alone on the development VM' },
   { page: 'docs/conformance.md', says: 'about 75 s', how: 'the whole catalogue live against the simulator, conformance/live.test.ts; --help in the examples' },
   { page: 'docs/conformance.md', says: 'about 10 seconds', how: 'the initial run of StrykerJS (npm run mutation), which npm test does not run' },
-  { page: 'docs/conformance.md', says: 'about 45 minutes', how: 'npm run mutation, whole, on the idle 2-core VM: 44.1 minutes (conformance/mutation/last-summary.md says it); the examples run it with --help' },
+  { page: 'docs/conformance.md', says: 'about 120 minutes', how: 'npm run mutation, whole, two processes on the idle 2-core VM, 2026-12-04: 119.3 minutes (commit 5a07361\'s conformance/mutation/last-summary.md says it); the examples run it with --help' },
   { page: 'docs/watch.md', says: 'about 60 s', how: '`time taskset -c 0 node --import tsx bench/watch-faults.ts` on 2026-12-03 (133 faults): 34 s wall on one core of a busy 2-core machine, 11 s of CPU (16 faults shown, as the page says); npm test does not run the sweep' },
   { page: 'docs/watch.md', says: 'about 20 minutes', how: 'the same with --workload reference-partner (116 faults × 3 scenarios, beside a mutation run); npm test does not run it' },
 ];

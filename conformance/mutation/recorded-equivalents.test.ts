@@ -2,8 +2,9 @@
  * A whole run starts from the recorded equivalents only: the seed keeps the
  * last results of the mutants equivalent-mutants.yaml names (survived or not
  * reached), and nothing else, so every other mutant is tested afresh; and it
- * names today's checks as the ones that reached them, so Stryker reruns one
- * only when its own code changed.
+ * names today's versions of the checks that reached them as the ones that
+ * did, so Stryker reruns one when its own code changed or a check written
+ * since reaches it, not when a check that reached it changed.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,12 +48,21 @@ describe('recorded-equivalents: the seed of a whole run', () => {
     expect(seed.schemaVersion).toBe('2');
   });
 
-  it('names today\'s checks (their test names, with digests) as the tests that reached each seeded mutant, so a changed check reruns none', () => {
+  it('names today\'s checks (their test names, with digests) as the tests that reached a seeded mutant the last run recorded no coverage of, so a changed check reruns none', () => {
     const { seed } = equivalentSeed(last, recorded, now);
     const tests = seed.testFiles![now.file]!.tests;
     expect(tests.map((t) => t.name)).toEqual(now.names);
     expect(seed.files[FILE]!.mutants[0]!.coveredBy).toEqual(tests.map((t) => t.id));
     expect(seed.files[FILE]!.mutants[0]!.killedBy).toEqual([]);
+  });
+
+  it('names only today\'s versions of the checks that reached a seeded mutant last time: a check written since that reaches it is one Stryker sees added, and runs it again', () => {
+    const covered = { ...last, files: { [FILE]: { source: SOURCE, mutants: [{ ...m('1', 'Survived', 1, "a !== 'p'"), coveredBy: ['0'] }] } } };
+    const { seed, seeded } = equivalentSeed(covered, recorded, now);
+    expect(seeded).toBe(1);
+    // Check a reached it then (its digest changed since: the same check); check b is new.
+    expect(seed.files[FILE]!.mutants[0]!.coveredBy).toEqual(['now-0']);
+    expect(seed.testFiles![now.file]!.tests.find((t) => t.id === 'now-0')!.name).toBe('conformance check a [11111111]');
   });
 
   it('a mutant recorded not reached is not seeded: only a recorded equivalent keeps its result', () => {
@@ -87,7 +97,7 @@ describe('recorded-equivalents: the seed of a whole run', () => {
 
   it('the summary page says the run started from them, and how to rerun them', () => {
     const page = summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation', seeded: 1 });
-    expect(page).toContain('The 1 mutants recorded equivalent kept their last result, not run again, where their code was unchanged');
+    expect(page).toContain('The 1 mutants recorded equivalent kept their last result, not run again, where their code was unchanged and no check written since reached them');
     expect(page).toContain('npm run mutation -- --with-equivalents');
     expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('recorded equivalent kept');
   });

@@ -4,10 +4,13 @@
  * survival, not run again, while its own code is unchanged. They took a
  * third of a whole run (each runs every check that reaches it, to survive
  * again). Stryker would rerun one whenever a check reaching it changed; the
- * seed names today's checks as the ones that reached it, so only a change of
- * its own code brings it back. `npm run mutation -- --with-equivalents` runs
- * them all again: after a check is strengthened, it confirms each still
- * survives.
+ * seed names today's versions of the checks that reached it last time as the
+ * ones that reached it, so a changed check brings none back, but a check
+ * written since that reaches it does (Stryker sees a test added): a new check
+ * may kill what the old ones could not (issue 40: the references-agree check
+ * killed a mutant recorded equivalent, which whole runs kept as survived).
+ * `npm run mutation -- --with-equivalents` runs them all again: after a check
+ * is strengthened, it confirms each still survives.
  *
  * A whole run starts from them alone (everything else is tested afresh); an
  * incremental run from the last whole run's report, every other result kept
@@ -15,7 +18,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { originalText, parseEquivalents, recordedEntry, type Equivalent, type StrykerReport } from './summary.ts';
+import { checkIdOf } from './settings.ts';
+import { originalText, parseEquivalents, recordedEntry, type Equivalent, type StrykerMutant, type StrykerReport } from './summary.ts';
 
 /** The committed list of recorded equivalents. */
 export const EQUIVALENTS_FILE = new URL('./equivalent-mutants.yaml', import.meta.url);
@@ -32,13 +36,21 @@ export function readEquivalents(file: URL = EQUIVALENTS_FILE): Equivalent[] {
 export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Equivalent[], tests: { file: string; names: string[] }, keep: 'equivalents' | 'all' = 'equivalents', runs: (file: string) => boolean = () => true): { seed: R; seeded: number } {
   let seeded = 0;
   const ids = tests.names.map((_, i) => `now-${i}`);
+  const lastCheck = new Map<string, string>();
+  for (const file of Object.values(last.testFiles ?? {})) for (const t of file.tests) lastCheck.set(t.id, checkIdOf(t.name));
+  // Today's tests of the checks that reached the mutant in the last run (all of today's where it recorded none).
+  const reachedBefore = (m: StrykerMutant): string[] => {
+    if (m.coveredBy === undefined || m.coveredBy.length === 0) return ids;
+    const checks = new Set(m.coveredBy.map((id) => lastCheck.get(id) ?? id));
+    return ids.filter((_, i) => checks.has(checkIdOf(tests.names[i]!)));
+  };
   const files = Object.fromEntries(Object.entries(last.files).map(([file, f]) => {
     const mutants = f.mutants.flatMap((m) => {
       // Only results that are the recorded outcome: a recorded mutant that was killed or timed out runs again.
       // A mutant recorded not reached is not settled: a check written since may reach it, and a run must see that.
       const recorded = m.status === 'Survived' && f.source !== undefined && recordedEntry(equivalents, file, originalText(f.source, m.location), m)?.category === 'equivalent';
       if (recorded) seeded += 1;
-      if (recorded) return [{ ...m, coveredBy: ids, killedBy: [] }];
+      if (recorded) return [{ ...m, coveredBy: reachedBefore(m), killedBy: [] }];
       // A static mutant (module-load code) is reached by every check, which the report does not record (coveredBy is
       // empty): Stryker's diff then sees no covering check change and keeps its survival whatever checks were written
       // since (credentials.ts's whsec_ prefix stayed "survived" after a check came to look at it). It runs again, where

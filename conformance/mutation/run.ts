@@ -49,12 +49,12 @@ const USAGE = `usage: npm run mutation [-- --incremental] [-- --with-equivalents
 
   (no flag)        every mutant of stryker.config.mjs (the suite's areas of scope.mjs); refreshes
                    the incremental file and the committed summary (conformance/mutation/). A mutant
-                   recorded equivalent keeps its last result, not run, while its code is unchanged
-                   (recorded-equivalents.ts); all else is tested afresh
+                   recorded equivalent keeps its last result, not run, while its code is unchanged and no
+                   check written since reaches it (recorded-equivalents.ts); all else is tested afresh
   --with-equivalents  the same, with the recorded equivalents run again too (after strengthening a
                    check: each should still survive)
   --incremental    rerun only what changed since the incremental file (code or a covering check;
-                   a recorded equivalent only when its code changed)
+                   a recorded equivalent only when its code changed or a new check reaches it)
   --mutate GLOB    only these files (Stryker's --mutate); the incremental file and the committed
                    summary are left alone
   --area AREA      one area of conformance/mutation/scope.mjs as a slice of the whole run: incremental

@@ -255,7 +255,7 @@ export function summaryMarkdown(s: MutationSummary, about: { when: string; minut
     '# Mutation testing: last run',
     '',
     `Written by \`${about.command}\` on ${about.when}${about.minutes !== undefined ? ` (${about.minutes} minutes)` : ''}. Mutated: ${s.mutate.map((p) => `\`${p}\``).join(', ')}.`,
-    ...(about.seeded === undefined ? [] : ['', `The ${about.seeded} mutants recorded equivalent kept their last result, not run again, where their code was unchanged (\`npm run mutation -- --with-equivalents\` runs them too, to confirm each still survives after a check changed).`]),
+    ...(about.seeded === undefined ? [] : ['', `The ${about.seeded} mutants recorded equivalent kept their last result, not run again, where their code was unchanged and no check written since reached them (\`npm run mutation -- --with-equivalents\` runs them too, to confirm each still survives after a check changed).`]),
     'Only the conformance suite may kill a mutant (each check one vitest test, in-process); see docs/conformance.md, "Mutation testing with StrykerJS".',
     '',
     ...headline,

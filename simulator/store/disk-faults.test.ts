@@ -6,14 +6,15 @@
  * faults come from the store's `writeFault` knob (a failing disk on demand,
  * also mid-write: part of a line on disk, then the error).
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileStore } from './file-store.ts';
 import { JournalFailedError } from './errors.ts';
-import { encodeTransaction, JOURNAL_NAME, journalFileName, JournalWriter } from './journal.ts';
+import { MANIFEST_FILE } from './manifest.ts';
+import { encodeHeader, encodeTransaction, JOURNAL_NAME, journalFileName, JournalWriter } from './journal.ts';
 import type { Overlay } from './memory-store.ts';
 import { sampleBooking } from './store.contract.ts';
 import { makeHarness, newKey } from '../testing.ts';
@@ -174,6 +175,35 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await again.close();
   });
 
+  it('a close the disk still refuses is refused, leaves no descriptor open on the journal and no retry behind: nothing writes the journal after the lock is released', async () => {
+    const dir = dataDir();
+    // Only the journal's retry uses setTimeout here: a retry left after the close is a timer still pending.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const writer = await JournalWriter.open(dir, 0, 1);
+      writer.writeFault = () => enospc();
+      writer.append(1, holdLine(1, 1));
+      await expect(writer.flush()).rejects.toBeInstanceOf(JournalFailedError);
+      expect(vi.getTimerCount(), 'the outage\'s retry').toBe(1);
+      await expect(writer.close()).rejects.toBeInstanceOf(JournalFailedError);
+      expect(vi.getTimerCount(), 'no retry after the close').toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(readFileSync(join(dir, journalFileName(0)), 'utf8')).toBe(encodeHeader({ generation: 0, firstN: 1 }));
+    // The file is closed too: no descriptor of this process still names it (Linux's /proc; elsewhere not judged).
+    if (existsSync('/proc/self/fd')) {
+      const open = readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === join(dir, journalFileName(0));
+        } catch {
+          return false;
+        }
+      });
+      expect(open, 'descriptors still open on the journal').toEqual([]);
+    }
+  });
+
   it('a transaction committed while a round is being written waits for the next round: its flush resolves with its line on disk', async () => {
     const dir = dataDir();
     let during: Promise<void> | null = null;
@@ -193,6 +223,27 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await during;
     expect(lines(), 'the header and both transactions').toBe(3);
     await store.close();
+  });
+
+  it('the journal writer: a flush of a transaction appended while a round is written resolves only once the next round synced it, after the mark names it', async () => {
+    const dir = dataDir();
+    const writer = await JournalWriter.open(dir, 0, 1);
+    const marked: number[] = [];
+    writer.onDurable = (n) => void marked.push(n);
+    let later: Promise<{ marked: number[]; lines: number }> | null = null;
+    const lines = () => readFileSync(join(dir, journalFileName(0)), 'utf8').split('\n').filter((l) => l !== '').length;
+    writer.writeFault = () => {
+      if (!later) {
+        writer.append(2, holdLine(2, 2));
+        later = writer.flush().then(() => ({ marked: [...marked], lines: lines() }));
+      }
+      return null;
+    };
+    writer.append(1, holdLine(1, 1));
+    await writer.flush();
+    expect(await later).toEqual({ marked: [1, 2], lines: 3 });
+    expect(writer.rounds).toBe(2);
+    await writer.close();
   });
 
   it('a round that fails after part of it was written is cut back to its start and written again whole: each line once', async () => {
@@ -231,6 +282,30 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     expect(readFileSync(join(dir, journalFileName(1)), 'utf8').endsWith(holdLine(3, 3))).toBe(true);
   });
 
+  it('a rotation whose manifest cannot be written is refused (it settles), its new file dropped; the journal in use takes the appends, and a later rotation to that generation starts afresh', async () => {
+    const dir = dataDir();
+    const writer = await JournalWriter.open(dir, 0, 1);
+    writer.append(1, holdLine(1, 1));
+    await writer.flush();
+    writer.onRotate = () => {
+      throw enospc();
+    };
+    const refused = writer.rotate(1).then(() => 'rotated', (e: Error) => e.message);
+    writer.append(2, holdLine(2, 2));
+    await writer.flush();
+    expect(await refused).toMatch(/ENOSPC/);
+    expect(writer.failed).toBeNull();
+    expect(journalsOf(dir)).toEqual([journalFileName(0)]);
+    expect(readFileSync(join(dir, journalFileName(0)), 'utf8').endsWith(holdLine(1, 1) + holdLine(2, 2))).toBe(true);
+    let named: number | null = null;
+    writer.onRotate = (g) => void (named = g);
+    await expect(writer.rotate(1)).resolves.toEqual({ firstN: 3, previousBytes: statSync(join(dir, journalFileName(0))).size });
+    writer.append(3, holdLine(3, 3));
+    await writer.close();
+    expect(named).toBe(1);
+    expect(readFileSync(join(dir, journalFileName(1)), 'utf8')).toBe(encodeHeader({ generation: 1, firstN: 3 }) + holdLine(3, 3));
+  });
+
   it('a rotation whose new journal cannot be created is refused, and compaction and close still end', async () => {
     const dir = dataDir();
     const store = await FileStore.open(dir);
@@ -246,6 +321,29 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     rmSync(join(dir, journalFileName(1)), { recursive: true });
     const again = await FileStore.open(dir);
     expect(again.size('bookings')).toBe(2);
+    await again.close();
+  });
+
+  it('a compaction whose manifest cannot be written is refused; the store keeps writing, and the next compaction rotates to that generation', async () => {
+    const dir = dataDir();
+    const store = await FileStore.open(dir);
+    store.transaction((tx) => tx.put('bookings', '1', sampleBooking(1)));
+    await store.flush();
+    // The manifest's temporary name is taken by a directory: writing the manifest fails, after the new journal was created.
+    const tmp = join(dir, `.${MANIFEST_FILE}.tmp`);
+    mkdirSync(tmp);
+    await expect(store.compact()).rejects.toThrow(/EISDIR|directory/);
+    expect(journalsOf(dir)).toEqual([journalFileName(0)]);
+    store.transaction((tx) => tx.put('bookings', '2', sampleBooking(2)));
+    await store.flush();
+    rmSync(tmp, { recursive: true });
+    await store.compact();
+    store.transaction((tx) => tx.put('bookings', '3', sampleBooking(3)));
+    await store.flush();
+    await store.close();
+    expect(JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')).generation).toBe(1);
+    const again = await FileStore.open(dir);
+    expect(again.size('bookings')).toBe(3);
     await again.close();
   });
 });

@@ -332,8 +332,10 @@ export class FileStore extends MemoryStore {
       store.journal.onRecovery = (outage) => options.onWriteRecovery?.(outage);
       store.journal.writeFault = options.writeFault ?? null;
       store.journal.onRotate = (g) => {
-        store.manifest = { ...store.manifest, generation: g };
-        writeManifest(path, store.manifest);
+        // Held only once written: a manifest that could not be written leaves the rotation refused and this one in force.
+        const next = { ...store.manifest, generation: g };
+        writeManifest(path, next);
+        store.manifest = next;
       };
       store.snapshotBytes = recovery ? store.snapshotBytes : (loaded.snapshot?.bytes ?? 0);
       store.olderJournalBytes = recovery ? 0 : loaded.scans.slice(0, -1).reduce((sum, s) => sum + s.fileBytes, 0);

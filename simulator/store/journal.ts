@@ -31,7 +31,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncDir, writeAll } from './durable-fs.ts';
@@ -261,6 +261,7 @@ export class JournalWriter {
   onDurable: ((n: number) => void) | null = null;
   private failedAt = 0;
   private retry: NodeJS.Timeout | null = null;
+  private closing = false;
 
   private constructor(
     private readonly dir: string,
@@ -329,16 +330,22 @@ export class JournalWriter {
   }
 
   async close(): Promise<void> {
+    // No retry after a close, even a failed one: the store's lock is released with it, and a retry left running would
+    // write (and first cut back) a journal the next owner of the data directory appends to.
+    this.closing = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
-    if (this.failure && this.pending.length > 0) {
-      // One last try before giving up what was never acknowledged.
-      this.kick();
+    try {
+      if (this.failure && this.pending.length > 0) {
+        // One last try before giving up what was never acknowledged.
+        this.kick();
+        await this.loop;
+      }
+      await this.flush();
       await this.loop;
+    } finally {
+      await this.fh.close();
     }
-    await this.flush();
-    await this.loop;
-    await this.fh.close();
   }
 
   private kick(): void {
@@ -368,7 +375,17 @@ export class JournalWriter {
             reject(e as Error);
             continue;
           }
-          this.onRotate?.(generation);
+          try {
+            this.onRotate?.(generation);
+          } catch (e) {
+            // The manifest could not name the new file (a full disk): the rotation alone fails, its caller told (left
+            // to the round's catch it would never settle, and the round's lines were not this error's), the new file
+            // is dropped so a later rotation to this generation starts it afresh, and the journal in use takes the appends.
+            await next.fh.close();
+            await unlink(join(this.dir, journalFileName(generation))).catch(() => undefined);
+            reject(e as Error);
+            continue;
+          }
           await this.fh.close();
           const previousBytes = this.fileBytes;
           this.fh = next.fh;
@@ -429,11 +446,13 @@ export class JournalWriter {
         this.failedAt = Date.now();
         this.onFailure?.(this.failure);
       }
-      this.retry = setTimeout(() => {
-        this.retry = null;
-        this.kick();
-      }, RETRY_MS);
-      this.retry.unref();
+      if (!this.closing) {
+        this.retry = setTimeout(() => {
+          this.retry = null;
+          this.kick();
+        }, RETRY_MS);
+        this.retry.unref();
+      }
     } finally {
       this.running = false;
     }

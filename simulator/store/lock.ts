@@ -35,8 +35,10 @@ export interface DataDirLock {
 function readProc(path: string): string | null {
   try {
     return readFileSync(path, 'utf8').trim();
-    // Stryker disable next-line BlockStatement: undefined reads as null wherever it goes: startTicks tests !stat; bootId's (off Linux only) leaves boot_id out of LOCK, read back as none
-  } catch {
+  }
+  // Stryker disable next-line BlockStatement: undefined reads as null wherever it goes: startTicks tests !stat; bootId's (off Linux only) leaves boot_id out of LOCK, read back as none
+  // (Stryker reads only a node's leading comments: here, between the try block and its catch, this one leads the catch clause.)
+  catch {
     return null;
   }
 }
