@@ -81,7 +81,10 @@ export class AckMarkWriter {
   }
 
   close(): void {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }

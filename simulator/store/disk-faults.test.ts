@@ -10,7 +10,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { ACK_FILE } from './ack-mark.ts';
 import { FileStore } from './file-store.ts';
 import { JournalFailedError } from './errors.ts';
 import { MANIFEST_FILE } from './manifest.ts';
@@ -20,6 +21,30 @@ import { sampleBooking } from './store.contract.ts';
 import { makeHarness, newKey } from '../testing.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 
+/** A close that fails on demand, for the files `error` names: the descriptor is released, then the error thrown (counted in `refused`). */
+const closeFault = vi.hoisted(() => ({ error: null as { of: (path: string) => boolean; thrown: Error } | null, refused: 0 }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const open = async (...args: Parameters<typeof real.open>) => {
+    const handle = await real.open(...args);
+    const close = handle.close.bind(handle);
+    handle.close = async () => {
+      await close();
+      if (closeFault.error?.of(String(args[0]))) {
+        closeFault.refused += 1;
+        throw closeFault.error.thrown;
+      }
+    };
+    return handle;
+  };
+  return { ...real, open, default: { ...real, open } };
+});
+
+// A test that fails midway must not leave the fault on for the next.
+afterEach(() => {
+  closeFault.error = null;
+});
+
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -27,6 +52,18 @@ afterAll(() => {
 
 function enospc(): Error {
   return Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+}
+
+/** The descriptors of this process open on `path` (Linux's /proc; elsewhere none are seen, and nothing is judged). */
+function descriptorsOn(path: string): string[] {
+  if (!existsSync('/proc/self/fd')) return [];
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Until `ok()` holds (the journal retries every second; the test's time-out bounds the wait). */
@@ -191,17 +228,25 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
       vi.useRealTimers();
     }
     expect(readFileSync(join(dir, journalFileName(0)), 'utf8')).toBe(encodeHeader({ generation: 0, firstN: 1 }));
-    // The file is closed too: no descriptor of this process still names it (Linux's /proc; elsewhere not judged).
-    if (existsSync('/proc/self/fd')) {
-      const open = readdirSync('/proc/self/fd').filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`) === join(dir, journalFileName(0));
-        } catch {
-          return false;
-        }
-      });
-      expect(open, 'descriptors still open on the journal').toEqual([]);
-    }
+    // The file is closed too: no descriptor of this process still names it.
+    expect(descriptorsOn(join(dir, journalFileName(0))), 'descriptors still open on the journal').toEqual([]);
+  });
+
+  it('a store whose close the disk refuses closes its acknowledgement mark too and releases its lock: the next open finds what was acknowledged', async () => {
+    const dir = dataDir();
+    let fault: Error | null = null;
+    const store = await FileStore.open(dir, { writeFault: () => fault });
+    const journal = join(dir, journalsOf(dir).at(-1)!);
+    putHold(store, 1);
+    await store.flush();
+    fault = enospc();
+    putHold(store, 2);
+    await expect(store.close()).rejects.toBeInstanceOf(JournalFailedError);
+    expect(descriptorsOn(journal), 'descriptors still open on the journal').toEqual([]);
+    expect(descriptorsOn(join(dir, ACK_FILE)), 'descriptors still open on the acknowledgement mark').toEqual([]);
+    const again = await FileStore.open(dir);
+    expect(Array.from(again.values('holds'))).toEqual([{ booking_id: 1 }]);
+    await again.close();
   });
 
   it('a transaction committed while a round is being written waits for the next round: its flush resolves with its line on disk', async () => {
@@ -304,6 +349,34 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await writer.close();
     expect(named).toBe(1);
     expect(readFileSync(join(dir, journalFileName(1)), 'utf8')).toBe(encodeHeader({ generation: 1, firstN: 3 }) + holdLine(3, 3));
+  });
+
+  it('a rotation settles when a file refuses to close: refused with its new file dropped if the manifest failed, done if the manifest names the new file', async () => {
+    const dir = dataDir();
+    const writer = await JournalWriter.open(dir, 0, 1);
+    writer.append(1, holdLine(1, 1));
+    await writer.flush();
+    // From here a journal file's close reports an error (as a write-back error does on a network file system), after
+    // releasing its descriptor.
+    closeFault.error = { of: (path) => JOURNAL_NAME.test(basename(path)), thrown: Object.assign(new Error('EIO: i/o error, close'), { code: 'EIO' }) };
+    try {
+      writer.onRotate = () => {
+        throw enospc();
+      };
+      await expect(writer.rotate(1)).rejects.toThrow(/ENOSPC/);
+      expect(journalsOf(dir)).toEqual([journalFileName(0)]);
+      writer.onRotate = null;
+      await expect(writer.rotate(1)).resolves.toEqual({ firstN: 2, previousBytes: statSync(join(dir, journalFileName(0))).size });
+      expect(closeFault.refused, 'the new file\'s close, then the old file\'s').toBe(2);
+      writer.append(2, holdLine(2, 2));
+      await writer.flush();
+      expect(writer.failed).toBeNull();
+    } finally {
+      closeFault.error = null;
+    }
+    await writer.close();
+    expect(readFileSync(join(dir, journalFileName(1)), 'utf8')).toBe(encodeHeader({ generation: 1, firstN: 2 }) + holdLine(2, 2));
+    expect(descriptorsOn(join(dir, journalFileName(0)))).toEqual([]);
   });
 
   it('a rotation whose new journal cannot be created is refused, and compaction and close still end', async () => {

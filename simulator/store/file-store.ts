@@ -534,9 +534,14 @@ export class FileStore extends MemoryStore {
     this.closing = true;
     try {
       await this.compaction?.catch(() => undefined);
-      await this.journal.close();
-      this.ackMark.write({ n: this.journal.nextN - 1, issued: this.issuedNow() });
-      this.ackMark.close();
+      try {
+        await this.journal.close();
+        this.ackMark.write({ n: this.journal.nextN - 1, issued: this.issuedNow() });
+      } finally {
+        // Closed even when the journal's close was refused: the mark then keeps naming what was durable, and no
+        // descriptor outlives the lock.
+        this.ackMark.close();
+      }
       // A clean close records how far the history reaches (manifest.ts).
       this.manifest = { ...this.manifest, closedAt: this.journal.nextN - 1 };
       writeManifest(this.dir, this.manifest);

@@ -381,16 +381,21 @@ export class JournalWriter {
             // The manifest could not name the new file (a full disk): the rotation alone fails, its caller told (left
             // to the round's catch it would never settle, and the round's lines were not this error's), the new file
             // is dropped so a later rotation to this generation starts it afresh, and the journal in use takes the appends.
-            await next.fh.close();
+            // A close the disk refuses must not keep the rotation from settling: the file is dropped either way.
+            await next.fh.close().catch(() => undefined);
             await unlink(join(this.dir, journalFileName(generation))).catch(() => undefined);
             reject(e as Error);
             continue;
           }
-          await this.fh.close();
+          const previous = this.fh;
           const previousBytes = this.fileBytes;
           this.fh = next.fh;
           this.generation = generation;
           this.fileBytes = next.bytes;
+          // The manifest already names the new file, so the rotation has happened: the old file is complete and synced
+          // (each round syncs), and a close the disk refuses loses nothing of it; left to the round's catch it would
+          // fail the journal and leave the rotation unsettled.
+          await previous.close().catch(() => undefined);
           // Everything written so far is synced (each round syncs): the new file starts after it.
           resolve({ firstN: this.durableN + 1, previousBytes });
           continue;
