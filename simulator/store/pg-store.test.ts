@@ -10,10 +10,12 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { attachPgCluster, startPgCluster, type PgCluster } from './pg-cluster.ts';
-import { SCHEMA_VERSION, SchemaTooNewError } from './pg-schema.ts';
-import { PgStore } from './pg-store.ts';
+import { LOCK_KEYS, LOCK_NAMESPACE, SCHEMA_VERSION, SchemaTooNewError } from './pg-schema.ts';
+import { PgStore, redactUrl, type PgStoreOptions } from './pg-store.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
-import { JournalFailedError } from './errors.ts';
+import { JournalFailedError, StoreDamagedError } from './errors.ts';
+import { decodeLine, encodeTransaction } from './journal.ts';
+import type { Overlay } from './memory-store.ts';
 
 let cluster: Pick<PgCluster, 'createDatabase' | 'stop'>;
 let databases = 0;
@@ -256,5 +258,294 @@ describe('PgStore: the schema', () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+describe('PgStore: what processes share besides the journal, and what a store refuses', () => {
+  const open: PgStore[] = [];
+  const clients: pg.Client[] = [];
+  const openStore = async (url: string, options: PgStoreOptions = {}) => {
+    const store = await PgStore.open(url, options);
+    open.push(store);
+    return store;
+  };
+  /** A plain session on the database, outside every store (a psql of the operator's). */
+  const adminOf = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    clients.push(client);
+    return client;
+  };
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+    for (const c of clients.splice(0)) await c.end();
+  });
+  /** Polls PostgreSQL until `ok` holds: the wait is for an event, bounded by the test's cap, never a budget of time. */
+  const until = async (ok: () => Promise<boolean>) => {
+    while (!(await ok())) await new Promise((r) => setImmediate(r));
+  };
+  /** The journal row of transaction `n`, as a store writes it. */
+  const row = (n: number, value: number) => encodeTransaction(n, new Map([['counters', new Map<string, unknown>([['n', { value }]])]]) as Overlay).slice(0, -1);
+  /** Whether the world's lock is free now (taken and given back at once when it is). */
+  const worldLockFree = async (admin: pg.Client) => {
+    const { rows } = await admin.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_NAMESPACE, LOCK_KEYS.world]);
+    if (rows[0]!.ok) await admin.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_NAMESPACE, LOCK_KEYS.world]);
+    return rows[0]!.ok;
+  };
+  /** Ends the store's session from the server's side and waits until the store has noticed. */
+  const cutConnection = async (store: PgStore, admin: pg.Client) => {
+    const lost = new Promise<Error>((resolve) => (store.onConnectionLost = resolve));
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-api simulator' AND pid <> pg_backend_pid()");
+    return lost;
+  };
+
+  it('the database URL is named without its password, in messages and the banner', () => {
+    expect(redactUrl('postgres://sim:secret@db.example:5432/sandbox')).toBe('postgres://sim:***@db.example:5432/sandbox');
+    expect(redactUrl('postgres://sim@db.example/sandbox')).toBe('postgres://sim@db.example/sandbox');
+    expect(redactUrl('not a url')).toBe('(a database URL that does not parse)');
+  });
+
+  it('a database that cannot be reached is refused at open with JournalFailedError, naming it without its password', async () => {
+    const refused = PgStore.open('postgres://sim:secret@127.0.0.1:1/sandbox');
+    await expect(refused).rejects.toBeInstanceOf(JournalFailedError);
+    await expect(refused).rejects.toThrow(/^cannot connect to PostgreSQL at postgres:\/\/sim:\*\*\*@127\.0\.0\.1:1\/sandbox: \S/);
+  });
+
+  it('what open reports: how long it took, measured around the open', async () => {
+    const url = await newDatabase();
+    const before = performance.now();
+    const store = await openStore(url);
+    const elapsed = performance.now() - before;
+    expect(store.report.ms).toBeGreaterThanOrEqual(0);
+    expect(store.report.ms).toBeLessThanOrEqual(elapsed);
+  });
+
+  it('a journal with a transaction missing, or one damaged, is refused as damaged at catch-up; the world\'s lock is given back, and a repaired journal is read', async () => {
+    for (const [bad, message] of [
+      [(admin: pg.Client) => admin.query('INSERT INTO simulator_journal (n, record) VALUES (3, $1)', [row(3, 3)]), /goes from transaction 1 to 3: transactions in between are missing\. Restore the database/],
+      [(admin: pg.Client) => admin.query("INSERT INTO simulator_journal (n, record) VALUES (2, 'not a journal line')"), /transaction 2 of simulator_journal in postgres:\S+ is damaged \(no checksum prefix\)/],
+      [(admin: pg.Client) => admin.query('INSERT INTO simulator_journal (n, record) VALUES (2, $1)', [row(5, 5)]), /transaction 2 of simulator_journal in postgres:\S+ is damaged \(it says it is 5\)/],
+    ] as const) {
+      const url = await newDatabase();
+      const a = await openStore(url);
+      await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+      const admin = await adminOf(url);
+      await bad(admin);
+      const b = await openStore(url);
+      const refused = b.section(() => undefined);
+      await expect(refused).rejects.toBeInstanceOf(StoreDamagedError);
+      await expect(refused).rejects.toThrow(message);
+      expect(await worldLockFree(admin), 'the refused store gave the world\'s lock back').toBe(true);
+      await admin.query('DELETE FROM simulator_journal WHERE n > 1');
+      await b.section(() => expect(b.get('counters', 'n')).toEqual({ value: 1 }));
+    }
+  });
+
+  it('a catch-up names the tables other stores changed, once; a section with nothing new names none', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    const told: string[][] = [];
+    b.onCatchUp = (tables) => told.push([...tables].sort());
+    await a.section(() => a.transaction((tx) => {
+      tx.put('bookings', '1', sampleBooking(1));
+      tx.put('counters', 'booking', { value: 1 });
+    }));
+    await b.section(() => undefined);
+    await b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    await b.section(() => undefined);
+    expect(told).toEqual([['bookings', 'counters']]);
+  });
+
+  it('a transaction that writes a rate-limit window and a durable table journals the durable part only', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    await a.section(() => a.transaction((tx) => {
+      tx.put('rateWindows', '1', { started_at: 5, count: 1 });
+      tx.put('bookings', '1', sampleBooking(1));
+    }));
+    const { rows } = await (await adminOf(url)).query<{ record: string }>('SELECT record FROM simulator_journal ORDER BY n');
+    expect(rows).toHaveLength(1);
+    const tx = decodeLine(Buffer.from(rows[0]!.record, 'utf8'));
+    expect(typeof tx === 'string' ? tx : tx.ops.map((op) => op[1])).toEqual(['bookings']);
+    const b = await openStore(url);
+    await b.section(() => {
+      expect(b.get('bookings', '1')).toEqual(sampleBooking(1));
+      expect(b.get('rateWindows', '1')).toEqual({ started_at: 5, count: 1 });
+    });
+  });
+
+  it('a rate-limit window written outside a section is not sent, even by a flush; the next section reads the shared ones', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    a.transaction((tx) => tx.put('rateWindows', '1', { started_at: 1, count: 9 }));
+    await a.flush();
+    await b.section(() => expect(b.get('rateWindows', '1')).toBeUndefined());
+    await a.section(() => expect(a.get('rateWindows', '1')).toBeUndefined());
+  });
+
+  it('sections of one store join the open one (no turn to wait, unless asked); the lock stays held until the last leaves', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url, { turnMs: 0 });
+    await a.enter();
+    await a.enter();
+    // Joins at once, though the lock was held past its turn: only waitTurn waits.
+    await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    await a.leave();
+    expect(await worldLockFree(admin), 'one section of the store is still open').toBe(false);
+    await a.leave();
+    expect(await worldLockFree(admin)).toBe(true);
+  });
+
+  it('a section that waits its turn lets a store waiting for the lock go first, and sees what it wrote', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url, { turnMs: 0 });
+    const b = await openStore(url);
+    await a.enter();
+    const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
+    // b waits for the world's lock inside PostgreSQL.
+    await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
+    await a.leave();
+    expect(await aTurn).toEqual({ value: 2 });
+    await bWrote;
+  });
+
+  it('a closed store refuses sections and writes as closed, and closes once', async () => {
+    const a = await openStore(await newDatabase());
+    await a.close();
+    await expect(a.section(() => undefined)).rejects.toThrow(/^the store on postgres:\S+ is closed$/);
+    expect(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 }))).toThrow(/^the store on postgres:\S+ is closed$/);
+    await a.close();
+  });
+
+  it('a closing store is not a lost connection: its own end is not reported', async () => {
+    const a = await openStore(await newDatabase());
+    const lost: Error[] = [];
+    a.onConnectionLost = (e) => lost.push(e);
+    await a.close();
+    expect(lost).toEqual([]);
+  });
+
+  it('a connection lost in a section: a write after it is refused before it is applied; the store reconnects as the same member of the processes connected', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    const owner = a.owner;
+    await a.section(() => undefined);
+    await a.section(() => undefined);
+    expect(a.owner, 'a section keeps the session (claims are named by it, §4.5 rule 3)').toBe(owner);
+    const section = a.section(async () => {
+      a.transaction((tx) => tx.put('counters', 'n', { value: 1 }));
+      await cutConnection(a, admin);
+      expect(() => a.transaction((tx) => tx.put('counters', 'n', { value: 2 }))).toThrow(/^the connection to PostgreSQL at postgres:\S+ was lost \(/);
+      expect(a.get('counters', 'n')).toEqual({ value: 1 });
+    });
+    await expect(section).rejects.toBeInstanceOf(JournalFailedError);
+    await a.section(() => expect(a.get('counters', 'n')).toBeUndefined());
+    expect(a.owner, 'a new session, a new owner: what the old one claimed is no longer being processed').not.toBe(owner);
+    // Reconnected, it counts among the processes connected again: the next store to open is not alone.
+    const b = await openStore(url, { afterRestart: () => undefined });
+    expect(b.report.alone).toBe(false);
+  });
+
+  it('an insert PostgreSQL refuses: that flush and every one queued behind it fail, nothing later is inserted, and the next section reloads', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    const flushes = await a.section(async () => {
+      // Transaction 2 is taken behind the store's back, after its catch-up (a row an operator wrote): the store's own 2 is refused.
+      await admin.query('INSERT INTO simulator_journal (n, record) VALUES (2, $1)', [row(2, 20)]);
+      a.transaction((tx) => tx.put('counters', 'n', { value: 2 }));
+      const first = a.flush();
+      a.transaction((tx) => tx.put('counters', 'n', { value: 3 }));
+      const second = a.flush();
+      return Promise.allSettled([first, second]);
+    }).catch((e: unknown) => e);
+    expect(flushes).toBeInstanceOf(JournalFailedError);
+    expect((flushes as Error).message).toMatch(/^PostgreSQL at postgres:\S+ did not take transactions 2 to 2 \(duplicate key .*\); nothing after the last one it took is acknowledged/);
+    const { rows } = await admin.query<{ n: string }>('SELECT n FROM simulator_journal ORDER BY n');
+    expect(rows.map((r) => Number(r.n)), 'transaction 3 was not inserted after 2 was refused').toEqual([1, 2]);
+    await a.section(() => expect(a.get('counters', 'n')).toEqual({ value: 20 }));
+  });
+
+  it('delivery leases: one holder at a time across stores, taken again by its holder at no cost, given back by release or by the session\'s end', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    expect(await a.tryLease(7)).toBe(true);
+    expect(await a.tryLease(7)).toBe(true);
+    expect(a.holds(7)).toBe(true);
+    expect(await b.tryLease(7)).toBe(false);
+    expect(b.holds(7)).toBe(false);
+    expect(await b.tryLease(8)).toBe(true);
+    await a.releaseLease(7);
+    expect(a.holds(7)).toBe(false);
+    expect(await b.tryLease(7), 'one release gives back a lease taken twice').toBe(true);
+    await b.close();
+    expect(await a.tryLease(7), 'a closed store\'s leases go with its session').toBe(true);
+    expect(await a.tryLease(8)).toBe(true);
+  });
+
+  it('a store whose connection is lost holds no lease and takes none until it reconnects', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    expect(await a.tryLease(7)).toBe(true);
+    await cutConnection(a, admin);
+    expect(a.holds(7)).toBe(false);
+    expect(await a.tryLease(7)).toBe(false);
+    await a.releaseLease(7);
+  });
+
+  it('§4.5 rule 3 across processes: an owner is gone once its session ended, never while it lives; a name no session has is not gone; unknown counts as alive', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    const b = await openStore(url);
+    expect(a.owner).toMatch(/^[1-9]\d*$/);
+    expect(a.owner).not.toBe(b.owner);
+    expect(await b.ownerGone(a.owner)).toBe(false);
+    for (const name of ['0', '-3', 'x', '']) expect(await b.ownerGone(name), name).toBe(false);
+    await a.close();
+    expect(await b.ownerGone(a.owner)).toBe(true);
+    await cutConnection(b, admin);
+    expect(await b.ownerGone(a.owner), 'PostgreSQL unreachable: alive').toBe(false);
+  });
+
+  it('the staff plane\'s delivery log: every store\'s attempts of an integration, the last ones oldest first; beyond 1,000 inserted, each integration keeps its last 200', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    a.addAttempt({ integration_id: 1, n: 1 } as { integration_id: number });
+    await a.flush();
+    b.addAttempt({ integration_id: 1, n: 2 } as { integration_id: number });
+    b.addAttempt({ integration_id: 2, n: 3 } as { integration_id: number });
+    expect(await b.recentAttempts(1, 10)).toEqual([{ integration_id: 1, n: 1 }, { integration_id: 1, n: 2 }]);
+    expect(await b.recentAttempts(1, 1)).toEqual([{ integration_id: 1, n: 2 }]);
+    expect(await a.recentAttempts(2, 10)).toEqual([{ integration_id: 2, n: 3 }]);
+    const many = (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) a.addAttempt({ integration_id: 1, n: i } as { integration_id: number });
+    };
+    // a has inserted 1; 998 more make 999: no trim yet.
+    many(100, 998);
+    await a.flush();
+    expect(await a.recentAttempts(1, 2000)).toHaveLength(2 + 998);
+    // The thousandth insert of a trims: 200 per integration stay, the newest.
+    many(2000, 1);
+    await a.flush();
+    const kept = await a.recentAttempts<{ integration_id: number; n: number }>(1, 2000);
+    expect(kept).toHaveLength(200);
+    expect(kept.at(-1)!.n).toBe(2000);
+    expect(await a.recentAttempts(2, 10)).toEqual([{ integration_id: 2, n: 3 }]);
+  });
+
+  it('shared values: a name never written reads as null', async () => {
+    const a = await openStore(await newDatabase());
+    expect(await a.readValue('never-written')).toBeNull();
   });
 });

@@ -285,10 +285,14 @@ export class PgStore extends MemoryStore {
       }
       if (this.state === 'idle') {
         this.state = 'acquiring';
-        this.transition = this.acquire().then(
+        const acquired = this.acquire().then(
           () => {
             this.state = 'held';
             this.heldSince = performance.now();
+            // The section that acquired has just had its turn waited for, in PostgreSQL's queue: it joins now, whatever
+            // waitTurn says and however slow the machine. Judged by the clock again, a turn older than turnMs (0, or a
+            // pause after the lock came) would send it back to wait for idle while it holds the lock: a deadlock.
+            this.holders += 1;
           },
           (e: unknown) => {
             this.state = 'idle';
@@ -297,6 +301,9 @@ export class PgStore extends MemoryStore {
         ).finally(() => {
           this.transition = null;
         });
+        this.transition = acquired;
+        await acquired;
+        return;
       }
       // Acquiring or releasing (or a turn that is over: the holders drain, then the lock goes round).
       await (this.transition ?? new Promise<void>((resolve) => this.idleWaiters.push(resolve)));
