@@ -94,7 +94,8 @@ describe('ReferencePartner', () => {
     expect(onDisk.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-20']!.value.base_rate).not.toBe(7100);
     // Once quiet, the batch writes it.
     for (const release of held.splice(0)) release();
-    for (let i = 0; i < 100 && (await store.load())!.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-20']!.value.base_rate !== 7100; i++) await new Promise((ok) => setImmediate(ok));
+    // Waits for the write itself, not a count of turns a slow disk may outlast (the test's cap bounds it).
+    while ((await store.load())!.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-20']!.value.base_rate !== 7100) await new Promise((ok) => setImmediate(ok));
     expect((await store.load())!.properties[String(sea.doorloom_id)]!.nights.rates['2026-09-20']!.value.base_rate).toBe(7100);
   });
 

@@ -57,6 +57,24 @@ describe('after a kill, only the unacknowledged tail may be missing', () => {
     expect((statSync(join(dir, ACK_FILE)).mode & 0o777).toString(8)).toBe('600');
   });
 
+  it('the mark keeps, per name, the higher of the ids issued before this open and those issued since: an id issued once is never named lower', async () => {
+    let now: Record<string, number> = { 'counter:booking': 10, 'sequence:1': 5 };
+    const first = await openStore(tempDir(), { issued: () => now });
+    first.transaction((tx) => tx.put('bookings', '1', sampleBooking(1)));
+    await first.flush();
+    await first.close();
+    // A state that names less than was issued (a restore from an older copy): the mark still names the higher.
+    now = { 'counter:booking': 7, 'sequence:2': 3 };
+    const again = await openStore(first.dir, { issued: () => now });
+    again.transaction((tx) => tx.put('bookings', '2', sampleBooking(2)));
+    await again.flush();
+    expect(readAckMark(again.dir)).toEqual({ n: 2, issued: { 'counter:booking': 10, 'sequence:1': 5, 'sequence:2': 3 } });
+    now = { 'counter:booking': 12, 'sequence:2': 3 };
+    again.transaction((tx) => tx.put('bookings', '3', sampleBooking(3)));
+    await again.flush();
+    expect(readAckMark(again.dir)).toEqual({ n: 3, issued: { 'counter:booking': 12, 'sequence:1': 5, 'sequence:2': 3 } });
+  });
+
   it('SIGKILL, then the newest journal cut to 75%: refuses to start, naming the file and how many acknowledged records are missing; files left as found', async () => {
     const { dir } = await thirtyAcknowledged();
     const journal = newestJournal(dir);
