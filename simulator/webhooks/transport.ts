@@ -81,7 +81,6 @@ export function nodeTransport(options: NodeTransportOptions = {}): Transport {
         // Stryker disable next-line all: open() throws only for a webhook URL the staff plane let through that URL() cannot parse: a staff configuration error, not the API
         // (Stryker reads only a node's leading comments: here, between the try block and its catch, this one leads the catch clause.)
         catch (e) {
-          // Stryker disable next-line all: a staff configuration error (an unparsable webhook URL), not the API
           finish({ error: (e as Error).message });
           return;
         }
