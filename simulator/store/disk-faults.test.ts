@@ -21,19 +21,29 @@ import { sampleBooking } from './store.contract.ts';
 import { makeHarness, newKey } from '../testing.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 
-/** A close that fails on demand, for the files `error` names: the descriptor is released, then the error thrown (counted in `refused`). */
-const closeFault = vi.hoisted(() => ({ error: null as { of: (path: string) => boolean; thrown: Error } | null, refused: 0 }));
+/**
+ * A file handle's close or chmod that fails on demand, for the files `of` names: a close releases the descriptor, then
+ * throws (counted in `refused`); a chmod throws before changing anything.
+ */
+interface HandleFault { of: (path: string) => boolean; thrown: Error }
+const closeFault = vi.hoisted(() => ({ error: null as HandleFault | null, chmod: null as HandleFault | null, refused: 0 }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   const open = async (...args: Parameters<typeof real.open>) => {
     const handle = await real.open(...args);
+    const path = String(args[0]);
     const close = handle.close.bind(handle);
     handle.close = async () => {
       await close();
-      if (closeFault.error?.of(String(args[0]))) {
+      if (closeFault.error?.of(path)) {
         closeFault.refused += 1;
         throw closeFault.error.thrown;
       }
+    };
+    const chmod = handle.chmod.bind(handle);
+    handle.chmod = async (mode) => {
+      if (closeFault.chmod?.of(path)) throw closeFault.chmod.thrown;
+      return chmod(mode);
     };
     return handle;
   };
@@ -43,6 +53,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 // A test that fails midway must not leave the fault on for the next.
 afterEach(() => {
   closeFault.error = null;
+  closeFault.chmod = null;
 });
 
 const dirs: string[] = [];
@@ -377,6 +388,21 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await writer.close();
     expect(readFileSync(join(dir, journalFileName(1)), 'utf8')).toBe(encodeHeader({ generation: 1, firstN: 2 }) + holdLine(2, 2));
     expect(descriptorsOn(join(dir, journalFileName(0)))).toEqual([]);
+  });
+
+  it('a new journal whose header cannot be set up is closed and refused with its cause: the rotation fails, the journal in use goes on', async () => {
+    const dir = dataDir();
+    const writer = await JournalWriter.open(dir, 0, 1);
+    writer.append(1, holdLine(1, 1));
+    await writer.flush();
+    closeFault.chmod = { of: (path) => path.endsWith(journalFileName(1)), thrown: Object.assign(new Error('EPERM: operation not permitted, fchmod'), { code: 'EPERM' }) };
+    await expect(writer.rotate(1)).rejects.toThrow(/^EPERM: operation not permitted, fchmod$/);
+    expect(descriptorsOn(join(dir, journalFileName(1))), 'the new file is closed').toEqual([]);
+    writer.append(2, holdLine(2, 2));
+    await writer.flush();
+    expect(writer.failed).toBeNull();
+    await writer.close();
+    expect(readFileSync(join(dir, journalFileName(0)), 'utf8').endsWith(holdLine(1, 1) + holdLine(2, 2))).toBe(true);
   });
 
   it('a rotation whose new journal cannot be created is refused, and compaction and close still end', async () => {
