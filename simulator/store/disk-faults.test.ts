@@ -9,8 +9,10 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import fsPromises, { type FileHandle } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACK_FILE } from './ack-mark.ts';
 import { FileStore } from './file-store.ts';
 import { JournalFailedError } from './errors.ts';
@@ -23,31 +25,39 @@ import { STAFF_ROOT } from '../staff/routes.ts';
 
 /**
  * A file handle's close or chmod that fails on demand, for the files `of` names: a close releases the descriptor, then
- * throws (counted in `refused`); a chmod throws before changing anything.
+ * throws (counted in `refused`); a chmod throws before changing anything. The faulty `open` is put in place through
+ * node's own builtin exports (syncBuiltinESMExports updates every module's `import { open }` binding), not vi.mock:
+ * a test worker keeps the modules it loaded from earlier files (vitest.config.ts, isolate: false), so a mock of a
+ * module the store already imported would never reach it.
  */
 interface HandleFault { of: (path: string) => boolean; thrown: Error }
-const closeFault = vi.hoisted(() => ({ error: null as HandleFault | null, chmod: null as HandleFault | null, refused: 0 }));
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs/promises')>();
-  const open = async (...args: Parameters<typeof real.open>) => {
-    const handle = await real.open(...args);
-    const path = String(args[0]);
-    const close = handle.close.bind(handle);
-    handle.close = async () => {
-      await close();
-      if (closeFault.error?.of(path)) {
-        closeFault.refused += 1;
-        throw closeFault.error.thrown;
-      }
-    };
-    const chmod = handle.chmod.bind(handle);
-    handle.chmod = async (mode) => {
-      if (closeFault.chmod?.of(path)) throw closeFault.chmod.thrown;
-      return chmod(mode);
-    };
-    return handle;
+const closeFault = { error: null as HandleFault | null, chmod: null as HandleFault | null, refused: 0 };
+const realOpen = fsPromises.open;
+async function faultyOpen(...args: Parameters<typeof realOpen>): Promise<FileHandle> {
+  const handle = await realOpen(...args);
+  const path = String(args[0]);
+  const close = handle.close.bind(handle);
+  handle.close = async () => {
+    await close();
+    if (closeFault.error?.of(path)) {
+      closeFault.refused += 1;
+      throw closeFault.error.thrown;
+    }
   };
-  return { ...real, open, default: { ...real, open } };
+  const chmod = handle.chmod.bind(handle);
+  handle.chmod = async (mode) => {
+    if (closeFault.chmod?.of(path)) throw closeFault.chmod.thrown;
+    return chmod(mode);
+  };
+  return handle;
+}
+beforeAll(() => {
+  fsPromises.open = faultyOpen;
+  syncBuiltinESMExports();
+});
+afterAll(() => {
+  fsPromises.open = realOpen;
+  syncBuiltinESMExports();
 });
 
 // A test that fails midway must not leave the fault on for the next.
