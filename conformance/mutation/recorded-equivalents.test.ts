@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EQUIVALENTS_FILE, equivalentSeed, readEquivalents } from './recorded-equivalents.ts';
+import { EQUIVALENTS_FILE, equivalentSeed, ownTestsSeed, readEquivalents } from './recorded-equivalents.ts';
 import { summarise, summaryMarkdown, type Equivalent, type StrykerMutant, type StrykerReport } from './summary.ts';
 
 const FILE = 'simulator/domain/x.ts';
@@ -100,6 +100,26 @@ describe('recorded-equivalents: the seed of a whole run', () => {
     expect(page).toContain('The 1 mutants recorded equivalent kept their last result, not run again, where their code was unchanged and no check written since reached them');
     expect(page).toContain('npm run mutation -- --with-equivalents');
     expect(summaryMarkdown(summarise(last, [], recorded), { when: 'today', command: 'npm run mutation -- --with-equivalents' })).not.toContain('recorded equivalent kept');
+  });
+});
+
+describe('recorded-equivalents: the seed of the own tests\' run', () => {
+  const report: StrykerReport = {
+    testFiles: { 'simulator/store/a.test.ts': { tests: [{ id: '0', name: 'a test' }] } },
+    files: {
+      [FILE]: { source: SOURCE, mutants: [{ ...m('1', 'Survived', 1, "a !== 'p'"), static: true }, { ...m('2', 'Survived', 2, "b === 'r'"), static: true }, { ...m('3', 'NoCoverage', 2, 'true'), static: true }, { ...m('4', 'Killed', 2, 'false'), static: true }, m('5', 'Survived', 2, '!b')] },
+      'simulator/domain/y.ts': { source: 'x', mutants: [{ ...m('6', 'Survived', 1, 'false'), static: true }] },
+    },
+  };
+
+  it('a static survivor or unreached mutant of a file the run mutates runs again (a test written since may reach module-load code, and the report names none); a recorded equivalent and every other result are kept', () => {
+    const { seed, again } = ownTestsSeed(report, recorded, (file) => file === FILE);
+    // 1 is recorded equivalent; 2 and 3 run again; 4 was killed; 5 is not static (Stryker's diff sees its tests).
+    expect(seed.files[FILE]!.mutants.map((x) => x.id)).toEqual(['1', '4', '5']);
+    expect(again).toBe(2);
+    // A file the run does not mutate keeps its results as they are; the tests are the report's.
+    expect(seed.files['simulator/domain/y.ts']).toEqual(report.files['simulator/domain/y.ts']);
+    expect(seed.testFiles).toEqual(report.testFiles);
   });
 });
 

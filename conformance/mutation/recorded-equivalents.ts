@@ -51,11 +51,7 @@ export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Eq
       const recorded = m.status === 'Survived' && f.source !== undefined && recordedEntry(equivalents, file, originalText(f.source, m.location), m)?.category === 'equivalent';
       if (recorded) seeded += 1;
       if (recorded) return [{ ...m, coveredBy: reachedBefore(m), killedBy: [] }];
-      // A static mutant (module-load code) is reached by every check, which the report does not record (coveredBy is
-      // empty): Stryker's diff then sees no covering check change and keeps its survival whatever checks were written
-      // since (credentials.ts's whsec_ prefix stayed "survived" after a check came to look at it). It runs again, where
-      // this run mutates its file (`runs`: a slice keeps the other areas' results as they are).
-      if (m.static === true && (m.status === 'Survived' || m.status === 'NoCoverage') && runs(file)) return [];
+      if (runsAgainAsStatic(m, file, runs)) return [];
       return keep === 'all' ? [m] : [];
     });
     return [file, { ...f, mutants }];
@@ -65,4 +61,33 @@ export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Eq
   const before = keep === 'all' ? (last.testFiles?.[tests.file]?.tests ?? []) : [];
   const testFiles = { [tests.file]: { tests: [...before, ...today] } };
   return { seed: { ...last, files, testFiles }, seeded };
+}
+
+/**
+ * A static mutant (module-load code) is reached by every test, which the report does not record (coveredBy is empty):
+ * Stryker's diff then sees no covering test change and keeps its survival whatever tests were written since
+ * (credentials.ts's whsec_ prefix stayed "survived" after a check came to look at it; file-store.ts's table order after
+ * a store test did). It runs again, where this run mutates its file (`runs`: a slice keeps the other results as they are).
+ */
+function runsAgainAsStatic(m: StrykerMutant, file: string, runs: (file: string) => boolean): boolean {
+  return m.static === true && (m.status === 'Survived' || m.status === 'NoCoverage') && runs(file);
+}
+
+/**
+ * The own tests' incremental file as their run starts from it (`npm run mutation -- --own-tests`): every result kept as
+ * Stryker's own diff allows, but a static mutant that survived or was not reached, unless recorded equivalent, runs
+ * again where the run mutates its file (`runs`). `again` counts them.
+ */
+export function ownTestsSeed<R extends StrykerReport>(last: R, equivalents: Equivalent[], runs: (file: string) => boolean): { seed: R; again: number } {
+  let again = 0;
+  const files = Object.fromEntries(Object.entries(last.files).map(([file, f]) => {
+    const mutants = f.mutants.filter((m) => {
+      const recorded = m.status === 'Survived' && f.source !== undefined && recordedEntry(equivalents, file, originalText(f.source, m.location), m)?.category === 'equivalent';
+      if (recorded || !runsAgainAsStatic(m, file, runs)) return true;
+      again += 1;
+      return false;
+    });
+    return [file, { ...f, mutants }];
+  }));
+  return { seed: { ...last, files }, again };
 }

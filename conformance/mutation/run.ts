@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { catalogue } from '../catalogue.ts';
-import { equivalentSeed, readEquivalents } from './recorded-equivalents.ts';
+import { equivalentSeed, ownTestsSeed, readEquivalents } from './recorded-equivalents.ts';
 import { AREAS, mutateFor, placeOf } from './scope.mjs';
 import { REPORT_DIR } from './settings.ts';
 import { census } from './census.ts';
@@ -162,13 +162,16 @@ async function main(): Promise<number> {
   if (args['own-tests'] && !args['summary-only']) {
     // Incremental with --mutate too: Stryker 9 keeps, from the incremental file, the results of every file outside --mutate
     // (diffed against today's code) and writes them back with this run's, so single files' runs add up to one result.
-    const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', '--incremental', ...(full ? [] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
+    // It starts from a seed of that file in which the static survivors of the files it mutates run again (ownTestsSeed).
+    const seed = writeOwnTestsSeed(full ? undefined : args.mutate!);
+    const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', '--incremental', '--incrementalFile', seed, ...(full ? [] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
     const before = lastOwnTestsRun();
     const ran = spawnSync(process.execPath, [strykerBin(), ...flags], { cwd: ROOT, stdio: 'inherit' });
     if (ran.status !== 0) {
       process.stderr.write(`error: stryker exited ${ran.status ?? ran.signal}\n`);
       return 1;
     }
+    copyFileSync(seed, OWN_INCREMENTAL);
     const dir = join(ROOT, REPORT_DIR, 'own-tests');
     const report = JSON.parse(readFileSync(OWN_INCREMENTAL, 'utf8')) as StrykerReport;
     const now: Provenance = { command: `npm run mutation -- --own-tests${full ? '' : ` --mutate ${args.mutate}`}`, when: new Date().toISOString().slice(0, 10), minutes: Math.round((Date.now() - started) / 6000) / 10 };
@@ -314,6 +317,18 @@ async function headlineOf(suite: { report: StrykerReport; provenance: Provenance
     equivalents: readEquivalents(),
   });
   return own || !last ? h : withCommittedOwnTests(h, last);
+}
+
+/** The own tests' incremental file their run starts from (recorded-equivalents.ts ownTestsSeed), beside the reports. */
+function writeOwnTestsSeed(mutate: string | undefined): string {
+  const last = existsSync(OWN_INCREMENTAL) ? (JSON.parse(readFileSync(OWN_INCREMENTAL, 'utf8')) as StrykerReport) : { files: {} };
+  const mutated = new Set(filesRun(last, mutate));
+  const { seed, again } = ownTestsSeed(last, readEquivalents(), (file) => mutated.has(file));
+  const file = join(ROOT, REPORT_DIR, 'own-tests', 'incremental-seed.json');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(seed));
+  process.stdout.write(`${again} static mutant(s) that survived run again (module-load code: no test is recorded as reaching it)\n`);
+  return file;
 }
 
 /** The incremental file Stryker starts from (recorded-equivalents.ts), beside the reports. */

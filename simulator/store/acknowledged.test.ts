@@ -7,14 +7,14 @@
  * what is intact, moves the damaged journal aside, and never reuses an id,
  * a sequence or a transaction number.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ACK_FILE, AckMarkWriter, encodeAckMark, readAckMark } from './ack-mark.ts';
 import { StoreDamagedError } from './errors.ts';
 import { FileStore } from './file-store.ts';
-import { JOURNAL_NAME } from './journal.ts';
+import { JOURNAL_NAME, journalFileName } from './journal.ts';
 import { LOCK_FILE } from './lock.ts';
 import { sampleBooking } from './store.contract.ts';
 import { openedFileStores, openFilesUnder, tempDirs } from './test-support.ts';
@@ -263,5 +263,60 @@ describe('recover: start with what is intact, the damaged journal moved aside, n
     expect(events.length).toBeGreaterThan(0);
     for (const e of events) expect(e.sequence).toBeGreaterThan(lastSequence);
     expect(me).toBeGreaterThan(lastSequence);
+  });
+
+  it('after a clean close, the mark lost and the journal cut at a line boundary: the close counts as acknowledged, so --recover recovers (no raiser of ids needed)', async () => {
+    const store = await openStore(tempDir());
+    for (let i = 1; i <= 5; i++) {
+      store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+      await store.flush();
+    }
+    await store.close();
+    const dir = killCopy(store.dir);
+    rmSync(join(dir, ACK_FILE));
+    // The header line and the first three transactions stay; transactions 4 and 5 are cut at a line boundary.
+    const journal = newestJournal(dir);
+    const text = readFileSync(journal, 'utf8');
+    truncateSync(journal, Buffer.byteLength(text.split('\n').slice(0, 4).join('\n')) + 1);
+    await expect(openStore(dir)).rejects.toThrow(/end at transaction 3, but the simulator closed cleanly after transaction 5/);
+    const recovered = await openStore(dir, { recover: true });
+    expect(recovered.report.recovery).toMatchObject({ lastN: 3, acknowledgedN: 5, missing: 2 });
+    expect(recovered.size('bookings')).toBe(3);
+    recovered.transaction((tx) => tx.put('bookings', '6', sampleBooking(6)));
+    await recovered.flush();
+    expect(readAckMark(dir)).toMatchObject({ n: 6 });
+  });
+
+  it('a snapshot whose own journal is missing (a recovery killed before it created that journal): refused without --recover; --recover starts on the snapshot and creates the journal', async () => {
+    const store = await openStore(tempDir(), ISSUED);
+    for (let i = 1; i <= 5; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+    // Flushed first, so journal 0 holds transactions 1 to 5 and the snapshot's journal 1 begins at 6, nothing in it yet.
+    await store.flush();
+    await store.compact();
+    await store.close();
+    const dir = killCopy(store.dir);
+    rmSync(join(dir, journalFileName(1)));
+    await expect(openStore(dir, ISSUED)).rejects.toThrow(/journal\.000001\.log is missing \(manifest\.json names it the newest journal\)/);
+    const resumed = await openStore(dir, { ...ISSUED, recover: true });
+    expect(resumed.size('bookings')).toBe(5);
+    expect(resumed.report.recovery).toBeNull();
+    expect(existsSync(join(dir, journalFileName(1)))).toBe(true);
+    resumed.transaction((tx) => tx.put('bookings', '6', sampleBooking(6)));
+    await resumed.close();
+    expect((await openStore(dir, ISSUED)).size('bookings')).toBe(6);
+  });
+
+  it('--recover still refuses a missing journal newer than the snapshot: what it held after the snapshot is lost with it', async () => {
+    let rotated: string | null = null;
+    const store = await openStore(tempDir(), { ...ISSUED, onCompactionStep: (step) => void (step === 'rotated' && rotated === null && store.stats().compactions === 1 && (rotated = killCopy(store.dir))) });
+    for (let i = 1; i <= 5; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+    await store.compact();
+    store.transaction((tx) => tx.put('bookings', '6', sampleBooking(6)));
+    await store.flush();
+    // Killed as the second compaction rotated: snapshot 1, journals 1 and 2, the manifest naming journal 2.
+    await store.compact();
+    const dir = rotated!;
+    rmSync(join(dir, journalFileName(2)));
+    await expect(openStore(dir, { ...ISSUED, recover: true })).rejects.toThrow(/journal\.000002\.log is missing \(manifest\.json names it the newest journal\)/);
   });
 });

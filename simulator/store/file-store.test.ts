@@ -477,6 +477,8 @@ describe('FileStore compaction', () => {
     store.transaction((tx) => {
       for (const name of [...order].reverse()) tx.put(name, '1', { id: 1 } as never);
       tx.put('rateWindows', '1', { started_at: 1, count: 1 });
+      // 64 records in one table: where the writer asks whether to start a part file (every 64 records of a table).
+      for (let i = 2; i <= 64; i++) tx.put('events', String(i), { id: i } as never);
     });
     // A table emptied since is left out.
     store.transaction((tx) => tx.delete('holds', '1'));
@@ -505,6 +507,9 @@ describe('FileStore compaction', () => {
     const again = await openStore(dir);
     expect(dump(again)).toEqual(expected);
     expect(again.report.snapshot!.files).toEqual(report.files);
+    // Opening keeps the parts the snapshot names (it removes only those of no snapshot): a third open loads them all again.
+    await again.close();
+    expect(dump(await openStore(dir))).toEqual(expected);
   });
 
   it('records changed while the snapshot is being written end at their final value (the journal replays over it)', async () => {
@@ -589,6 +594,82 @@ describe('FileStore compaction', () => {
       .rejects.toThrow(new RegExp(`${newer} has lost its header line \\(it does not begin with one\\), so what it held is gone`));
     // Untouched, the same copy opens whole.
     expect((await damaged(() => undefined)).size('bookings')).toBe(10);
+  });
+
+  it('journals load in the order of their generations, whatever order the directory lists them in, past the six digits of their names', async () => {
+    const dir = tempDir();
+    // Five journals, one transaction each, created out of order (a listing in creation order, or its reverse, is not
+    // sorted), and across a million: by name, journal.1000000.log comes before journal.999998.log (a sorted listing too).
+    const generations = [999_998, 999_999, 1_000_000, 1_000_001, 1_000_002];
+    for (const i of [2, 4, 0, 3, 1]) {
+      const booking = new Map([['bookings', new Map<string, unknown>([[String(i + 1), sampleBooking(i + 1)]])]]) as Overlay;
+      writeFileSync(join(dir, journalFileName(generations[i]!)), encodeHeader({ generation: generations[i]!, firstN: i + 1 }) + encodeTransaction(i + 1, booking));
+    }
+    const store = await openStore(dir);
+    expect(store.report.journals.map((j) => j.path)).toEqual(generations.map((g) => join(dir, journalFileName(g))));
+    expect(store.report.transactionsReplayed).toBe(5);
+    expect([1, 2, 3, 4, 5].map((id) => store.get('bookings', String(id)))).toEqual([1, 2, 3, 4, 5].map((id) => sampleBooking(id)));
+    store.transaction((tx) => tx.put('bookings', '6', sampleBooking(6)));
+    await store.flush();
+    // The next transaction follows the newest journal's last: appended to journal 1000002, numbered 6.
+    const newest = readFileSync(join(dir, journalFileName(1_000_002)), 'utf8').split('\n').slice(1, -1);
+    expect(newest.map((l) => decodeLine(Buffer.from(l)))).toMatchObject([{ n: 5 }, { n: 6 }]);
+  });
+
+  it('the first journal of all (generation 0) is as required as any: deleted while the manifest names it, the store refuses to start', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 3);
+    await store.flush();
+    const copy = killCopy(dir);
+    rmSync(join(copy, journalFileName(0)));
+    await expect(openStore(copy)).rejects.toThrow(new RegExp(`${journalFileName(0)} is missing \\(manifest\\.json names it the newest journal\\)`));
+  });
+
+  it('a compaction that fails before its snapshot is in place removes its own part files only: the snapshot in force keeps all of its own', async () => {
+    const dir = tempDir();
+    let failAt: CompactionStep | null = null;
+    const store = await openStore(dir, {
+      partBytes: 4 * 1024,
+      sliceMs: 0,
+      onCompactionStep: (step) => {
+        if (step === failAt) throw new Error(`refused at ${step}`);
+      },
+    });
+    fill(store, 1, 100);
+    await store.flush();
+    const inForce = (await store.compact()).files;
+    expect(inForce.length).toBeGreaterThan(2);
+    fill(store, 101, 200);
+    failAt = 'journal-synced';
+    await expect(store.compact()).rejects.toThrow('refused at journal-synced');
+    // The failed generation's parts are gone; every file of the snapshot in force is still there.
+    expect(readdirSync(dir).filter((n) => /^state\.000002\./.test(n))).toEqual([]);
+    for (const file of inForce) expect(existsSync(join(dir, file)), file).toBe(true);
+    failAt = null;
+    await store.flush();
+    const expected = dump(store);
+    await store.close();
+    expect(dump(await openStore(dir))).toEqual(expected);
+  });
+
+  it('a journal from the manifest\'s first with a header on that lost it is refused; one newer than the manifest without a header (a kill as it was created) opens', async () => {
+    const dir = tempDir();
+    const store = await openStore(dir);
+    fill(store, 1, 3);
+    await store.flush();
+    // Journal 0 is the first the manifest says has a header (headersFrom 0): emptied, what it held is gone.
+    const emptied = killCopy(dir);
+    writeFileSync(join(emptied, journalFileName(0)), '');
+    await expect(openStore(emptied)).rejects.toThrow(new RegExp(`${journalFileName(0)} has lost its header line \\(it is empty\\)`));
+    // Journal 1 is newer than the manifest (it names journal 0): a kill between creating it and writing its header.
+    const created = killCopy(dir);
+    writeFileSync(join(created, journalFileName(1)), '');
+    const opened = await openStore(created);
+    expect(opened.size('bookings')).toBe(3);
+    fill(opened, 4, 4);
+    await opened.close();
+    expect((await openStore(created)).size('bookings')).toBe(4);
   });
 
   it('starts on its own once the journal outgrows compactAfterBytes, off the request path', async () => {

@@ -384,25 +384,37 @@ export class FileStore extends MemoryStore {
     }
     const generation = Math.max(loaded.generation, loaded.snapshot?.generation ?? 0) + 1;
     const nextN = short.acknowledgedN + 1;
-    const tables = [...this.tables]
-      .filter(([name, map]) => map.size > 0 && !VOLATILE_TABLES.has(name))
-      .sort(([a], [b]) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b));
-    const written = await writeSnapshot(this.dir, { generation, journalFrom: nextN }, tables, {
-      partBytes: this.options.partBytes ?? 64 * MIB, sliceMs: this.options.sliceMs ?? 2, aborted: () => false,
-    });
+    const written = await writeSnapshot(this.dir, { generation, journalFrom: nextN }, this.snapshotTables(), { ...this.snapshotSlicing(), aborted: () => false });
     await rename(join(this.dir, SNAPSHOT_TEMP), join(this.dir, SNAPSHOT_FILE));
     await syncDir(this.dir);
     this.snapshotBytes = written.bytes;
-    const keep = new Set(written.files);
-    for (const name of readdirSync(this.dir)) {
-      const j = JOURNAL_NAME.exec(name);
-      if ((j && Number(j[1]) < generation) || (PART_NAME.test(name) && !keep.has(name))) rmSync(join(this.dir, name), { force: true });
-    }
+    this.removeCovered(generation, written.files);
     return {
       recovery: { movedAside, lastN: short.lastN, acknowledgedN: short.acknowledgedN, missing: short.acknowledgedN - short.lastN },
       generation,
       nextN,
     };
+  }
+
+  /** What a snapshot holds, in the order state.json shows it: the durable tables with records, the small world first. */
+  private snapshotTables(): [string, Map<string, unknown>][] {
+    return [...this.tables]
+      .filter(([name, map]) => map.size > 0 && !VOLATILE_TABLES.has(name))
+      .sort(([a], [b]) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b));
+  }
+
+  /** How a snapshot is cut into part files and time slices (the options' sizes, else 64 MiB parts and 2 ms slices). */
+  private snapshotSlicing(): { partBytes: number; sliceMs: number } {
+    return { partBytes: this.options.partBytes ?? 64 * MIB, sliceMs: this.options.sliceMs ?? 2 };
+  }
+
+  /** Once snapshot `generation` is in place: the journals it covers and the part files it does not name go. */
+  private removeCovered(generation: number, files: string[]): void {
+    const keep = new Set(files);
+    for (const name of readdirSync(this.dir)) {
+      const j = JOURNAL_NAME.exec(name);
+      if ((j && Number(j[1]) < generation) || (PART_NAME.test(name) && !keep.has(name))) rmSync(join(this.dir, name), { force: true });
+    }
   }
 
   /** Applies a transaction to the loaded state without journaling it (recovery, before the journal is open). */
@@ -471,12 +483,8 @@ export class FileStore extends MemoryStore {
     step('rotated');
     let live = false;
     try {
-      const tables = [...this.tables]
-        .filter(([name, map]) => map.size > 0 && !VOLATILE_TABLES.has(name))
-        .sort(([a], [b]) => (TABLE_RANK.get(a) ?? 99) - (TABLE_RANK.get(b) ?? 99) || a.localeCompare(b));
-      const written = await writeSnapshot(this.dir, { generation, journalFrom: firstN }, tables, {
-        partBytes: this.options.partBytes ?? 64 * MIB,
-        sliceMs: this.options.sliceMs ?? 2,
+      const written = await writeSnapshot(this.dir, { generation, journalFrom: firstN }, this.snapshotTables(), {
+        ...this.snapshotSlicing(),
         aborted: () => this.closing,
         step,
       });
@@ -488,11 +496,7 @@ export class FileStore extends MemoryStore {
       step('renamed');
       await syncDir(this.dir);
       step('dir-synced');
-      const keep = new Set(written.files);
-      for (const name of readdirSync(this.dir)) {
-        const j = JOURNAL_NAME.exec(name);
-        if ((j && Number(j[1]) < generation) || (PART_NAME.test(name) && !keep.has(name))) rmSync(join(this.dir, name), { force: true });
-      }
+      this.removeCovered(generation, written.files);
       step('cleaned');
       this.olderJournalBytes = 0;
       this.snapshotBytes = written.bytes;
