@@ -24,14 +24,14 @@ import { makeHarness, newKey } from '../testing.ts';
 import { STAFF_ROOT } from '../staff/routes.ts';
 
 /**
- * A file handle's close or chmod that fails on demand, for the files `of` names: a close releases the descriptor, then
- * throws (counted in `refused`); a chmod throws before changing anything. The faulty `open` is put in place through
+ * A file handle's close, chmod or truncate that fails on demand, for the files `of` names: a close releases the
+ * descriptor, then throws (counted in `refused`); a chmod or a truncate throws before changing anything. The faulty `open` is put in place through
  * node's own builtin exports (syncBuiltinESMExports updates every module's `import { open }` binding), not vi.mock:
  * a test worker keeps the modules it loaded from earlier files (vitest.config.ts, isolate: false), so a mock of a
  * module the store already imported would never reach it.
  */
 interface HandleFault { of: (path: string) => boolean; thrown: Error }
-const closeFault = { error: null as HandleFault | null, chmod: null as HandleFault | null, refused: 0 };
+const closeFault = { error: null as HandleFault | null, chmod: null as HandleFault | null, truncate: null as HandleFault | null, refused: 0, truncatesRefused: 0 };
 const realOpen = fsPromises.open;
 async function faultyOpen(...args: Parameters<typeof realOpen>): Promise<FileHandle> {
   const handle = await realOpen(...args);
@@ -49,6 +49,14 @@ async function faultyOpen(...args: Parameters<typeof realOpen>): Promise<FileHan
     if (closeFault.chmod?.of(path)) throw closeFault.chmod.thrown;
     return chmod(mode);
   };
+  const truncate = handle.truncate.bind(handle);
+  handle.truncate = async (length) => {
+    if (closeFault.truncate?.of(path)) {
+      closeFault.truncatesRefused += 1;
+      throw closeFault.truncate.thrown;
+    }
+    return truncate(length);
+  };
   return handle;
 }
 beforeAll(() => {
@@ -64,6 +72,7 @@ afterAll(() => {
 afterEach(() => {
   closeFault.error = null;
   closeFault.chmod = null;
+  closeFault.truncate = null;
 });
 
 const dirs: string[] = [];
@@ -346,6 +355,26 @@ describe('the journal in an outage: refused at once, told once, retried by itsel
     await writer.close();
     expect(journalsOf(dir)).toEqual([journalFileName(0), journalFileName(1)]);
     expect(readFileSync(join(dir, journalFileName(1)), 'utf8').endsWith(holdLine(3, 3))).toBe(true);
+  });
+
+  it('a retry whose cut-back the disk refuses fails again and keeps every line for the next: the journal holds each transaction once, and nothing else', async () => {
+    const dir = dataDir();
+    const writer = await JournalWriter.open(dir, 0, 1);
+    let fault: Error | null = enospc();
+    writer.writeFault = () => fault;
+    writer.append(1, holdLine(1, 1));
+    await expect(writer.flush()).rejects.toBeInstanceOf(JournalFailedError);
+    // The retry's first step, cutting the file back to its synced size, is refused too: the retry fails before any round.
+    closeFault.truncatesRefused = 0;
+    closeFault.truncate = { of: (path) => path.endsWith(journalFileName(0)), thrown: Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' }) };
+    fault = null;
+    await until(async () => closeFault.truncatesRefused > 0);
+    closeFault.truncate = null;
+    await until(async () => writer.rounds === 1);
+    writer.append(2, holdLine(2, 2));
+    await writer.flush();
+    await writer.close();
+    expect(readFileSync(join(dir, journalFileName(0)), 'utf8')).toBe(encodeHeader({ generation: 0, firstN: 1 }) + holdLine(1, 1) + holdLine(2, 2));
   });
 
   it('a rotation whose manifest cannot be written is refused (it settles), its new file dropped; the journal in use takes the appends, and a later rotation to that generation starts afresh', async () => {
