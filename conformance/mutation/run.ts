@@ -162,7 +162,7 @@ async function main(): Promise<number> {
   if (args['own-tests'] && !args['summary-only']) {
     // Incremental with --mutate too: Stryker 9 keeps, from the incremental file, the results of every file outside --mutate
     // (diffed against today's code) and writes them back with this run's, so single files' runs add up to one result.
-    // It starts from a seed of that file in which the static survivors of the files it mutates run again (ownTestsSeed).
+    // It starts from a seed of that file in which the survivors of the files it mutates run again (ownTestsSeed).
     const seed = writeOwnTestsSeed(full ? undefined : args.mutate!);
     const flags = ['run', 'conformance/mutation/stryker.own-tests.config.mjs', '--incremental', '--incrementalFile', seed, ...(full ? [] : ['--mutate', args.mutate!]), ...(args.concurrency ? ['--concurrency', args.concurrency] : [])];
     const before = lastOwnTestsRun();
@@ -327,7 +327,7 @@ function writeOwnTestsSeed(mutate: string | undefined): string {
   const file = join(ROOT, REPORT_DIR, 'own-tests', 'incremental-seed.json');
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(seed));
-  process.stdout.write(`${again} static mutant(s) that survived run again (module-load code: no test is recorded as reaching it)\n`);
+  process.stdout.write(`${again} mutant(s) that survived or were not reached run again (recorded equivalents keep their result)\n`);
   return file;
 }
 

@@ -360,14 +360,21 @@ describe('PgStore: what processes share besides the journal, and what a store re
   it('a transaction that writes a rate-limit window and a durable table journals the durable part only', async () => {
     const url = await newDatabase();
     const a = await openStore(url);
-    await a.section(() => a.transaction((tx) => {
-      tx.put('rateWindows', '1', { started_at: 5, count: 1 });
-      tx.put('bookings', '1', sampleBooking(1));
-    }));
-    const { rows } = await (await adminOf(url)).query<{ record: string }>('SELECT record FROM simulator_journal ORDER BY n');
-    expect(rows).toHaveLength(1);
+    await a.section(() => {
+      a.transaction((tx) => {
+        tx.put('rateWindows', '1', { started_at: 5, count: 1 });
+        tx.put('bookings', '1', sampleBooking(1));
+      });
+      // A transaction that writes no window sends none.
+      a.transaction((tx) => tx.put('counters', 'n', { value: 1 }));
+    });
+    const admin = await adminOf(url);
+    const { rows } = await admin.query<{ record: string }>('SELECT record FROM simulator_journal ORDER BY n');
+    expect(rows).toHaveLength(2);
     const tx = decodeLine(Buffer.from(rows[0]!.record, 'utf8'));
     expect(typeof tx === 'string' ? tx : tx.ops.map((op) => op[1])).toEqual(['bookings']);
+    // The shared volatile rows: the one window written, nothing for the volatile tables the transaction left alone.
+    expect((await admin.query('SELECT tbl, key FROM simulator_volatile ORDER BY tbl, key')).rows).toEqual([{ tbl: 'rateWindows', key: '1' }]);
     const b = await openStore(url);
     await b.section(() => {
       expect(b.get('bookings', '1')).toEqual(sampleBooking(1));
@@ -425,6 +432,37 @@ describe('PgStore: what processes share besides the journal, and what a store re
     const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
     // b waits for the world's lock inside PostgreSQL.
     await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
+    await a.leave();
+    expect(await aTurn).toEqual({ value: 2 });
+    await bWrote;
+  });
+
+  it('a section that waits its turn within the turn joins the open one: a store waiting for the lock does not go first', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url, { turnMs: 3_600_000 });
+    const b = await openStore(url);
+    await a.enter();
+    const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
+    await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    // The lock was taken less than an hour ago: the turn is not over, so the section joins; b writes only after a leaves.
+    const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
+    await a.leave();
+    expect(await aTurn).toBeUndefined();
+    await bWrote;
+  });
+
+  it('by default a turn lasts 50 ms: once that has passed, a section that waits its turn lets a store waiting for the lock go first', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    const b = await openStore(url);
+    await a.enter();
+    const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
+    await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    // More than 50 ms since the lock was taken (a slower machine only makes it more): the turn is over.
+    await new Promise((r) => setTimeout(r, 60));
     const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
     await a.leave();
     expect(await aTurn).toEqual({ value: 2 });
@@ -490,6 +528,41 @@ describe('PgStore: what processes share besides the journal, and what a store re
     // The next section reconnects; by then the old session has reported its error and its end.
     await a.section(() => undefined);
     expect(lost).toHaveLength(1);
+  });
+
+  it('a catch-up PostgreSQL fails (the journal table gone) is refused as a journal failure, not a crash: the lock is given back, and once the table is back the store reads it', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    await admin.query('ALTER TABLE simulator_journal RENAME TO simulator_journal_moved');
+    const refused = await a.section(() => undefined).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JournalFailedError);
+    expect((refused as Error).message).toMatch(/^cannot read the journal from PostgreSQL at postgres:\S+ \(relation "simulator_journal" does not exist\)$/);
+    expect(await worldLockFree(admin)).toBe(true);
+    await admin.query('ALTER TABLE simulator_journal_moved RENAME TO simulator_journal');
+    await a.section(() => expect(a.get('counters', 'n')).toEqual({ value: 1 }));
+  });
+
+  it('a lost connection that cannot be made again: the section is refused with the connection\'s own error, and goes on once PostgreSQL lets it in', async () => {
+    const url = await newDatabase();
+    // A database cannot refuse connections to itself: the operator's session is on another.
+    const elsewhere = new URL(url);
+    const database = elsewhere.pathname.slice(1);
+    elsewhere.pathname = '/postgres';
+    const admin = await adminOf(elsewhere.href);
+    const a = await openStore(url);
+    await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+    try {
+      await cutConnection(a, admin);
+      const refused = await a.section(() => undefined).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(JournalFailedError);
+      expect((refused as Error).message).toMatch(/^cannot connect to PostgreSQL at postgres:\S+: /);
+    } finally {
+      await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+    }
+    await a.section(() => expect(a.get('counters', 'n')).toEqual({ value: 1 }));
   });
 
   it('an insert PostgreSQL refuses: that flush and every one queued behind it fail, nothing later is inserted, and the next section reloads', async () => {
