@@ -565,6 +565,33 @@ describe('PgStore: what processes share besides the journal, and what a store re
     await a.section(() => expect(a.get('counters', 'n')).toEqual({ value: 1 }));
   });
 
+  it('a connection lost in a section that wrote nothing: what it read stands, since nothing waited to be acknowledged', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    const read = await a.section(async () => {
+      const value = a.get('counters', 'n');
+      await cutConnection(a, admin);
+      return value;
+    });
+    expect(read).toEqual({ value: 1 });
+  });
+
+  it('rate-limit windows PostgreSQL refuses fail the flush that sent them, named as such; the next section reloads', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    const refused = await a.section(async () => {
+      await admin.query('ALTER TABLE simulator_volatile RENAME TO simulator_volatile_moved');
+      a.transaction((tx) => tx.put('rateWindows', '1', { started_at: 5, count: 1 }));
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JournalFailedError);
+    expect((refused as Error).message).toMatch(/^PostgreSQL at postgres:\S+ did not take the rate-limit windows or the delivery log \(relation "simulator_volatile" does not exist\); nothing after/);
+    await admin.query('ALTER TABLE simulator_volatile_moved RENAME TO simulator_volatile');
+    await a.section(() => expect(a.get('rateWindows', '1')).toBeUndefined());
+  });
+
   it('an insert PostgreSQL refuses: that flush and every one queued behind it fail, nothing later is inserted, and the next section reloads', async () => {
     const url = await newDatabase();
     const admin = await adminOf(url);
