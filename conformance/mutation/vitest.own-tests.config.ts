@@ -8,7 +8,8 @@
  * restart loads as text (lazy-table.test.ts), the snapshot's format,
  * loading, damage detection and sliced writer (snapshot.test.ts), the file-system steps
  * durability rests on (durable-fs.test.ts), the data directory's lock
- * (lock.test.ts).
+ * (lock.test.ts), and that every store module loads (modules-load.test.ts: a module that throws at load fails
+ * a test there, where elsewhere it only errs the files importing it, which Stryker reads as survived).
  * Not here: the drills that start the simulator as a process (crash.test.ts,
  * data-dir-cli.test.ts, pg-processes.test.ts): a mutant Stryker switches in
  * its worker does not reach another process, so they could only pass.
@@ -28,6 +29,7 @@ export const OWN_TESTS = [
   'simulator/store/restart.test.ts',
   'simulator/store/disk-faults.test.ts',
   'simulator/store/pg-store.test.ts',
+  'simulator/store/modules-load.test.ts',
 ];
 
 export default defineConfig({
