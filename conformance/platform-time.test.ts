@@ -1,29 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PlatformTime } from './platform-time.ts';
 import { runConformance } from './runner.ts';
 import { serveSimulator, type ServedSimulator } from './served-simulator.ts';
 
 describe('PlatformTime: the platform clock from the Date header (RFC 9110 §6.6.1)', () => {
+  // This machine's clock held still: each figure is exact, however long the machine takes between two calls.
+  const RECEIVED = Date.parse('2026-09-15T06:30:00.250Z');
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['Date'], now: RECEIVED }));
+  afterEach(() => void vi.useRealTimers());
+
   it('takes an offset of a minute or more from the answer', () => {
     const t = new PlatformTime();
-    const received = Date.now();
-    t.observe(new Date(received + 40 * 86_400_000).toUTCString(), received);
-    expect(Math.abs(t.now() - (Date.now() + 40 * 86_400_000))).toBeLessThan(2_000);
+    const header = new Date(RECEIVED + 40 * 86_400_000).toUTCString();
+    t.observe(header, RECEIVED);
+    // The header's time, to its second (the 250 ms below it are not sent).
+    expect(t.now()).toBe(RECEIVED + 40 * 86_400_000 - 250);
+    expect(t.now()).toBe(Date.parse(header));
+    vi.setSystemTime(RECEIVED + 5_000);
+    expect(t.now(), 'the offset holds as this machine\'s clock moves').toBe(Date.parse(header) + 5_000);
   });
 
   it("keeps this machine's clock for the header's one-second rounding", () => {
     const t = new PlatformTime();
-    const received = Date.now();
-    t.observe(new Date(received - 900).toUTCString(), received);
-    expect(Math.abs(t.now() - Date.now())).toBeLessThan(50);
+    t.observe(new Date(RECEIVED - 900).toUTCString(), RECEIVED);
+    expect(t.now()).toBe(RECEIVED);
   });
 
   it('ignores an absent or unreadable header', () => {
     const t = new PlatformTime();
-    t.observe(new Date(Date.now() + 86_400_000).toUTCString());
+    t.observe(new Date(RECEIVED + 86_400_000).toUTCString());
     t.observe(undefined);
     t.observe('not a date');
-    expect(t.now() - Date.now()).toBeGreaterThan(86_000_000);
+    expect(t.now()).toBe(RECEIVED + 86_400_000 - 250);
   });
 });
 

@@ -31,11 +31,9 @@ describe('prepareReportDir', () => {
     ['below a file', '/dev/null/reports', /--report-dir \/dev\/null\/reports: \/dev\/null is a file, not a directory/],
     ['a file itself', join(work, 'kept'), /is a file, not a directory/],
     ['on a file system that refuses it', '/sys/reports', /--report-dir \/sys\/reports: cannot create \/sys\/reports \((not permitted, EPERM|permission denied, EACCES)\)/],
-  ])('refuses a directory %s within a second, naming the cause', (_what, dir, message) => {
-    const started = Date.now();
+  ])('refuses a directory %s, naming the cause (never a recursive mkdir that loops: a test that returns at all proves it)', (_what, dir, message) => {
     expect(() => prepareReportDir(dir)).toThrow(ReportDirError);
     expect(() => prepareReportDir(dir)).toThrow(message);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('names the flag it was given', () => {

@@ -66,7 +66,8 @@ export function equivalentSeed<R extends StrykerReport>(last: R, equivalents: Eq
 /**
  * A static mutant (module-load code) is reached by every test, which the report does not record (coveredBy is empty):
  * Stryker's diff then sees no covering test change and keeps its survival whatever tests were written since
- * (credentials.ts's whsec_ prefix stayed "survived" after a check came to look at it). It runs again, where this run mutates its file (`runs`: a slice keeps the other results as they are).
+ * (credentials.ts's whsec_ prefix stayed "survived" after a check came to look at it). It runs again, where this run
+ * mutates its file (`runs`: a slice keeps the other results as they are).
  */
 function runsAgainAsStatic(m: StrykerMutant, file: string, runs: (file: string) => boolean): boolean {
   return m.static === true && (m.status === 'Survived' || m.status === 'NoCoverage') && runs(file);
