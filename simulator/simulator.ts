@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
 import { createApp, logUnexpectedError, type ContractViolation, type UnexpectedError } from './http/app.ts';
-import { JournalFailedError } from './store/errors.ts';
+import { JournalFailedError, StoreClosedError } from './store/errors.ts';
 import { staffRouter } from './staff/routes.ts';
 import { controlRouter } from './control/routes.ts';
 import { VirtualClock } from './domain/clock.ts';
@@ -173,7 +173,7 @@ function sectioned(store: Store): (fn: () => void) => void {
     const attempt = () => {
       store.section!(fn).catch((e: unknown) => {
         if (e instanceof JournalFailedError) setTimeout(attempt, 1000).unref();
-        else logUnexpectedError({ requestId: 'sync-worker', method: 'SYNC', path: '(background)', error: e });
+        else if (!(e instanceof StoreClosedError)) logUnexpectedError({ requestId: 'sync-worker', method: 'SYNC', path: '(background)', error: e });
       });
     };
     setImmediate(attempt);

@@ -4,7 +4,7 @@
  * `drain()` to run everything at once.
  */
 import type { EventApi } from './domain/event-api.ts';
-import { JournalFailedError } from './store/errors.ts';
+import { JournalFailedError, StoreClosedError } from './store/errors.ts';
 
 export class SyncWorker {
   private scheduled = false;
@@ -23,6 +23,7 @@ export class SyncWorker {
       } catch (e) {
         // Stryker disable all: only a file store's journal refuses a write (JournalFailedError); the memory store of every check never does
         // The disk refuses writes (issue 17): the step wrote nothing; try again in a second, not in a spin.
+        if (e instanceof StoreClosedError) return; // the process is stopping: the job carries on at the next start
         if (!(e instanceof JournalFailedError)) throw e;
         setTimeout(() => this.kick(), 1000).unref();
         return;

@@ -24,3 +24,14 @@ export class JournalFailedError extends Error {
     super(message);
   }
 }
+
+/**
+ * A transaction or section came after close(): the process is stopping. Work
+ * under way at a stop (a delivery's outcome, a sync's step) is left as a kill
+ * would leave it, and the next start, or the next holder of its lease, takes it
+ * up (domain/recovery.ts; §6.2 at least once).
+ */
+export class StoreClosedError extends Error {
+  // Stryker disable next-line StringLiteral: the class's name shows only in a stack trace: the workers tell it apart by class (instanceof)
+  override readonly name = 'StoreClosedError';
+}

@@ -23,7 +23,7 @@ import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { makeDirectory, syncDir, syncDirSync, tightenModes, type ModeChange } from './durable-fs.ts';
-import { StoreDamagedError } from './errors.ts';
+import { StoreClosedError, StoreDamagedError } from './errors.ts';
 import { encodeTransaction, journalFileName, JOURNAL_NAME, JournalWriter, scanJournal, type JournalScan, type JournalTransaction } from './journal.ts';
 import { LazyTable, RawTexts } from './lazy-table.ts';
 import { lockDataDir, type DataDirLock, type LockOwner } from './lock.ts';
@@ -443,7 +443,7 @@ export class FileStore extends MemoryStore {
   }
 
   protected override commit(overlay: Overlay): void {
-    if (this.closed) throw new Error(`the store in ${this.dir} is closed`);
+    if (this.closed) throw new StoreClosedError(`the store in ${this.dir} is closed`);
     if (this.unjournaled) return super.commit(overlay);
     const durable = durablePart(overlay);
     if (durable.size > 0) {

@@ -306,7 +306,7 @@ describe('§6.2 delivery across processes: one process per integration at a time
       expect(new Set(after).size).toBe(after.length);
       expect(overlapped).toBe(false);
       other.child.kill('SIGTERM');
-      expect(await bounded(other.exit, EXIT_TIMEOUT_MS, () => 'waiting for the taker to exit')).toBe(0);
+      expect(await bounded(other.exit, EXIT_TIMEOUT_MS, () => 'waiting for the taker to exit'), `taker stderr: ${other.stderr}`).toBe(0);
     } finally {
       receiver.closeAllConnections();
       await new Promise<void>((r) => receiver.close(() => r()));

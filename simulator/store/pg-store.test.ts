@@ -13,7 +13,7 @@ import { attachPgCluster, startPgCluster, type PgCluster } from './pg-cluster.ts
 import { LOCK_KEYS, LOCK_NAMESPACE, SCHEMA_VERSION, SchemaTooNewError } from './pg-schema.ts';
 import { PgStore, redactUrl, type PgStoreOptions } from './pg-store.ts';
 import { runStoreContract, sampleBooking } from './store.contract.ts';
-import { JournalFailedError, StoreDamagedError } from './errors.ts';
+import { JournalFailedError, StoreClosedError, StoreDamagedError } from './errors.ts';
 import { decodeLine, encodeTransaction } from './journal.ts';
 import type { Overlay } from './memory-store.ts';
 
@@ -473,8 +473,38 @@ describe('PgStore: what processes share besides the journal, and what a store re
     const a = await openStore(await newDatabase());
     await a.close();
     await expect(a.section(() => undefined)).rejects.toThrow(/^the store on postgres:\S+ is closed$/);
+    await expect(a.section(() => undefined)).rejects.toBeInstanceOf(StoreClosedError);
     expect(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 }))).toThrow(/^the store on postgres:\S+ is closed$/);
+    expect(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 }))).toThrow(StoreClosedError);
+    await expect(a.tryLease(9), 'a lease asked for on a closed store').rejects.toBeInstanceOf(StoreClosedError);
     await a.close();
+  });
+
+  it('a section still waiting for the lock when its store closes is refused as closed (the workers let that one pass at a stop), its body never run', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    try {
+      let leave!: () => void;
+      const held = new Promise<void>((r) => void (leave = r));
+      let entered!: () => void;
+      const inside = new Promise<void>((r) => void (entered = r));
+      const holding = a.section(async () => {
+        entered();
+        await held;
+      });
+      await inside;
+      let ran = false;
+      const waiting = b.section(() => void (ran = true)).then(() => null, (e: unknown) => e);
+      await b.close();
+      leave();
+      await holding;
+      expect(await waiting).toBeInstanceOf(StoreClosedError);
+      expect(ran).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it('a closing store is not a lost connection: its own end is not reported', async () => {

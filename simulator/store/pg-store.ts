@@ -42,7 +42,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { JournalFailedError, StoreDamagedError } from './errors.ts';
+import { JournalFailedError, StoreClosedError, StoreDamagedError } from './errors.ts';
 import { decodeLine, encodeTransaction } from './journal.ts';
 import { LazyTable } from './lazy-table.ts';
 import { DELETED, MemoryStore, type Overlay } from './memory-store.ts';
@@ -278,7 +278,7 @@ export class PgStore extends MemoryStore {
    */
   async enter(waitTurn = false): Promise<void> {
     for (;;) {
-      if (this.closed) throw new Error(`the store on ${this.where} is closed`);
+      if (this.closed) throw new StoreClosedError(`the store on ${this.where} is closed`);
       if (this.state === 'held' && !(waitTurn && performance.now() - this.heldSince > this.turnMs)) {
         this.holders += 1;
         return;
@@ -327,8 +327,7 @@ export class PgStore extends MemoryStore {
       if (this.broken) await this.reconnect();
       await this.client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_NAMESPACE, LOCK_KEYS.world]);
     } catch (e) {
-      if (e instanceof JournalFailedError) throw e;
-      throw new JournalFailedError(`PostgreSQL at ${this.where} cannot be reached (${(e as Error).message}); nothing can be written until it can`);
+      throw this.unreached(e);
     }
     try {
       if (this.diverged) this.forget();
@@ -404,7 +403,7 @@ export class PgStore extends MemoryStore {
   // ------------------------------------------------------------------ the Store
 
   protected override commit(overlay: Overlay): void {
-    if (this.closed) throw new Error(`the store on ${this.where} is closed`);
+    if (this.closed) throw new StoreClosedError(`the store on ${this.where} is closed`);
     if (this.state === 'held') {
       for (const name of VOLATILE_TABLES) {
         for (const [key, value] of overlay.get(name) ?? []) this.volatilePending.set(`${name}\t${key}`, { table: name, key, value });
@@ -525,9 +524,24 @@ export class PgStore extends MemoryStore {
   async tryLease(id: number): Promise<boolean> {
     if (this.leases.has(id)) return true;
     if (this.broken) return false;
-    const { rows } = await this.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LEASE_NAMESPACE, id]);
-    if (rows[0]!.ok) this.leases.add(id);
-    return rows[0]!.ok;
+    let ok: boolean;
+    try {
+      ok = (await this.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LEASE_NAMESPACE, id])).rows[0]!.ok;
+    } catch (e) {
+      throw this.unreached(e);
+    }
+    if (ok) this.leases.add(id);
+    return ok;
+  }
+
+  /**
+   * What a query that failed is to its caller: the store closed under it (the process is stopping; the workers let
+   * that pass), or PostgreSQL out of reach (retried later). Never the driver's own error, which no caller expects.
+   */
+  private unreached(e: unknown): Error {
+    if (this.closed) return new StoreClosedError(`the store on ${this.where} is closed`);
+    if (e instanceof JournalFailedError) return e;
+    return new JournalFailedError(`PostgreSQL at ${this.where} cannot be reached (${(e as Error).message}); nothing can be written until it can`);
   }
 
   holds(id: number): boolean {

@@ -16,7 +16,7 @@ import { signingSecrets } from '../domain/integrations.ts';
 import type { StoredEvent } from '../domain/event-records.ts';
 import type { Integration } from '../domain/model.ts';
 import type { Store, Transaction } from '../store/store.ts';
-import { JournalFailedError } from '../store/errors.ts';
+import { JournalFailedError, StoreClosedError } from '../store/errors.ts';
 import { requeueInFlight } from '../domain/recovery.ts';
 import { openingOnce } from './opened-secrets.ts';
 import { INTEGRATION_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../protocol/signature.ts';
@@ -131,6 +131,8 @@ export class DeliveryWorker {
   /** What stops an integration's attempts when the disk refuses a write: its head goes back in the queue once it accepts. */
   private stallOn(integrationId: number): (e: unknown) => void {
     return (e) => {
+      // The process is stopping: the head stays in flight for the next start or the lease's next holder (StoreClosedError).
+      if (e instanceof StoreClosedError) return;
       if (!(e instanceof JournalFailedError)) throw e;
       this.stalled.add(integrationId);
     };
@@ -231,7 +233,8 @@ export class DeliveryWorker {
           await this.claim();
           this.tick();
         }).catch((e: unknown) => {
-          if (!(e instanceof JournalFailedError)) throw e;
+          // A tick under way when the process stops finds the store closed: nothing of it was written (StoreClosedError).
+          if (!(e instanceof JournalFailedError) && !(e instanceof StoreClosedError)) throw e;
         }).finally(() => {
           this.ticking = false;
         });

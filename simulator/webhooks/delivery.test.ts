@@ -2,6 +2,9 @@
  * Webhook delivery (§3.1, §3.3, §5.4, §6.2, §6.3, §6.6) through nock on the
  * real node:http transport, driven by the virtual clock.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import nock from 'nock';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,6 +12,7 @@ import type { Outcome } from '../domain/delivery.ts';
 import { makeHarness, newKey, type Harness } from '../testing.ts';
 import { verifySignature } from '../../protocol/signature.ts';
 import type { Transport } from './transport.ts';
+import { FileStore } from '../store/file-store.ts';
 
 const HOOK = 'http://partner.test';
 const SECOND = 1000;
@@ -312,5 +316,43 @@ describe('delivery in real time', () => {
     expect(h.sim.store.get('events', '1:2')?.status).toBe('pending');
     expect(posted).toEqual([1]);
     expect(h.sim.store.get('events', '1:2')?.status).toBe('pending');
+  });
+
+  it('a stop that closes the store under an attempt in flight throws nothing (npm start exits 0): the head stays in flight for the next start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'delivery-stop-'));
+    const thrown: unknown[] = [];
+    const listen = (e: unknown) => thrown.push(e);
+    process.on('unhandledRejection', listen);
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((ok) => void (release = ok));
+      const { transport, posted } = recording(async () => {
+        await held;
+        return { status: 200 };
+      });
+      const h = makeHarness({ transport, store: await FileStore.open(dir) });
+      await configure(h);
+      await booking(h, 1);
+      h.sim.webhooks.start(HOUR);
+      h.sim.webhooks.tick();
+      await vi.waitFor(() => expect(posted).toEqual([1]));
+      // What cli.ts does on SIGTERM: stop the worker, close the store; the partner answers afterwards.
+      h.sim.webhooks.stop();
+      await h.sim.store.close();
+      release();
+      // The attempt's end runs on the next turns of the event loop: a rejection it left would be reported by then.
+      await held;
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+      expect(thrown).toEqual([]);
+      const again = await FileStore.open(dir);
+      try {
+        expect(again.get('events', '1:1')?.status).toBe('delivering');
+      } finally {
+        await again.close();
+      }
+    } finally {
+      process.off('unhandledRejection', listen);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
