@@ -477,7 +477,43 @@ describe('PgStore: what processes share besides the journal, and what a store re
     expect(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 }))).toThrow(/^the store on postgres:\S+ is closed$/);
     expect(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 }))).toThrow(StoreClosedError);
     await expect(a.tryLease(9), 'a lease asked for on a closed store').rejects.toBeInstanceOf(StoreClosedError);
+    await expect(a.tryLease(9)).rejects.toThrow(/^the store on postgres:\S+ is closed$/);
     await a.close();
+  });
+
+  it('a store closed while a section of it was open refuses every section after, a read-only one too', async () => {
+    const a = await openStore(await newDatabase());
+    await a.enter();
+    await a.close();
+    let ran = false;
+    await expect(a.section(() => void (ran = true))).rejects.toBeInstanceOf(StoreClosedError);
+    expect(ran).toBe(false);
+  });
+
+  it('a section waiting for the lock whose connection is cut is a JournalFailedError naming PostgreSQL\'s reason; the next section reconnects', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    const b = await openStore(url);
+    try {
+      await a.enter();
+      const waiting = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 1 }))).then(() => null, (e: unknown) => e);
+      const { rows } = await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1)
+        .then(() => admin.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"));
+      const lost = new Promise<Error>((resolve) => (b.onConnectionLost = resolve));
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      const refused = await waiting;
+      expect(refused).toBeInstanceOf(JournalFailedError);
+      expect((refused as Error).message).toMatch(/^PostgreSQL at postgres:\S+ cannot be reached \(.+\); nothing can be written until it can$/);
+      await a.leave();
+      // The refusal comes with PostgreSQL's message; the socket's end, which marks the connection lost, may come after it.
+      await lost;
+      await b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
+      await a.section(() => expect(a.get('counters', 'n')).toEqual({ value: 2 }));
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it('a section still waiting for the lock when its store closes is refused as closed (the workers let that one pass at a stop), its body never run', async () => {
@@ -499,7 +535,9 @@ describe('PgStore: what processes share besides the journal, and what a store re
       await b.close();
       leave();
       await holding;
-      expect(await waiting).toBeInstanceOf(StoreClosedError);
+      const refused = await waiting;
+      expect(refused).toBeInstanceOf(StoreClosedError);
+      expect((refused as Error).message).toMatch(/^the store on postgres:\S+ is closed$/);
       expect(ran).toBe(false);
     } finally {
       await a.close();
