@@ -423,15 +423,20 @@ describe('PgStore: what processes share besides the journal, and what a store re
     expect(await worldLockFree(admin), 'the section gave the lock back at its end').toBe(true);
   });
 
-  it('a section that waits its turn lets a store waiting for the lock go first, and sees what it wrote', async () => {
+  /** Store a holds the world's lock; store b's write waits for it inside PostgreSQL. */
+  async function heldWhileAWriterWaits(options: { turnMs?: number }) {
     const url = await newDatabase();
     const admin = await adminOf(url);
-    const a = await openStore(url, { turnMs: 0 });
+    const a = await openStore(url, options);
     const b = await openStore(url);
     await a.enter();
     const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
-    // b waits for the world's lock inside PostgreSQL.
     await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    return { a, bWrote };
+  }
+
+  it('a section that waits its turn lets a store waiting for the lock go first, and sees what it wrote', async () => {
+    const { a, bWrote } = await heldWhileAWriterWaits({ turnMs: 0 });
     const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
     await a.leave();
     expect(await aTurn).toEqual({ value: 2 });
@@ -439,13 +444,7 @@ describe('PgStore: what processes share besides the journal, and what a store re
   });
 
   it('a section that waits its turn within the turn joins the open one: a store waiting for the lock does not go first', async () => {
-    const url = await newDatabase();
-    const admin = await adminOf(url);
-    const a = await openStore(url, { turnMs: 3_600_000 });
-    const b = await openStore(url);
-    await a.enter();
-    const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
-    await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    const { a, bWrote } = await heldWhileAWriterWaits({ turnMs: 3_600_000 });
     // The lock was taken less than an hour ago: the turn is not over, so the section joins; b writes only after a leaves.
     const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
     await a.leave();
@@ -454,13 +453,7 @@ describe('PgStore: what processes share besides the journal, and what a store re
   });
 
   it('by default a turn lasts 50 ms: once that has passed, a section that waits its turn lets a store waiting for the lock go first', async () => {
-    const url = await newDatabase();
-    const admin = await adminOf(url);
-    const a = await openStore(url);
-    const b = await openStore(url);
-    await a.enter();
-    const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
-    await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
+    const { a, bWrote } = await heldWhileAWriterWaits({});
     // More than 50 ms since the lock was taken (a slower machine only makes it more): the turn is over.
     await new Promise((r) => setTimeout(r, 60));
     const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
