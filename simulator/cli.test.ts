@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from './domain/model.ts';
 import type { Fixtures } from './demo-world.ts';
 import { nodeArgs } from '../build/node-command.ts';
+import { bounded } from './store/test-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Hang guards, not speed targets: on a machine loaded many times over its cores a start alone can take 20 s. */
@@ -43,12 +44,6 @@ function launch(args: string[], track = true): Running {
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (run.stdout += s));
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (run.stderr += s));
   return run;
-}
-
-function bounded<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms ${what()}`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Starts the CLI and resolves once it has printed its banner (one write ending in a newline). */

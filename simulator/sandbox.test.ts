@@ -16,8 +16,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nodeArgs } from '../build/node-command.ts';
 import { addDays } from '../protocol/calendar.ts';
 import type { SandboxFixtures } from './sandbox.ts';
+import { bounded } from './store/test-support.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** A hang guard, not a budget: each wait is for an event, and only a sandbox that never gets there reaches it. */
+const HANG_GUARD_MS = 300_000;
 const dir = mkdtempSync(join(tmpdir(), 'sim-sandbox-test-'));
 const kill: (() => void)[] = [];
 
@@ -25,12 +28,6 @@ afterAll(() => {
   for (const k of kill) k();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function bounded<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms ${what()}`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** Starts the sandbox and resolves once its banner is out. */
 async function startSandbox(args: string[]) {
@@ -43,7 +40,7 @@ async function startSandbox(args: string[]) {
   await bounded(new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', () => /webhook secret/.test(run.stdout) && run.stdout.endsWith('\n') && resolve());
     void run.exit.then((code) => reject(new Error(`the sandbox exited with ${code}\n${run.stdout}\n${run.stderr}`)));
-  }), 240_000, () => `waiting for the sandbox\n${run.stdout}\n${run.stderr}`);
+  }), HANG_GUARD_MS, () => `waiting for the sandbox\n${run.stdout}\n${run.stderr}`);
   return run;
 }
 
@@ -66,7 +63,7 @@ describe('npm run sandbox', () => {
     await run.exit;
     await bounded((async () => {
       while (existsSync(clusterDir) || pids.some(alive)) await new Promise((r) => setTimeout(r, 200));
-    })(), 60_000, () => `waiting for ${clusterDir} to go (exists: ${existsSync(clusterDir)}) and pids ${pids.join(', ')} to end (alive: ${pids.filter(alive).join(', ')})`);
+    })(), HANG_GUARD_MS, () => `waiting for ${clusterDir} to go (exists: ${existsSync(clusterDir)}) and pids ${pids.join(', ')} to end (alive: ${pids.filter(alive).join(', ')})`);
   });
 
   it('two processes behind one proxy serve one world; a killed one comes back; SIGTERM stops all and removes its own cluster', async () => {
@@ -120,7 +117,7 @@ describe('npm run sandbox', () => {
         if (answers.some((a) => a.process === '1')) return;
         await new Promise((r) => setTimeout(r, 200));
       }
-    })(), 120_000, () => `waiting for process 1 to serve again\n${run.stderr}`);
+    })(), HANG_GUARD_MS, () => `waiting for process 1 to serve again\n${run.stderr}`);
     // The fixtures file names the process started again: its new pid and port, the other's unchanged.
     const after = JSON.parse(readFileSync(fixturesFile, 'utf8')) as SandboxFixtures;
     expect(after.processes[0]).toEqual(fixtures.processes[0]);
@@ -130,7 +127,7 @@ describe('npm run sandbox', () => {
     expect({ ...after, processes: undefined }).toEqual({ ...fixtures, processes: undefined });
 
     child.kill('SIGTERM');
-    expect(await bounded(exit, 60_000, () => `waiting for the sandbox to stop\n${run.stderr}`)).toBe(0);
+    expect(await bounded(exit, HANG_GUARD_MS, () => `waiting for the sandbox to stop\n${run.stderr}`)).toBe(0);
     expect(existsSync(clusterDir!)).toBe(false);
   });
 });

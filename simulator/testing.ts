@@ -6,7 +6,7 @@
  * that breaks the contract fails the test that caused it.
  */
 import supertest from 'supertest';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { ContractViolation, UnexpectedError } from './http/app.ts';
 import { API_ROOT } from './http/app.ts';
 import { STAFF_ROOT } from './staff/routes.ts';
@@ -105,4 +105,16 @@ export function expectConformingResponses(h: Harness): void {
 /** A fresh Idempotency-Key. */
 export function newKey(): string {
   return `key-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}`;
+}
+
+/**
+ * For `vi.waitFor`: its default gives up after 1 s, a budget a slow machine overruns. Each wait is for an event;
+ * this cap only stops a hang, and the test's own time-out would too.
+ */
+export const EVENTUALLY = { timeout: 300_000, interval: 10 } as const;
+
+/** Resolves once the create under `key` holds its claim (in progress, §4.5 rule 3): an event, however slow the machine. */
+export async function claimHeld(h: Harness, key: string, integration = 0): Promise<void> {
+  const id = `${h.fixtures.integrations[integration]!.id}:${key}`;
+  await vi.waitFor(() => expect(h.sim.store.get('idempotency', id)?.state).toBe('in_progress'), EVENTUALLY);
 }

@@ -39,7 +39,7 @@ describe('simulator faults through watch', () => {
     sim = await startSimulator({ faults: [fault] });
     const integration = sim.fixtures.integrations[0]!;
     receiver = await startReceiver({ secrets: [integration.webhookSecret], slug: integration.slug });
-    const run = await liveWatch(sim, receiver.url, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], (api) => partnerWorkload(sim!, api, receiver!, { waitSeconds: 4 }));
+    const run = await liveWatch(sim, receiver.url, ['--webhook-secret', integration.webhookSecret, '--report-dir', reports], (api) => partnerWorkload(sim!, api, receiver!));
     expect(run.code, run.out).toBe(1);
     expect(run.out).toMatch(new RegExp(`^finding platform ${clause.replace(/\./g, '\\.')} `, 'm'));
     expect(run.out).not.toMatch(/^finding partner /m);

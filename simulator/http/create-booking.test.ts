@@ -13,7 +13,7 @@ import { loadContract as contract } from '../../spec/contract.ts';
 import { ChangeLog, type Change } from '../domain/changes.ts';
 import { availabilityPayload } from '../domain/inventory.ts';
 import type { FixtureProperty, FixtureUnit } from '../demo-world.ts';
-import { expectConformingResponses, makeHarness, newKey, type Harness } from '../testing.ts';
+import { claimHeld, expectConformingResponses, makeHarness, newKey, type Harness } from '../testing.ts';
 
 type Res = Awaited<ReturnType<Harness['api']>>;
 
@@ -272,10 +272,14 @@ describe('§4.5 rule 2: Idempotency-Key required, 8 to 128 characters', () => {
 
 describe('§4.5 rule 3: IN_PROGRESS', () => {
   it('§4.5 rule 3: an identical request while the first is still processed is 409 IN_PROGRESS; a later replay gives the 201 bytes', async () => {
-    await h.staff('put', '/settings', { create_latency_ms: 200 });
+    // Held until released: the other request comes while the first is processed, however slow the machine.
+    await h.staff('put', '/settings', { create_latency_ms: 60_000 });
     const body = h.bookingBody();
     const key = newKey();
-    const answers = await Promise.all([create(h, body, key), create(h, body, key)]);
+    const sent = [create(h, body, key).then((r) => r), create(h, body, key).then((r) => r)];
+    expectError(await Promise.race(sent), 409, 'IN_PROGRESS');
+    await h.staff('put', '/settings', { create_latency_ms: 0 });
+    const answers = await Promise.all(sent);
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
     const created = answers.find((r) => r.status === 201)!;
     expectError(answers.find((r) => r.status === 409)!, 409, 'IN_PROGRESS');
@@ -287,14 +291,16 @@ describe('§4.5 rule 3: IN_PROGRESS', () => {
   });
 
   it('§4.5 rule 1, rule 3: a different body under a key still in progress is IDEMPOTENCY_KEY_REUSED', async () => {
-    await h.staff('put', '/settings', { create_latency_ms: 200 });
+    await h.staff('put', '/settings', { create_latency_ms: 60_000 });
     const body = h.bookingBody();
     const key = newKey();
     // .then() sends it (a supertest request goes out when awaited).
     const first = create(h, body, key).then((r) => r);
-    // The second request goes out once the first holds its key (in progress), not after a guessed delay.
-    await vi.waitFor(() => expect(h.sim.store.get('idempotency', `${h.fixtures.integrations[0]!.id}:${key}`)?.state).toBe('in_progress'));
+    // The second request goes out once the first holds its key (in progress), not after a guessed delay; the first
+    // is released only once the second is answered.
+    await claimHeld(h, key);
     const second = await create(h, { ...body, notes: 'other' }, key);
+    await h.staff('put', '/settings', { create_latency_ms: 0 });
     expect((await first).status).toBe(201);
     expectError(second, 422, 'IDEMPOTENCY_KEY_REUSED');
   });

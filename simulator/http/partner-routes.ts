@@ -10,6 +10,7 @@ import { bodyLimitFault } from '../faults.ts';
 import { NO_FAULTS, type Faults } from '../domain/faults.ts';
 import { send } from './send.ts';
 import { outsideSection } from '../store/store.ts';
+import { holdCreate } from './create-hold.ts';
 
 export type Handler = (ctx: Context, caller: Caller, op: Operation) => Promise<void> | void;
 
@@ -92,9 +93,9 @@ export function partnerHandlers({ platform, contract, sleep }: Deps): Record<str
       if (owner !== null && await platform.store.ownerGone!(owner)) platform.releaseAbandonedClaim(caller, keyHeader as string, owner);
       const claimed = platform.claimCreate(caller, keyHeader, body, ctx.state.bodyCanonical as string | undefined);
       if ('body' in claimed) return replay(ctx, claimed);
-      const latency = platform.settings()?.create_latency_ms ?? 0;
+      const latency = () => platform.settings()?.create_latency_ms ?? 0;
       // Outside the section of a shared store: meanwhile another process sees the key in_progress (§4.5 rule 3, 409 IN_PROGRESS).
-      if (latency > 0) await outsideSection(platform.store, () => sleep(latency));
+      if (latency() > 0) await outsideSection(platform.store, () => holdCreate(latency, sleep));
       // A release whose length check lets one character too many through on external_booking_id (a fault).
       // Stryker disable all: only the external-id-129-accepted fault runs it (off in the mutation run; conformance --mutants proves it caught)
       const checked = (platform.deps.faults?.has('external-id-129-accepted') ?? false) && typeof (body as any)?.external_booking_id === 'string' && (body as any).external_booking_id.length === 129

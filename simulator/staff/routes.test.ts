@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type supertest from 'supertest';
 import { nightKey } from '../domain/inventory.ts';
 import { MAX_BODY_BYTES } from '../http/body.ts';
-import { expectConformingResponses, makeHarness, newKey, TEST_NOW, type Harness } from '../testing.ts';
+import { claimHeld, expectConformingResponses, makeHarness, newKey, TEST_NOW, type Harness } from '../testing.ts';
 import { STAFF_ROOT } from './routes.ts';
 
 type Method = 'get' | 'post' | 'put';
@@ -583,17 +583,18 @@ describe('simulator switches', () => {
 
   it('PUT /settings create_latency_ms holds a create in progress: an identical concurrent create is 409 IN_PROGRESS', async () => {
     const h = makeHarness();
-    expect(await h.staff('put', '/settings', { create_latency_ms: 300 })).toEqual({ create_latency_ms: 300 });
+    expect(await h.staff('put', '/settings', { create_latency_ms: 60_000 })).toEqual({ create_latency_ms: 60_000 });
     const key = newKey();
     const body = h.bookingBody();
     const send = () => h.api('post', '/bookings').set('Idempotency-Key', key).send(body).then((r) => r);
     const first = send();
     // The second create goes out once the first holds its key, not after a guessed delay.
-    await vi.waitFor(() => expect(h.sim.store.get('idempotency', `${h.fixtures.integrations[0]!.id}:${key}`)?.state).toBe('in_progress'));
-    const [a, b] = await Promise.all([first, send()]);
-    expect(a.status, a.text).toBe(201);
-    expectError(b, 409, 'IN_PROGRESS');
+    await claimHeld(h, key);
+    expectError(await send(), 409, 'IN_PROGRESS');
+    // Lowered, the setting ends the hold already begun: the first is decided now, not a minute later.
     await h.staff('put', '/settings', { create_latency_ms: 0 });
+    const a = await first;
+    expect(a.status, a.text).toBe(201);
     expect((await h.api('post', '/bookings').set('Idempotency-Key', key).send(body)).text).toBe(a.text);
     expectConformingResponses(h);
   });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { nodeArgs } from '../../build/node-command.ts';
+import { bounded } from './test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Hang guards, not speed targets: on a machine loaded many times over its cores a start alone can take 20 s. */
@@ -36,11 +37,6 @@ function launch(dir: string, ...flags: string[]): Run {
   return run;
 }
 
-function bounded<T>(p: Promise<T>, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out ${what()}`)), TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
-}
-
 /** Resolves with the base URL once the banner is out. */
 async function serving(run: Run): Promise<string> {
   const ready = new Promise<string>((resolve, reject) => {
@@ -51,7 +47,7 @@ async function serving(run: Run): Promise<string> {
     run.child.stdout!.on('data', check);
     void run.exit.then((code) => reject(new Error(`exited ${code} before serving: ${run.stderr}`)));
   });
-  return bounded(ready, () => `waiting for the banner: ${run.stdout} ${run.stderr}`);
+  return bounded(ready, TIMEOUT_MS, () => `waiting for the banner: ${run.stdout} ${run.stderr}`);
 }
 
 function tempDir(): string {
@@ -83,7 +79,7 @@ describe('npm start --data DIR: owner-only files on every start (issue 29 item 4
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^note: made .* owner-only .*: the directory 0755 → 0700, vault\.key 0644 → 0600$/);
     first.child.kill('SIGTERM');
-    expect(await bounded(first.exit, () => first.stderr)).toBe(0);
+    expect(await bounded(first.exit, TIMEOUT_MS, () => first.stderr)).toBe(0);
     // demo-credentials.json written 0644 by an older version: tightened at the next start, and only it is named.
     chmodSync(join(dir, 'demo-credentials.json'), 0o644);
     const second = launch(dir);
@@ -91,13 +87,13 @@ describe('npm start --data DIR: owner-only files on every start (issue 29 item 4
     expect((statSync(join(dir, 'demo-credentials.json')).mode & 0o777).toString(8)).toBe('600');
     expect(second.stderr).toMatch(/^note: made .* owner-only .*: demo-credentials\.json 0644 → 0600$/m);
     second.child.kill('SIGTERM');
-    expect(await bounded(second.exit, () => second.stderr)).toBe(0);
+    expect(await bounded(second.exit, TIMEOUT_MS, () => second.stderr)).toBe(0);
     // Nothing to change: nothing said.
     const third = launch(dir);
     await serving(third);
     expect(third.stderr).not.toContain('owner-only');
     third.child.kill('SIGTERM');
-    expect(await bounded(third.exit, () => third.stderr)).toBe(0);
+    expect(await bounded(third.exit, TIMEOUT_MS, () => third.stderr)).toBe(0);
   });
 });
 
@@ -107,7 +103,7 @@ describe('npm start --data DIR: one simulator per directory', () => {
     const first = launch(dir);
     const baseUrl = await serving(first);
     const second = launch(dir);
-    expect(await bounded(second.exit, () => second.stderr)).toBe(2);
+    expect(await bounded(second.exit, TIMEOUT_MS, () => second.stderr)).toBe(2);
     expect(second.stderr).toContain(`is in use by another simulator (pid ${first.child.pid} on `);
     expect(second.stderr).toContain('stop it first or use another --data DIR');
     expect(second.stdout).not.toContain('base URL');
@@ -127,7 +123,7 @@ describe('npm start --data DIR: one simulator per directory', () => {
     expect(second.stdout).toContain('(state restored)');
     expect(second.stderr).toContain(`took over the lock of ${dir} from pid ${first.child.pid}, which is gone`);
     second.child.kill('SIGTERM');
-    expect(await bounded(second.exit, () => second.stderr)).toBe(0);
+    expect(await bounded(second.exit, TIMEOUT_MS, () => second.stderr)).toBe(0);
     expect(readdirSync(dir), 'a clean stop removes the lock').not.toContain('LOCK');
   });
 
@@ -140,7 +136,7 @@ describe('npm start --data DIR: one simulator per directory', () => {
     writeFileSync(join(dir, 'state.json'), '{"version":2,"tables":{"brands":{"1":{"id":1,"na');
     const before = readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')]);
     const second = launch(dir);
-    expect(await bounded(second.exit, () => second.stderr)).toBe(2);
+    expect(await bounded(second.exit, TIMEOUT_MS, () => second.stderr)).toBe(2);
     expect(second.stderr).toContain(`${join(dir, 'state.json')} is damaged and cannot be loaded`);
     expect(second.stderr).toContain('will not start empty');
     expect(second.stdout).not.toContain('base URL');
@@ -178,7 +174,7 @@ describe('npm start --data DIR: acknowledged bookings lost after a kill (issue 2
     truncateSync(journal, Math.floor(statSync(journal).size * 0.75));
 
     const refused = launch(dir);
-    expect(await bounded(refused.exit, () => refused.stderr)).toBe(2);
+    expect(await bounded(refused.exit, TIMEOUT_MS, () => refused.stderr)).toBe(2);
     expect(refused.stderr).toMatch(/^error: /);
     expect(refused.stderr).toContain(`${journal} ends at transaction`);
     expect(refused.stderr).toMatch(/\d+ acknowledged records? (is|are) missing/);
@@ -196,12 +192,12 @@ describe('npm start --data DIR: acknowledged bookings lost after a kill (issue 2
     const id = ((await res.json()) as { data: { id: number } }).data.id;
     expect(id).toBeGreaterThan(Math.max(...ids));
     recovered.child.kill('SIGTERM');
-    expect(await bounded(recovered.exit, () => recovered.stderr)).toBe(0);
+    expect(await bounded(recovered.exit, TIMEOUT_MS, () => recovered.stderr)).toBe(0);
     // Afterwards it starts without --recover.
     const again = launch(dir);
     await serving(again);
     again.child.kill('SIGTERM');
-    expect(await bounded(again.exit, () => again.stderr)).toBe(0);
+    expect(await bounded(again.exit, TIMEOUT_MS, () => again.stderr)).toBe(0);
   });
 });
 
@@ -212,14 +208,14 @@ describe('npm start --data DIR: every start-up failure is `error: …` and exit 
     const first = launch(dir);
     await serving(first);
     first.child.kill('SIGTERM');
-    expect(await bounded(first.exit, () => first.stderr)).toBe(0);
+    expect(await bounded(first.exit, TIMEOUT_MS, () => first.stderr)).toBe(0);
     return dir;
   }
 
   async function refused(dir: string, message: RegExp): Promise<void> {
     const before = readdirSync(dir).sort().map((n) => [n, readFileSync(join(dir, n), 'utf8')]);
     const run = launch(dir);
-    expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+    expect(await bounded(run.exit, TIMEOUT_MS, () => run.stderr)).toBe(2);
     expect(run.stderr).toMatch(/^error: /);
     expect(run.stderr).toMatch(message);
     expect(run.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
@@ -260,7 +256,7 @@ describe('npm start --data DIR: every start-up failure is `error: …` and exit 
     const file = join(tempDir(), 'not-a-directory');
     writeFileSync(file, 'x');
     const run = launch(file);
-    expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+    expect(await bounded(run.exit, TIMEOUT_MS, () => run.stderr)).toBe(2);
     // Refused before the store opens: the message names the flag, the path and the cause.
     expect(run.stderr).toMatch(/^error: --data cannot create ".*not-a-directory": .*(EEXIST|ENOTDIR)/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -268,7 +264,7 @@ describe('npm start --data DIR: every start-up failure is `error: …` and exit 
 
   it.runIf(existsSync('/proc/self'))('--data under /proc: refuses to start with the cause instead of hanging', async () => {
     const run = launch('/proc/no-such-dir/data');
-    expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+    expect(await bounded(run.exit, TIMEOUT_MS, () => run.stderr)).toBe(2);
     expect(run.stderr).toMatch(/^error: --data cannot create "\/proc\/no-such-dir\/data": .*ENOENT/);
   });
 
@@ -279,7 +275,7 @@ describe('npm start --data DIR: every start-up failure is `error: …` and exit 
     chmodSync(dir, 0o500);
     try {
       const run = launch(dir);
-      expect(await bounded(run.exit, () => run.stderr)).toBe(2);
+      expect(await bounded(run.exit, TIMEOUT_MS, () => run.stderr)).toBe(2);
       expect(run.stderr).toMatch(/^error: .*(EACCES|permission denied)/i);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     } finally {

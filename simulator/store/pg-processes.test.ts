@@ -153,17 +153,19 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
 
   it('§4.5 rule 3: the identical create in flight on one process is 409 IN_PROGRESS on the other, then replays the 201', async () => {
     const sea = a.fixtures.integrations[0]!.properties[0]!.doorloom_id;
-    expect((await staff(a, 'PUT', '/settings', { create_latency_ms: 3000 })).status).toBe(200);
+    expect((await staff(a, 'PUT', '/settings', { create_latency_ms: 60_000 })).status).toBe(200);
     const operator = new pg.Client({ connectionString: worldUrl });
     await operator.connect();
     try {
       const body = booking(sea);
       const first = api(a, 'POST', '/bookings', body, { 'Idempotency-Key': 'pg-in-flight' });
       // Sent once the first create's claim is in the database (waited for, however slow the machine), while the first
-      // sleeps its 3 s outside its section: the key is in_progress there.
+      // is held outside its section: the key is in_progress there. Released (the setting lowered on the process that
+      // holds it) only once the second is answered.
       const claimed = async () => (await operator.query<{ n: number }>("SELECT count(*)::int AS n FROM simulator_journal WHERE record LIKE '%pg-in-flight%'")).rows[0]!.n > 0;
       while (!(await claimed())) await new Promise((r) => setTimeout(r, 50));
       const second = await api(b, 'POST', '/bookings', body, { 'Idempotency-Key': 'pg-in-flight' });
+      expect((await staff(a, 'PUT', '/settings', { create_latency_ms: 0 })).status).toBe(200);
       const done = await first;
       expect(done.status, done.text).toBe(201);
       expect(second.status, second.text).toBe(409);
@@ -173,7 +175,7 @@ describe('two simulator processes on one PostgreSQL database serve one world', (
       expect(replay.text).toBe(done.text);
     } finally {
       await operator.end();
-      await staff(b, 'PUT', '/settings', { create_latency_ms: 0 });
+      await staff(a, 'PUT', '/settings', { create_latency_ms: 0 });
     }
   });
 

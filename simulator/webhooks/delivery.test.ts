@@ -9,7 +9,7 @@ import nock from 'nock';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Outcome } from '../domain/delivery.ts';
-import { makeHarness, newKey, type Harness } from '../testing.ts';
+import { EVENTUALLY, makeHarness, newKey, type Harness } from '../testing.ts';
 import { verifySignature } from '../../protocol/signature.ts';
 import type { Transport } from './transport.ts';
 import { FileStore } from '../store/file-store.ts';
@@ -292,7 +292,7 @@ async function heldFirstAttempt(store?: Store): Promise<{ h: Harness; release: (
   await booking(h, 1);
   h.sim.webhooks.start(HOUR);
   h.sim.webhooks.tick();
-  await vi.waitFor(() => expect(posted).toEqual([1]));
+  await vi.waitFor(() => expect(posted).toEqual([1]), EVENTUALLY);
   return { h, release, held };
 }
 
@@ -307,8 +307,8 @@ describe('delivery in real time', () => {
     h.sim.webhooks.start(HOUR);
     try {
       h.sim.webhooks.tick();
-      await vi.waitFor(() => expect(posted).toEqual([1, 2, 3, 4]));
-      await vi.waitFor(async () => expect((await me(h)).webhook.undelivered_events).toBe(0));
+      await vi.waitFor(() => expect(posted).toEqual([1, 2, 3, 4]), EVENTUALLY);
+      await vi.waitFor(async () => expect((await me(h)).webhook.undelivered_events).toBe(0), EVENTUALLY);
     } finally {
       h.sim.webhooks.stop();
     }
@@ -318,7 +318,7 @@ describe('delivery in real time', () => {
     const { h, release } = await heldFirstAttempt();
     h.sim.webhooks.stop();
     release();
-    await vi.waitFor(() => expect(h.sim.store.get('events', '1:1')?.status).toBe('delivered'));
+    await vi.waitFor(() => expect(h.sim.store.get('events', '1:1')?.status).toBe('delivered'), EVENTUALLY);
     // The outcome and the next attempt are decided in one transaction: had a next attempt begun, event 2 would be delivering now.
     expect(h.sim.store.get('events', '1:2')?.status).toBe('pending');
   });
