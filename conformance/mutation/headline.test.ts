@@ -87,6 +87,30 @@ describe('the own tests\' score, made of runs of single files', () => {
     expect(h.areas.find((a) => a.area === 'store')).toMatchObject({ measuredFiles: 1, scored: 2, detected: 1, survived: 1, noCoverage: 0, notRun: 3 + 3, changed: ['simulator/store/errors.ts'] });
   });
 
+  it('lists what lived in the files measured, with the tests that reached it; a recorded equivalent and a changed file are not listed', () => {
+    const reached: StrykerReport = {
+      ...store,
+      files: { ...store.files, 'simulator/store/lock.ts': { source: 'a\nb\n', mutants: [mutant(1, 'Survived'), { ...mutant(2, 'Survived'), coveredBy: ['0', '1', '2'] }] } },
+      testFiles: { 'simulator/store/lock.test.ts': { tests: [{ id: '0', name: 'a' }, { id: '1', name: 'b' }] }, 'simulator/store/crash.test.ts': { tests: [{ id: '2', name: 'c' }] } },
+    };
+    const equivalent = { file: 'simulator/store/lock.ts', line: 1, column: 1, mutator: 'BooleanLiteral', original: 'a', replacement: 'false', category: 'equivalent' as const, reason: '§2.1 why' };
+    const h = headline({ census, ownTests: { report: reached, provenance: lockRun, changed: [] }, equivalents: [equivalent] });
+    expect(h.ownTestsLived).toEqual([
+      { file: 'simulator/store/errors.ts', line: 2, column: 1, mutator: 'BooleanLiteral', replacement: 'false', status: 'NoCoverage', tests: 0, testFiles: [] },
+      { file: 'simulator/store/lock.ts', line: 2, column: 1, mutator: 'BooleanLiteral', replacement: 'false', status: 'Survived', tests: 3, testFiles: ['simulator/store/crash.test.ts', 'simulator/store/lock.test.ts'] },
+    ]);
+    const text = headlineMarkdown(h).join('\n');
+    expect(text).toContain("### What lived in the store's own tests (1 survived, 1 not reached)");
+    expect(text).toContain('- simulator/store/lock.ts:2:1 BooleanLiteral → `false` (reached by 3 tests of simulator/store/crash.test.ts, simulator/store/lock.test.ts)');
+    expect(text).toContain('- simulator/store/errors.ts:2:1 BooleanLiteral → `false` (reached by no test)');
+    // A file changed since its run says nothing about today's code.
+    expect(headline({ census, ownTests: { report: reached, provenance: lockRun, changed: ['simulator/store/lock.ts'] }, equivalents: [] }).ownTestsLived!.map((m) => m.file)).toEqual(['simulator/store/errors.ts']);
+    // Kept from the committed summary when no report of the own tests is here.
+    const fresh = headline({ census, equivalents: [] });
+    expect(fresh.ownTestsLived).toBeUndefined();
+    expect(withCommittedOwnTests(fresh, h).ownTestsLived).toEqual(h.ownTestsLived);
+  });
+
   it('a file that is gone is not "changed": the census no longer counts it', () => {
     expect(changedSince(store, () => undefined)).toEqual([]);
   });

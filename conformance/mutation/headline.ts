@@ -49,8 +49,28 @@ export interface AreaRow {
   changed?: string[];
 }
 
+/**
+ * A mutant of the own tests' files that lived: survived, or no test reached it (recorded not reached or not), and not
+ * recorded equivalent. Each is a missing test of the store or an equivalent to record with its reason.
+ */
+export interface LivedMutant {
+  file: string;
+  line: number;
+  column: number;
+  mutator: string;
+  replacement: string;
+  status: 'Survived' | 'NoCoverage';
+  /** How many tests reached it, and their files: the tests that should have failed. */
+  tests: number;
+  testFiles: string[];
+  /** For a mutant recorded not reached: the triage's reason. */
+  reason?: string;
+}
+
 export interface Headline {
   areas: AreaRow[];
+  /** What lived in the files the own tests measured (absent in a summary written before it was kept). */
+  ownTestsLived?: LivedMutant[];
   ignoredReasons: { area: string; reason: string; mutants: number }[];
   outside: { files: string; reason: string; mutants: number | null }[];
   contract: { run: ContractRun; scores: ReturnType<typeof contractScores>; judged: JudgedContractResult[]; entryErrors: string[] } | null;
@@ -128,6 +148,13 @@ export function headline(input: HeadlineInput): Headline {
     return report ? judgeAll(report, input.equivalents) : [];
   };
   const byKiller = { suite: judged('suite'), 'own-tests': judged('own-tests') };
+  const testFileOf = new Map(Object.entries(input.ownTests?.report.testFiles ?? {}).flatMap(([file, f]) => f.tests.map((t) => [t.id, file] as const)));
+  const ownTestsLived = byKiller['own-tests'].filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').map((m): LivedMutant => ({
+    file: m.file, line: m.location.start.line, column: m.location.start.column, mutator: m.mutatorName, replacement: m.replacement ?? '',
+    status: m.status as LivedMutant['status'], tests: m.coveredBy?.length ?? 0,
+    testFiles: [...new Set((m.coveredBy ?? []).map((id) => testFileOf.get(id) ?? id))].sort(),
+    ...(m.reason !== undefined ? { reason: m.reason } : {}),
+  })).sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
   const measured = (killer: Area['killer']) => new Set(Object.keys(current(killer)?.files ?? {}));
   const areas = AREAS.map((area): AreaRow => {
     const inArea = input.census.filter((m) => areaOf(m.file, m.line) === area);
@@ -161,7 +188,7 @@ export function headline(input: HeadlineInput): Headline {
     mutants: o.files === '**/*.test.ts' ? null : input.census.filter((m) => { const p = placeOf(m.file, m.line); return p !== undefined && 'outside' in p && p.outside === o; }).length,
   }));
   return {
-    areas, ignoredReasons, outside,
+    areas, ...(input.ownTests ? { ownTestsLived } : {}), ignoredReasons, outside,
     contract: input.contract ? contractPart(input.contract) : null,
     provenance: { suite: input.suite?.provenance ?? null, ownTests: input.ownTests?.provenance ?? null, contract: input.contract?.provenance ?? null },
   };
@@ -181,6 +208,7 @@ export function withCommittedOwnTests(h: Headline, last: Headline): Headline {
       const { measuredFiles, scored, detected, survived, noCoverage, equivalent, notReached, score } = was;
       return { ...row, measuredFiles, scored, detected, survived, noCoverage, equivalent, notReached, score, notRun: Math.max(0, row.mutants - row.ignored - scored - equivalent - notReached) };
     }),
+    ...(last.ownTestsLived ? { ownTestsLived: last.ownTestsLived } : {}),
     provenance: { ...h.provenance, ownTests: last.provenance.ownTests },
   };
 }
@@ -215,6 +243,20 @@ function ownTestsFiles(h: Headline): string[] {
   ];
 }
 
+/** What lived in the own tests' files, each with the tests that reached it (the suite's survivors have their own section). */
+function ownTestsLivedLines(h: Headline): string[] {
+  if (!h.ownTestsLived) return [];
+  const survived = h.ownTestsLived.filter((m) => m.status === 'Survived').length;
+  return [
+    `### What lived in the store's own tests (${survived} survived, ${h.ownTestsLived.length - survived} not reached)`,
+    '',
+    'Each is a missing test of the store, or a mutant no outcome the store promises can tell apart, to record with its reason in conformance/mutation/equivalent-mutants.yaml.',
+    '',
+    ...(h.ownTestsLived.length === 0 ? ['None.'] : h.ownTestsLived.map((m) => `- ${m.file}:${m.line}:${m.column} ${m.mutator} → \`${m.replacement.split('\n')[0]!.replace(/`/g, "'").slice(0, 80)}\` (${m.tests === 0 ? 'reached by no test' : `reached by ${m.tests} test${m.tests === 1 ? '' : 's'} of ${m.testFiles.join(', ')}`})${m.reason ? `: recorded not reached: ${m.reason}` : ''}`)),
+    '',
+  ];
+}
+
 /** The page's first section: the table the docs quote. */
 export function headlineMarkdown(h: Headline): string[] {
   const total = (k: keyof AreaRow) => h.areas.reduce((n, a) => n + (a[k] as number), 0);
@@ -234,6 +276,7 @@ export function headlineMarkdown(h: Headline): string[] {
     ...ownTestsFiles(h),
     'A score is detected over detected, survived and not reached; it stands for the files a run measured, never for the area when "files run" is short of all. Notes: ' + h.areas.filter((a) => a.note).map((a) => `${a.area}: ${a.note}`).join('; ') + '.',
     '',
+    ...ownTestsLivedLines(h),
     '### Ignored, by reason',
     '',
     '| area | mutants | reason |',
