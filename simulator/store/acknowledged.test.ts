@@ -7,7 +7,8 @@
  * what is intact, moves the damaged journal aside, and never reuses an id,
  * a sequence or a transaction number.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import fs, { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ import { ACK_FILE, AckMarkWriter, encodeAckMark, readAckMark } from './ack-mark.
 import { StoreDamagedError } from './errors.ts';
 import { FileStore } from './file-store.ts';
 import { JOURNAL_NAME, journalFileName } from './journal.ts';
+import { MANIFEST_FILE } from './manifest.ts';
+import { PART_NAME } from './snapshot.ts';
 import { LOCK_FILE } from './lock.ts';
 import { sampleBooking } from './store.contract.ts';
 import { openedFileStores, openFilesUnder, tempDirs } from './test-support.ts';
@@ -318,5 +321,128 @@ describe('recover: start with what is intact, the damaged journal moved aside, n
     const dir = rotated!;
     rmSync(join(dir, journalFileName(2)));
     await expect(openStore(dir, { ...ISSUED, recover: true })).rejects.toThrow(/journal\.000002\.log is missing \(manifest\.json names it the newest journal\)/);
+  });
+  it('--recover refuses the snapshot\'s own journal deleted once it held an acknowledged transaction: that is a deleted newest journal, not a recovery killed midway', async () => {
+    const store = await openStore(tempDir(), ISSUED);
+    for (let i = 1; i <= 5; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+    await store.flush();
+    await store.compact();
+    // One acknowledged transaction (6) in the snapshot's journal 1, the snapshot's journal beginning at 6: exactly one would be lost.
+    store.transaction((tx) => tx.put('bookings', '6', sampleBooking(6)));
+    await store.flush();
+    const dir = killCopy(store.dir);
+    rmSync(join(dir, journalFileName(1)));
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+    await expect(openStore(dir, { ...ISSUED, recover: true })).rejects.toThrow(/journal\.000001\.log is missing \(manifest\.json names it the newest journal\)/);
+    expect(readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]), 'the files are left as found').toEqual(before);
+  });
+
+  it.each([
+    ['journals 1 and 2 deleted (the manifest names 2)', [journalFileName(1), journalFileName(2)], /journal\.000002\.log is missing \(manifest\.json names it the newest journal\)/],
+    ['journal 1 deleted with the manifest (journal 2 follows it)', [journalFileName(1), MANIFEST_FILE], /journal\.000001\.log is missing \(state\.json of generation 1 continues in it\)/],
+  ])('--recover refuses %s though they held nothing acknowledged: only a snapshot that no journal follows is a recovery killed midway', async (_name, deleted, message) => {
+    let rotated: string | null = null;
+    const store = await openStore(tempDir(), { ...ISSUED, onCompactionStep: (step) => void (step === 'rotated' && rotated === null && store.stats().compactions === 1 && (rotated = killCopy(store.dir))) });
+    for (let i = 1; i <= 5; i++) store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+    // Flushed first, so journal 0 holds transactions 1 to 5 and the snapshot's journal 1 begins at 6.
+    await store.flush();
+    await store.compact();
+    // Killed as the second compaction rotated, nothing written since the first: snapshot 1, journals 1 and 2 (headers only), the manifest naming 2.
+    await store.compact();
+    const dir = rotated!;
+    for (const name of deleted) rmSync(join(dir, name));
+    await expect(openStore(dir, { ...ISSUED, recover: true })).rejects.toThrow(message);
+  });
+
+  it('--recover after a compaction that failed past its rotation: the recovery\'s snapshot comes after the newest journal, which goes aside', async () => {
+    let thrown = false;
+    const store = await openStore(tempDir(), {
+      ...ISSUED,
+      onCompactionStep: (step) => {
+        if (step === 'rotated' && !thrown) {
+          thrown = true;
+          throw new Error('fault at rotated');
+        }
+      },
+    });
+    const book = async (i: number) => {
+      store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+      await store.flush();
+    };
+    for (let i = 1; i <= 3; i++) await book(i);
+    // No snapshot, journals 0 and 1: transactions 4 to 6 go to journal 1.
+    await expect(store.compact()).rejects.toThrow('fault at rotated');
+    for (let i = 4; i <= 6; i++) await book(i);
+    const dir = killCopy(store.dir);
+    const journal = join(dir, journalFileName(1));
+    const text = readFileSync(journal);
+    truncateSync(journal, text.lastIndexOf(10, text.length - 2) + 1);
+    const recovered = await openStore(dir, { ...ISSUED, recover: true });
+    expect(recovered.report.recovery).toMatchObject({ lastN: 5, acknowledgedN: 6, missing: 1 });
+    expect(readdirSync(dir).filter((n) => JOURNAL_NAME.test(n)), 'only the recovery\'s own journal').toEqual([journalFileName(2)]);
+    recovered.transaction((tx) => tx.put('bookings', '7', sampleBooking(7)));
+    await recovered.close();
+    const again = await openStore(dir, ISSUED);
+    expect(again.size('bookings')).toBe(6);
+    expect(again.get('bookings', '6'), 'the lost one').toBeUndefined();
+    expect(again.get('bookings', '7')).toEqual(sampleBooking(7));
+  });
+
+  it('--recover refuses a directory whose every journal is gone with its manifest: there is nothing intact to keep of what was acknowledged', async () => {
+    const store = await openStore(tempDir(), ISSUED);
+    for (let i = 1; i <= 3; i++) {
+      store.transaction((tx) => tx.put('bookings', String(i), sampleBooking(i)));
+      await store.flush();
+    }
+    const dir = killCopy(store.dir);
+    rmSync(join(dir, journalFileName(0)));
+    rmSync(join(dir, MANIFEST_FILE));
+    for (const recover of [false, true]) {
+      await expect(openStore(dir, { ...ISSUED, recover })).rejects.toThrow(`${dir} holds no journal, but transactions up to 3 were acknowledged (${ACK_FILE})`);
+    }
+    expect(readdirSync(dir).sort()).toEqual([ACK_FILE]);
+  });
+
+  it('the recovery\'s snapshot is written as a compaction\'s is: cut into part files at partBytes, in slices that run to the end', async () => {
+    const store = await openStore(tempDir(), ISSUED);
+    // 100 bookings in one transaction (past the 64 records after which the writer looks at its part size and its slice), then one more.
+    store.transaction((tx) => {
+      for (let i = 1; i <= 100; i++) tx.put('bookings', String(i), sampleBooking(i));
+    });
+    await store.flush();
+    store.transaction((tx) => tx.put('bookings', '101', sampleBooking(101)));
+    await store.flush();
+    const dir = killCopy(store.dir);
+    const journal = newestJournal(dir);
+    truncateSync(journal, statSync(journal).size - 10);
+    const recovered = await openStore(dir, { ...ISSUED, recover: true, partBytes: 2 * 1024, sliceMs: 0 });
+    expect(recovered.report.recovery).toMatchObject({ lastN: 1, acknowledgedN: 2, missing: 1 });
+    expect(readdirSync(dir).filter((n) => PART_NAME.test(n)).length, 'part files of the recovery\'s snapshot').toBeGreaterThan(0);
+    await recovered.close();
+    expect((await openStore(dir, ISSUED)).size('bookings')).toBe(100);
+  });
+
+  it('the copy moved aside is synced before the short journal goes, and recovery lets go of every file it opened', async () => {
+    const { dir } = await thirtyAcknowledged();
+    const journal = newestJournal(dir);
+    truncateSync(journal, Math.floor(statSync(journal).size * 0.75));
+    // fsyncSync seen through node's own builtin exports (as disk-faults.test.ts replaces open): which files were synced.
+    const realFsync = fs.fsyncSync;
+    const synced: string[] = [];
+    fs.fsyncSync = (fd: number) => {
+      synced.push(readlinkSync(`/proc/self/fd/${fd}`));
+      realFsync(fd);
+    };
+    syncBuiltinESMExports();
+    let recovered: FileStore;
+    try {
+      recovered = await openStore(dir, { ...ISSUED, recover: true });
+    } finally {
+      fs.fsyncSync = realFsync;
+      syncBuiltinESMExports();
+    }
+    expect(synced).toContain(realpathSync(recovered.report.recovery!.movedAside));
+    await recovered.close();
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 });

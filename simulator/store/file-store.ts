@@ -18,7 +18,7 @@
  *
  * ARCHITECTURE.md "Storage" argues the design.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -174,9 +174,13 @@ async function loadState(dir: string, table: (name: string) => LazyTable, manife
   // Journal G is created before snapshot G is renamed into place and outlives it, so it always exists.
   const snapshotJournal = snapshot && snapshot.journalFrom !== null ? from : -1;
   const mustExist = Math.max(snapshotJournal, manifest?.generation ?? -1);
-  // A recovery killed between writing its snapshot and creating the snapshot's journal: nothing follows the snapshot, so it is created anew.
-  const resumedRecovery = recover && mustExist === snapshotJournal && !live.some((j) => j.generation >= mustExist);
-  if (mustExist >= 0 && !live.some((j) => j.generation === mustExist) && !resumedRecovery) {
+  // Issue 29: after a kill only the unacknowledged tail may be missing. The mark names the last acknowledged transaction.
+  const acknowledgedN = Math.max(ack?.n ?? 0, manifest?.closedAt ?? 0);
+  // A recovery killed between writing its snapshot and creating the snapshot's journal: no journal follows the snapshot, and the
+  // snapshot holds every acknowledged transaction (its journal begins after them), so that journal is created anew. A deleted
+  // journal that held acknowledged transactions is no such thing: refused even with --recover (docs/simulator.md).
+  if (mustExist >= 0 && !live.some((j) => j.generation === mustExist)
+    && !(recover && mustExist === snapshotJournal && live.length === 0 && snapshot!.journalFrom! > acknowledgedN)) {
     throw lost(`${join(dir, journalFileName(mustExist))} is missing (${manifest?.generation === mustExist ? `${MANIFEST_FILE} names it the newest journal` : `${SNAPSHOT_FILE} of generation ${from} continues in it`})`);
   }
   // A version 1 document (the first file store) has no journal position: take the journal as it comes.
@@ -209,12 +213,15 @@ async function loadState(dir: string, table: (name: string) => LazyTable, manife
   if (manifest?.closedAt != null && lastN < manifest.closedAt && !recover) {
     throw lost(`the journals of ${dir} end at transaction ${lastN}, but the simulator closed cleanly after transaction ${manifest.closedAt} (${MANIFEST_FILE})`);
   }
-  // Issue 29: after a kill only the unacknowledged tail may be missing. The mark names the last acknowledged transaction.
-  const acknowledgedN = Math.max(ack?.n ?? 0, manifest?.closedAt ?? 0);
   let short: Loaded['short'] = null;
   if (lastN < acknowledgedN) {
     const newest = live.at(-1);
-    const path = newest ? join(dir, newest.name) : join(dir, journalFileName(mustExist));
+    // No journal left at all (the manifest gone with them, or it would have named one): nothing to keep or move aside, refused even with --recover.
+    if (!newest) {
+      throw new StoreDamagedError(`${dir} holds no journal, but transactions up to ${acknowledgedN} were acknowledged (${ACK_FILE}): the journals that held them `
+        + 'are missing. The store will not start from a shorter history, even with --recover: restore the data directory from a backup, or move it away to start afresh.');
+    }
+    const path = join(dir, newest.name);
     const missing = acknowledgedN - lastN;
     if (!recover) {
       throw new StoreDamagedError(`${path} ends at transaction ${lastN}, but transactions up to ${acknowledgedN} were acknowledged (${ACK_FILE}): `
@@ -372,16 +379,15 @@ export class FileStore extends MemoryStore {
     const short = loaded.short!;
     this.applyWithoutJournal((tx) => this.options.raiseIssued?.(tx, issued));
     const movedAside = `${short.path}.damaged-${new Date().toISOString().replace(/[-:.]/g, '')}`;
-    if (existsSync(short.path)) {
-      copyFileSync(short.path, movedAside);
-      const fd = openSync(movedAside, 'r');
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      syncDirSync(this.dir);
+    // The short journal is always there: loadState refuses a directory with no journal left.
+    copyFileSync(short.path, movedAside);
+    const fd = openSync(movedAside, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
+    syncDirSync(this.dir);
     const generation = Math.max(loaded.generation, loaded.snapshot?.generation ?? 0) + 1;
     const nextN = short.acknowledgedN + 1;
     const written = await writeSnapshot(this.dir, { generation, journalFrom: nextN }, this.snapshotTables(), { ...this.snapshotSlicing(), aborted: () => false });
