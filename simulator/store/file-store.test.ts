@@ -824,6 +824,19 @@ describe('FileStore damaged files', () => {
     expect(read.tables.get('bookings')!.get('2')).toEqual(sampleBooking(2));
     expect(existsSync(join(dir, LOCK_FILE))).toBe(true);
   });
+
+  it('readDataDir refuses a directory short of its acknowledged transactions, as open does: it never reads a shorter history as the state', async () => {
+    const store = await openStore(tempDir());
+    for (let i = 1; i <= 3; i++) {
+      fill(store, i, i);
+      await store.flush();
+    }
+    // A kill, then the last acknowledged transaction cut off at a line boundary: only the mark knows it was acknowledged.
+    const dir = killCopy(store.dir);
+    const text = readFileSync(lastJournal(dir));
+    truncateSync(lastJournal(dir), text.lastIndexOf(10, text.length - 2) + 1);
+    await expect(readDataDir(dir)).rejects.toThrow(/ends at transaction 2, but transactions up to 3 were acknowledged/);
+  });
 });
 
 describe('FileStore manifest: a missing, emptied or shortened journal is a named error (issue 17)', () => {
@@ -922,6 +935,18 @@ describe('FileStore manifest: a missing, emptied or shortened journal is a named
     const opened = await openStore(dir);
     expect(opened.report.tornBytes).toBeGreaterThan(0);
     expect(opened.size('bookings')).toBe(3);
+  });
+
+  it('cutting a torn tail off lets go of the journal: once closed, the store holds no file of the directory open', async () => {
+    const store = await openStore(tempDir());
+    fill(store, 1, 3);
+    await store.flush();
+    const dir = await killDuringLastRound(store, () => fill(store, 4, 4));
+    truncateSync(lastJournal(dir), statSync(lastJournal(dir)).size - 5);
+    const opened = await openStore(dir);
+    expect(opened.report.tornBytes).toBeGreaterThan(0);
+    await opened.close();
+    expect(openFilesUnder(dir)).toEqual([]);
   });
 
   it('writes every data file owner-only (0600), and makes older 0644 files so at open', async () => {
