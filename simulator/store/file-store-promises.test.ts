@@ -8,7 +8,9 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it, vi } from 'vitest';
 import type { CompactionStep, FileStore, FileStoreOptions } from './file-store.ts';
 import { JOURNAL_NAME } from './journal.ts';
 import { ACK_FILE, readAckMark } from './ack-mark.ts';
@@ -182,9 +184,44 @@ describe('FileStore: a compaction that fails', () => {
     const again = await openStore(dir);
     expect(bookingIds(again)).toEqual(range(1, 21));
   });
+
+  it('in the background with no onError: the failure is kept quiet (no rejection left unhandled) and writes go on', async () => {
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const store = await failingAt(tempDir(), 'rotated', { compactAfterBytes: 4 * 1024 });
+      fill(store, 1, 20); // well past 4 KiB: starts a compaction, which fails
+      await store.compact().catch(() => undefined);
+      // An unhandled rejection is told after the microtasks: a turn of the event loop later.
+      await nextTurn();
+      expect(unhandled).toEqual([]);
+      fill(store, 21, 21);
+      await store.flush();
+      expect(store.size('bookings')).toBe(21);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
 });
 
 describe('FileStore: the snapshot a compaction writes', () => {
+  it('yields to requests after 2 ms of writing by default, and after sliceMs when given', async () => {
+    // A clock that moves 1 ms at each reading: the writer looks at it every 64 records, so 640 records take several 2 ms slices.
+    let now = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => ++now);
+    try {
+      const byDefault = await openStore(tempDir());
+      fill(byDefault, 1, 640);
+      expect((await byDefault.compact()).slices).toBeGreaterThan(1);
+      const long = await openStore(tempDir(), { sliceMs: 1_000_000 });
+      fill(long, 1, 640);
+      expect((await long.compact()).slices).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it('lists tables in rank order (unknown ones after, by name), without volatile or emptied tables', async () => {
     const dir = tempDir();
     const store = await openStore(dir);
@@ -222,6 +259,31 @@ describe('FileStore: the snapshot a compaction writes', () => {
 });
 
 describe('FileStore: open', () => {
+  it('counts each journal byte since the snapshot once: a reopened store\'s journalBytes is its journal\'s size', async () => {
+    const dir = tempDir();
+    const first = await openStore(dir);
+    fill(first, 1, 5);
+    await first.close();
+    const again = await openStore(dir);
+    expect(journals(dir)).toEqual(['journal.000000.log']);
+    expect(again.stats().journalBytes).toBe(statSync(join(dir, 'journal.000000.log')).size);
+  });
+
+  it('reports how long open and a compaction took: never more than the time around the call', async () => {
+    const dir = tempDir();
+    let before = performance.now();
+    const store = await openStore(dir);
+    let around = performance.now() - before;
+    expect(store.report.ms).toBeGreaterThanOrEqual(0);
+    expect(store.report.ms).toBeLessThanOrEqual(around);
+    fill(store, 1, 5);
+    before = performance.now();
+    const report = await store.compact();
+    around = performance.now() - before;
+    expect(report.ms).toBeGreaterThanOrEqual(0);
+    expect(report.ms).toBeLessThanOrEqual(around);
+  });
+
   it('removes what no snapshot points at (an older journal, another generation\'s part, the temp file) and keeps the live parts', async () => {
     const dir = tempDir();
     const store = await openStore(dir, { partBytes: 2 * 1024 });
