@@ -399,6 +399,7 @@ describe('recover: start with what is intact, the damaged journal moved aside, n
     rmSync(join(dir, MANIFEST_FILE));
     for (const recover of [false, true]) {
       await expect(openStore(dir, { ...ISSUED, recover })).rejects.toThrow(`${dir} holds no journal, but transactions up to 3 were acknowledged (${ACK_FILE})`);
+      await expect(openStore(dir, { ...ISSUED, recover })).rejects.toThrow(/will not start from a shorter history, even with --recover: restore the data directory from a backup/);
     }
     expect(readdirSync(dir).sort()).toEqual([ACK_FILE]);
   });
