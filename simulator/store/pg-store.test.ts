@@ -7,6 +7,7 @@
  * machine's PostgreSQL (pg-cluster.ts) serves the file; without PostgreSQL
  * installed the file fails, saying what to install.
  */
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { attachPgCluster, startPgCluster, type PgCluster } from './pg-cluster.ts';
@@ -697,6 +698,72 @@ describe('PgStore: what processes share besides the journal, and what a store re
     expect(lost).toHaveLength(1);
     // The server's own error (57P01 admin_shutdown: what the CLI prints), not the socket's end that follows it.
     expect(lost[0]).toMatchObject({ code: '57P01' });
+  });
+
+  /**
+   * A TCP relay between a store and PostgreSQL that can hold back what the store sends on the sessions open now: a query
+   * the store has sent then reaches no server, so the server's end of the session lands while that query awaits its answer.
+   */
+  async function relayTo(url: string) {
+    const sessions: { store: Socket; server: Socket }[] = [];
+    const held = new Set<Socket>();
+    let sentWhileHeld!: () => void;
+    const heldBack = new Promise<void>((r) => void (sentWhileHeld = r));
+    const target = new URL(url);
+    const relay = createServer((store) => {
+      const server = connect(Number(target.port), target.hostname);
+      sessions.push({ store, server });
+      store.on('data', (d) => (held.has(store) ? sentWhileHeld() : server.write(d)));
+      server.on('data', (d) => store.write(d));
+      server.on('close', () => store.destroy());
+      store.on('close', () => server.destroy());
+      for (const s of [store, server]) s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const via = new URL(url);
+    via.port = String((relay.address() as { port: number }).port);
+    return {
+      url: via.href,
+      /** What the store sends from now on, on the sessions open now, is held back (a new session is not); resolves once something was. */
+      hold: () => {
+        for (const { store } of sessions) held.add(store);
+        return heldBack;
+      },
+      close: () => {
+        for (const { store, server } of sessions) {
+          store.destroy();
+          server.destroy();
+        }
+        return new Promise<void>((r) => relay.close(() => r()));
+      },
+    };
+  }
+
+  it('a connection PostgreSQL ends while the lock\'s release awaits its answer is lost, told once with PostgreSQL\'s reason', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const relay = await relayTo(url);
+    try {
+      const a = await openStore(relay.url);
+      const lost: Error[] = [];
+      a.onConnectionLost = (e) => lost.push(e);
+      await a.enter();
+      const sent = relay.hold();
+      // The last section ends: the release's unlock is sent, and held back by the relay.
+      const left = a.leave();
+      await sent;
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-api simulator' AND pid <> pg_backend_pid()");
+      await left;
+      await until(async () => lost.length > 0);
+      // The next section reconnects; by then the old session has reported everything it will.
+      await a.section(() => undefined);
+      expect(lost).toHaveLength(1);
+      // The unlock's own failure is PostgreSQL's word (57P01 admin_shutdown), not the socket's end that follows it.
+      expect(lost[0]).toMatchObject({ code: '57P01' });
+      expect(await worldLockFree(admin)).toBe(true);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('a catch-up PostgreSQL fails (the journal table gone) is refused as a journal failure, not a crash: the lock is given back, and once the table is back the store reads it', async () => {
