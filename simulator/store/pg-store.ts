@@ -439,7 +439,7 @@ export class PgStore extends MemoryStore {
     return this.inserting;
   }
 
-  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[], attempts: LoggedAttempt[] = []): Promise<void> {
+  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[], attempts: LoggedAttempt[]): Promise<void> {
     if (this.failure) throw this.failure;
     try {
       if (attempts.length > 0) await this.insertAttempts(attempts);
