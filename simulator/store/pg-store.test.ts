@@ -312,6 +312,21 @@ describe('PgStore: what processes share besides the journal, and what a store re
     await expect(refused).rejects.toThrow(/^cannot connect to PostgreSQL at postgres:\/\/sim:\*\*\*@127\.0\.0\.1:1\/sandbox: \S/);
   });
 
+  it('a session refused its owner lock is refused at open with JournalFailedError and ended, not left open beside nothing', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    // A role that may connect but not take an advisory lock: the owner lock's query fails while the connection stays up.
+    const role = `locked_out_${databases}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query('REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) FROM PUBLIC');
+    const refused = PgStore.open(url.replace('//postgres@', `//${role}@`));
+    await expect(refused).rejects.toBeInstanceOf(JournalFailedError);
+    await expect(refused).rejects.toThrow(/^cannot take this process's lock on PostgreSQL at postgres:\S+: permission denied for function pg_try_advisory_lock$/);
+    // The session goes once its end reaches the server: waited for, never timed.
+    await until(async () => (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1', [role])).rows[0].n === 0);
+    await admin.query('GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) TO PUBLIC');
+  });
+
   it('what open reports: how long it took, measured around the open', async () => {
     const url = await newDatabase();
     const before = performance.now();
