@@ -7,8 +7,9 @@
  * machine's PostgreSQL (pg-cluster.ts) serves the file; without PostgreSQL
  * installed the file fails, saying what to install.
  */
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { attachPgCluster, startPgCluster, type PgCluster } from './pg-cluster.ts';
 import { LOCK_KEYS, LOCK_NAMESPACE, SCHEMA_VERSION, SchemaTooNewError } from './pg-schema.ts';
 import { PgStore, redactUrl, type PgStoreOptions } from './pg-store.ts';
@@ -311,6 +312,21 @@ describe('PgStore: what processes share besides the journal, and what a store re
     await expect(refused).rejects.toThrow(/^cannot connect to PostgreSQL at postgres:\/\/sim:\*\*\*@127\.0\.0\.1:1\/sandbox: \S/);
   });
 
+  it('a session refused its owner lock is refused at open with JournalFailedError and ended, not left open beside nothing', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    // A role that may connect but not take an advisory lock: the owner lock's query fails while the connection stays up.
+    const role = `locked_out_${databases}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query('REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) FROM PUBLIC');
+    const refused = PgStore.open(url.replace('//postgres@', `//${role}@`));
+    await expect(refused).rejects.toBeInstanceOf(JournalFailedError);
+    await expect(refused).rejects.toThrow(/^cannot take this process's lock on PostgreSQL at postgres:\S+: permission denied for function pg_try_advisory_lock$/);
+    // The session goes once its end reaches the server: waited for, never timed.
+    await until(async () => (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1', [role])).rows[0].n === 0);
+    await admin.query('GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) TO PUBLIC');
+  });
+
   it('what open reports: how long it took, measured around the open', async () => {
     const url = await newDatabase();
     const before = performance.now();
@@ -432,7 +448,7 @@ describe('PgStore: what processes share besides the journal, and what a store re
     await a.enter();
     const bWrote = b.section(() => b.transaction((tx) => tx.put('counters', 'n', { value: 2 })));
     await until(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n === 1);
-    return { a, bWrote };
+    return { a, bWrote, admin };
   }
 
   it('a section that waits its turn lets a store waiting for the lock go first, and sees what it wrote', async () => {
@@ -460,6 +476,112 @@ describe('PgStore: what processes share besides the journal, and what a store re
     await a.leave();
     expect(await aTurn).toEqual({ value: 2 });
     await bWrote;
+  });
+
+  it('a turn lasts turnMs from when the lock was taken: at turnMs a section that waits its turn still joins; past it, a store waiting for the lock goes first', async () => {
+    // The clock is the test's, so the turn's edge is an instant it sets, not one a slow machine may overrun.
+    let now = 1_000_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      for (const [held, seen] of [[100, undefined], [100.5, { value: 2 }]] as const) {
+        const { a, bWrote } = await heldWhileAWriterWaits({ turnMs: 100 });
+        now += held;
+        const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
+        await a.leave();
+        expect(await aTurn, `held for ${held} ms of a 100 ms turn`).toEqual(seen);
+        await bWrote;
+      }
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('a section waiting its turn waits without holding up the process: PostgreSQL is asked and answers meanwhile', async () => {
+    const { a, bWrote, admin } = await heldWhileAWriterWaits({ turnMs: 0 });
+    const aTurn = a.section(() => a.get('counters', 'n'), { waitTurn: true });
+    // A wait that spun instead (on a promise already settled) would starve the event loop: this answer would never come.
+    expect(await worldLockFree(admin)).toBe(false);
+    await a.leave();
+    expect(await aTurn).toEqual({ value: 2 });
+    await bWrote;
+  });
+
+  it('sections of one store begun while it takes the lock share that one acquisition', async () => {
+    const a = await openStore(await newDatabase());
+    let entered!: () => void;
+    const secondEntered = new Promise<void>((r) => void (entered = r));
+    // The first holds its section until the second is in: the second must join the acquisition under way, not wait for the lock to come round.
+    const first = a.section(() => secondEntered);
+    const second = a.section(() => entered());
+    await Promise.all([first, second]);
+  });
+
+  it('a section begun inside an open one joins it, even one asked to wait its turn once the turn is over: a section never waits for its own process', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url, { turnMs: 0 });
+    const joined = await a.section(async () => {
+      // The lock has been held a while (a round trip to PostgreSQL): with turnMs 0 the turn is over.
+      expect(await worldLockFree(admin)).toBe(false);
+      return a.section(() => 'joined', { waitTurn: true });
+    });
+    expect(joined).toBe('joined');
+    expect(await worldLockFree(admin)).toBe(true);
+  });
+
+  it('a section coming back from outside() joins the sections its process has open, even past its turn: it never waits for its own process', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url, { turnMs: 0 });
+    let back!: () => void;
+    const firstBack = new Promise<void>((r) => void (back = r));
+    let other!: Promise<void>;
+    const first = a.section(async () => {
+      await a.outside(async () => {
+        let entered!: () => void;
+        const otherIn = new Promise<void>((r) => void (entered = r));
+        // Another section of the process takes the lock during the wait and keeps it until the first is back.
+        other = a.section(async () => {
+          entered();
+          await firstBack;
+        });
+        await otherIn;
+        expect(await worldLockFree(admin), 'the other section holds the lock, past its turn').toBe(false);
+      });
+      back();
+    });
+    await first;
+    await other;
+    expect(await worldLockFree(admin)).toBe(true);
+  });
+
+  it('work an ended section left behind (a delivery it scheduled) runs in a section of its own: the ended one is not open to it', async () => {
+    const url = await newDatabase();
+    const a = await openStore(url);
+    const b = await openStore(url);
+    let resume!: () => void;
+    const later = new Promise<void>((r) => void (resume = r));
+    let afterwards!: Promise<void>;
+    await a.section(() => {
+      // Scheduled inside the section, run after it ended: its async context is the ended section's.
+      afterwards = later.then(() => a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 }))));
+    });
+    resume();
+    await afterwards;
+    await b.section(() => expect(b.get('counters', 'n')).toEqual({ value: 1 }));
+  });
+
+  it('a section refused on its way back from outside() (the catch-up fails) gives back nothing twice: the store\'s next sections still give the lock back', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const a = await openStore(url);
+    const refused = await a.section(async () => {
+      await a.outside(() => admin.query('ALTER TABLE simulator_journal RENAME TO simulator_journal_moved'));
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JournalFailedError);
+    await admin.query('ALTER TABLE simulator_journal_moved RENAME TO simulator_journal');
+    await a.section(() => a.transaction((tx) => tx.put('counters', 'n', { value: 1 })));
+    expect(await worldLockFree(admin), 'the section after the refused one gave the lock back').toBe(true);
   });
 
   it('a closed store refuses sections and writes as closed, and closes once', async () => {
@@ -578,7 +700,7 @@ describe('PgStore: what processes share besides the journal, and what a store re
     expect(b.report.alone).toBe(false);
   });
 
-  it('a lost connection is told once, however many of its session\'s events report it', async () => {
+  it('a lost connection is told once, with PostgreSQL\'s reason, however many of its session\'s events report it', async () => {
     const url = await newDatabase();
     const admin = await adminOf(url);
     const a = await openStore(url);
@@ -589,6 +711,74 @@ describe('PgStore: what processes share besides the journal, and what a store re
     // The next section reconnects; by then the old session has reported its error and its end.
     await a.section(() => undefined);
     expect(lost).toHaveLength(1);
+    // The server's own error (57P01 admin_shutdown: what the CLI prints), not the socket's end that follows it.
+    expect(lost[0]).toMatchObject({ code: '57P01' });
+  });
+
+  /**
+   * A TCP relay between a store and PostgreSQL that can hold back what the store sends on the sessions open now: a query
+   * the store has sent then reaches no server, so the server's end of the session lands while that query awaits its answer.
+   */
+  async function relayTo(url: string) {
+    const sessions: { store: Socket; server: Socket }[] = [];
+    const held = new Set<Socket>();
+    let sentWhileHeld!: () => void;
+    const heldBack = new Promise<void>((r) => void (sentWhileHeld = r));
+    const target = new URL(url);
+    const relay = createServer((store) => {
+      const server = connect(Number(target.port), target.hostname);
+      sessions.push({ store, server });
+      store.on('data', (d) => (held.has(store) ? sentWhileHeld() : server.write(d)));
+      server.on('data', (d) => store.write(d));
+      server.on('close', () => store.destroy());
+      store.on('close', () => server.destroy());
+      for (const s of [store, server]) s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const via = new URL(url);
+    via.port = String((relay.address() as { port: number }).port);
+    return {
+      url: via.href,
+      /** What the store sends from now on, on the sessions open now, is held back (a new session is not); resolves once something was. */
+      hold: () => {
+        for (const { store } of sessions) held.add(store);
+        return heldBack;
+      },
+      close: () => {
+        for (const { store, server } of sessions) {
+          store.destroy();
+          server.destroy();
+        }
+        return new Promise<void>((r) => relay.close(() => r()));
+      },
+    };
+  }
+
+  it('a connection PostgreSQL ends while the lock\'s release awaits its answer is lost, told once with PostgreSQL\'s reason', async () => {
+    const url = await newDatabase();
+    const admin = await adminOf(url);
+    const relay = await relayTo(url);
+    try {
+      const a = await openStore(relay.url);
+      const lost: Error[] = [];
+      a.onConnectionLost = (e) => lost.push(e);
+      await a.enter();
+      const sent = relay.hold();
+      // The last section ends: the release's unlock is sent, and held back by the relay.
+      const left = a.leave();
+      await sent;
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'partner-api simulator' AND pid <> pg_backend_pid()");
+      await left;
+      await until(async () => lost.length > 0);
+      // The next section reconnects; by then the old session has reported everything it will.
+      await a.section(() => undefined);
+      expect(lost).toHaveLength(1);
+      // The unlock's own failure is PostgreSQL's word (57P01 admin_shutdown), not the socket's end that follows it.
+      expect(lost[0]).toMatchObject({ code: '57P01' });
+      expect(await worldLockFree(admin)).toBe(true);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('a catch-up PostgreSQL fails (the journal table gone) is refused as a journal failure, not a crash: the lock is given back, and once the table is back the store reads it', async () => {

@@ -185,13 +185,19 @@ export class PgStore extends MemoryStore {
     }
     // This session's owner lock: held while the session lives, named by the claims this process makes (§4.5 rule 3).
     // A new session (a reconnect) takes a new key: what the old one claimed is no longer being processed.
-    for (;;) {
-      const key = randomInt(1, 2 ** 31 - 1);
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [OWNER_NAMESPACE, key]);
-      if (rows[0]!.ok) {
-        this.ownerKey = key;
-        break;
+    try {
+      for (;;) {
+        const key = randomInt(1, 2 ** 31 - 1);
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [OWNER_NAMESPACE, key]);
+        if (rows[0]!.ok) {
+          this.ownerKey = key;
+          break;
+        }
       }
+    } catch (e) {
+      // A session that cannot take its owner lock is of no use: ended, not left open beside the store's (a connection held for nothing).
+      await client.end().catch(() => undefined);
+      throw new JournalFailedError(`cannot take this process's lock on PostgreSQL at ${this.where}: ${(e as Error).message}`);
     }
     this.client = client;
     this.broken = null;
@@ -439,7 +445,7 @@ export class PgStore extends MemoryStore {
     return this.inserting;
   }
 
-  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[], attempts: LoggedAttempt[] = []): Promise<void> {
+  private async insert(batch: { n: number; record: string }[], volatile: { table: TableName; key: string; value: unknown }[], attempts: LoggedAttempt[]): Promise<void> {
     if (this.failure) throw this.failure;
     try {
       if (attempts.length > 0) await this.insertAttempts(attempts);
