@@ -101,6 +101,8 @@ describe('after a kill, only the unacknowledged tail may be missing', () => {
     const cut = text.lastIndexOf(10, text.length - 2) + 1;
     truncateSync(journal, cut);
     await expect(FileStore.open(dir, ISSUED)).rejects.toThrow(/ends at transaction 29, but transactions up to 30 were acknowledged .*1 acknowledged record is missing/);
+    // The refusal says what to do, every way out named.
+    await expect(FileStore.open(dir, ISSUED)).rejects.toThrow(/restore the data directory from a backup, start with --recover to keep what is intact \(the damaged journal is moved aside\), or move the directory away to start afresh\.$/);
   });
 
   it('a torn last record that no flush acknowledged: starts with every acknowledged record and drops only the torn bytes', async () => {
