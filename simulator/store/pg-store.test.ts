@@ -316,15 +316,22 @@ describe('PgStore: what processes share besides the journal, and what a store re
     const url = await newDatabase();
     const admin = await adminOf(url);
     // A role that may connect but not take an advisory lock: the owner lock's query fails while the connection stays up.
+    // Roles outlive the file's databases on a cluster shared between runs (the mutation run's): dropped before and after.
     const role = `locked_out_${databases}`;
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
     await admin.query(`CREATE ROLE ${role} LOGIN`);
-    await admin.query('REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) FROM PUBLIC');
-    const refused = PgStore.open(url.replace('//postgres@', `//${role}@`));
-    await expect(refused).rejects.toBeInstanceOf(JournalFailedError);
-    await expect(refused).rejects.toThrow(/^cannot take this process's lock on PostgreSQL at postgres:\S+: permission denied for function pg_try_advisory_lock$/);
-    // The session goes once its end reaches the server: waited for, never timed.
-    await until(async () => (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1', [role])).rows[0].n === 0);
-    await admin.query('GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) TO PUBLIC');
+    try {
+      await admin.query('REVOKE EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) FROM PUBLIC');
+      const refused = PgStore.open(url.replace('//postgres@', `//${role}@`));
+      await expect(refused).rejects.toBeInstanceOf(JournalFailedError);
+      await expect(refused).rejects.toThrow(/^cannot take this process's lock on PostgreSQL at postgres:\S+: permission denied for function pg_try_advisory_lock$/);
+      // The session goes once its end reaches the server: waited for, never timed.
+      await until(async () => (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1', [role])).rows[0].n === 0);
+    } finally {
+      await admin.query('GRANT EXECUTE ON FUNCTION pg_try_advisory_lock(integer, integer) TO PUBLIC');
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+    }
   });
 
   it('what open reports: how long it took, measured around the open', async () => {
