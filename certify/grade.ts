@@ -313,8 +313,12 @@ function rotation(o: Observations): Graded {
 function redelivery(o: Observations): Graded {
   const id = 'receiver.redelivery';
   const sent = probes(o, 'redelivery');
-  const log = o.duplicateOf ? [o.duplicateOf, ...o.platformDeliveries] : o.platformDeliveries;
-  const acknowledged = (p: DeliveryEvidence) => log.find((d) => d.sequence !== null && d.sequence === p.sequence && is2xx(d) && Date.parse(d.at) <= Date.parse(p.at));
+  // The run read `duplicateOf` from the log before it posted the re-send: that order is causal. The two `at`s are
+  // not comparable there: a platform in another process stamps by its clock, the probe by certify's estimate of it
+  // (off by the round trip it was read in), so a re-send posted right after the answer can look earlier than it.
+  const readBefore = (p: DeliveryEvidence) => (o.duplicateOf && o.duplicateOf.sequence !== null && o.duplicateOf.sequence === p.sequence && is2xx(o.duplicateOf) ? o.duplicateOf : undefined);
+  const acknowledged = (p: DeliveryEvidence) => readBefore(p)
+    ?? o.platformDeliveries.find((d) => d.sequence !== null && d.sequence === p.sequence && is2xx(d) && Date.parse(d.at) <= Date.parse(p.at));
   const duplicates = sent.filter((p) => acknowledged(p));
   if (duplicates.length === 0) {
     const stuck = o.platformDeliveries.filter((d) => !is2xx(d));
